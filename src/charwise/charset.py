@@ -1,0 +1,126 @@
+"""Characters in, integer ids out: the one place where charwise turns strings into encoder input.
+
+Every string becomes ``[MARK] c_1 ... c_n [END]`` where ``MARK`` is ``[WORD]`` for a whole word
+(a vocabulary entry that starts a word, or a user's word) and ``[PIECE]`` for a continuation
+piece (WordPiece ``##ing``, a byte-BPE piece without ``Ġ``). Char2Subword marks whole words by
+prepending ``##``; a dedicated marker id does the same job without colliding with real text.
+
+Normalisation (applied identically in training and at inference):
+
+1. Unicode NFC, then drop format and control characters (zero-width spaces and joiners, bidi
+   marks, soft hyphens): they are invisible and never change which word was meant.
+2. Strip surrounding whitespace.
+3. For lower-casing teachers (BERT uncased): lower-case and strip accents, as the tokenizer does.
+4. Truncate strings longer than ``max_chars`` to their first ``max_chars - tail_chars`` and last
+   ``tail_chars`` characters, so the stem and the inflection both survive.
+
+Characters seen in the teacher's vocabulary have their own id; any other code point (emoji,
+private use, rare scripts) falls into one of ``hash_buckets`` ids chosen from its code point, so
+every Unicode string maps to a finite, deterministic input.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from typing import Iterable, Sequence
+
+import torch
+
+PAD, WORD, PIECE, END = 0, 1, 2, 3
+NUM_RESERVED = 4
+
+
+@dataclass
+class CharsetConfig:
+    """Serialisable description of a :class:`CharVocab`."""
+
+    chars: list[str] = field(default_factory=list)
+    lowercase: bool = False
+    hash_buckets: int = 64
+    max_chars: int = 32
+    tail_chars: int = 8
+
+
+def normalise(text: str, lowercase: bool, max_chars: int, tail_chars: int) -> str:
+    """Apply charwise's string normalisation (see the module docstring)."""
+    text = unicodedata.normalize("NFC", text)
+    text = "".join(c for c in text if unicodedata.category(c) not in ("Cf", "Cc"))
+    text = text.strip()
+    if lowercase:
+        text = text.lower()
+        decomposed = unicodedata.normalize("NFD", text)
+        text = unicodedata.normalize("NFC", "".join(c for c in decomposed if unicodedata.category(c) != "Mn"))
+    if len(text) > max_chars:
+        head = max_chars - tail_chars
+        text = text[:head] + text[len(text) - tail_chars :]
+    return text
+
+
+class CharVocab:
+    """Maps strings to padded character-id tensors (``0`` is padding)."""
+
+    def __init__(self, config: CharsetConfig) -> None:
+        if config.max_chars <= config.tail_chars:
+            raise ValueError("max_chars must exceed tail_chars")
+        self.config = config
+        self._index = {c: NUM_RESERVED + config.hash_buckets + i for i, c in enumerate(config.chars)}
+
+    @classmethod
+    def build(
+        cls,
+        surfaces: Iterable[str],
+        *,
+        lowercase: bool,
+        hash_buckets: int = 64,
+        max_chars: int = 32,
+        tail_chars: int = 8,
+    ) -> "CharVocab":
+        """Collect every character of ``surfaces`` (after normalisation) into a vocabulary."""
+        seen: set[str] = set()
+        for s in surfaces:
+            seen.update(normalise(s, lowercase, 10**9, 0))
+        config = CharsetConfig(sorted(seen), lowercase, hash_buckets, max_chars, tail_chars)
+        return cls(config)
+
+    @property
+    def size(self) -> int:
+        return NUM_RESERVED + self.config.hash_buckets + len(self.config.chars)
+
+    def normalise(self, text: str) -> str:
+        c = self.config
+        return normalise(text, c.lowercase, c.max_chars, c.tail_chars)
+
+    def char_id(self, char: str) -> int:
+        idx = self._index.get(char)
+        if idx is not None:
+            return idx
+        # Knuth multiplicative hash of the code point: stable across processes, unlike hash().
+        return NUM_RESERVED + (ord(char) * 2654435761 % 2**32) % self.config.hash_buckets
+
+    def encode(self, text: str, word_start: bool = True) -> list[int]:
+        """``[WORD|PIECE] chars... [END]`` for one string."""
+        ids = [WORD if word_start else PIECE]
+        ids.extend(self.char_id(c) for c in self.normalise(text))
+        ids.append(END)
+        return ids
+
+    def batch(self, texts: Sequence[str], word_start: Sequence[bool] | bool = True) -> torch.Tensor:
+        """Padded ``(n, L)`` LongTensor for a list of strings (``L`` >= 2 even for empty strings)."""
+        if isinstance(word_start, bool):
+            word_start = [word_start] * len(texts)
+        if len(word_start) != len(texts):
+            raise ValueError("texts and word_start differ in length")
+        rows = [self.encode(t, s) for t, s in zip(texts, word_start)]
+        width = max((len(r) for r in rows), default=2)
+        out = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, r in enumerate(rows):
+            out[i, : len(r)] = torch.tensor(r, dtype=torch.long)
+        return out
+
+    def to_dict(self) -> dict:
+        return asdict(self.config)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "CharVocab":
+        return cls(CharsetConfig(**data))

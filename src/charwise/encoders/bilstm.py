@@ -1,0 +1,57 @@
+"""Mimick-style BiLSTM (Pinter et al. 2017): a bidirectional LSTM over characters whose two final
+states (forward after the last character, backward after the first) feed an MLP to the
+teacher's dimension."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence
+
+from ..charset import PAD
+from .base import CharEncoder, register
+
+
+@dataclass
+class BiLSTMConfig:
+    dim: int = 384
+    num_chars: int = 256
+    char_dim: int = 64
+    hidden: int = 256  # per direction
+    layers: int = 1
+    mlp_hidden: int = 512
+    dropout: float = 0.0
+
+
+@register("bilstm")
+class BiLSTMEncoder(CharEncoder):
+    Config = BiLSTMConfig
+    PRESETS = {
+        "mimick": dict(char_dim=20, hidden=128, layers=1, mlp_hidden=256),
+        "large": dict(char_dim=64, hidden=384, layers=1, mlp_hidden=768),
+    }
+
+    def __init__(self, config: BiLSTMConfig, charset, teacher_info=None) -> None:
+        super().__init__(config, charset, teacher_info)
+        self.chars = nn.Embedding(config.num_chars, config.char_dim, padding_idx=PAD)
+        self.lstm = nn.LSTM(
+            config.char_dim, config.hidden, num_layers=config.layers, batch_first=True, bidirectional=True,
+            dropout=config.dropout if config.layers > 1 else 0.0,
+        )
+        self.mlp = nn.Sequential(nn.Linear(2 * config.hidden, config.mlp_hidden), nn.Tanh(),
+                                 nn.Linear(config.mlp_hidden, config.dim))
+
+    def final_states(self, char_ids: torch.Tensor) -> torch.Tensor:
+        """``(n, 2 * hidden)``: forward state at each string's last real character, backward
+        state at its first. Packing makes both directions skip padding, so the backward LSTM
+        starts at the true end instead of at the padding."""
+        lengths = self.lengths(char_ids).clamp(min=1).cpu()
+        packed = pack_padded_sequence(self.chars(char_ids), lengths, batch_first=True, enforce_sorted=False)
+        _, (h_n, _) = self.lstm(packed)
+        # h_n: (layers * 2, n, hidden); the last two rows are the top layer's forward and backward.
+        return torch.cat([h_n[-2], h_n[-1]], dim=1)
+
+    def encode_ids(self, char_ids: torch.Tensor) -> torch.Tensor:
+        return self.mlp(self.final_states(char_ids))

@@ -1,0 +1,97 @@
+"""Character CNN (Kim et al. 2016; XRayEmb's XR-ENC): convolutions of several widths, max over
+time, highway layers, projection to the teacher's dimension."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from ..charset import PAD
+from .base import CharEncoder, register
+
+
+@dataclass
+class CNNConfig:
+    dim: int = 384
+    num_chars: int = 256
+    char_dim: int = 15
+    widths: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5, 6])
+    channels: list[int] = field(default_factory=lambda: [25, 50, 75, 100, 125, 150])
+    activation: str = "tanh"  # applied after max-over-time (Kim: tanh; XRayEmb: relu)
+    highway_layers: int = 1
+    highway_bias: float = -2.0  # negative gate bias: start close to the identity (carry) path
+    dropout: float = 0.0
+    layer_norm: bool = False  # optional LayerNorm on the projected output
+
+    def __post_init__(self) -> None:
+        if len(self.widths) != len(self.channels):
+            raise ValueError("widths and channels must have the same length")
+
+
+_ACTIVATIONS = {"tanh": torch.tanh, "relu": torch.relu, "gelu": nn.functional.gelu}
+
+
+class Highway(nn.Module):
+    """z = t * g(W_H y + b_H) + (1 - t) * y, with t = sigmoid(W_T y + b_T) (Srivastava et al. 2015)."""
+
+    def __init__(self, size: int, gate_bias: float) -> None:
+        super().__init__()
+        self.transform = nn.Linear(size, size)
+        self.gate = nn.Linear(size, size)
+        nn.init.constant_(self.gate.bias, gate_bias)
+
+    def forward(self, y: torch.Tensor) -> torch.Tensor:
+        t = torch.sigmoid(self.gate(y))
+        return t * torch.relu(self.transform(y)) + (1 - t) * y
+
+
+@register("cnn")
+class CNNEncoder(CharEncoder):
+    Config = CNNConfig
+    PRESETS = {
+        # Kim et al. 2016, appendix "Hyperparameters", small and large models.
+        "kim-small": dict(char_dim=15, widths=[1, 2, 3, 4, 5, 6], channels=[25 * w for w in range(1, 7)],
+                          activation="tanh", highway_layers=1),
+        "kim-large": dict(char_dim=15, widths=[1, 2, 3, 4, 5, 6, 7],
+                          channels=[min(200, 50 * w) for w in range(1, 8)], activation="tanh", highway_layers=2),
+        # XRayEmb XR-ENC: widths 2, 3, 4 with 256 channels, max-pool, ReLU, projection.
+        "xray": dict(char_dim=200, widths=[2, 3, 4], channels=[256, 256, 256], activation="relu", highway_layers=0),
+        # charwise default: Kim's widths 1-7 with more filters and one highway layer.
+        "wide": dict(char_dim=32, widths=[1, 2, 3, 4, 5, 6, 7], channels=[64, 128, 192, 256, 256, 256, 256],
+                     activation="tanh", highway_layers=1, layer_norm=True),
+    }
+
+    def __init__(self, config: CNNConfig, charset, teacher_info=None) -> None:
+        super().__init__(config, charset, teacher_info)
+        if config.activation not in _ACTIVATIONS:
+            raise ValueError(f"unknown activation {config.activation!r}")
+        self.chars = nn.Embedding(config.num_chars, config.char_dim, padding_idx=PAD)
+        self.convs = nn.ModuleList(nn.Conv1d(config.char_dim, c, w) for w, c in zip(config.widths, config.channels))
+        features = sum(config.channels)
+        self.highways = nn.ModuleList(Highway(features, config.highway_bias) for _ in range(config.highway_layers))
+        self.dropout = nn.Dropout(config.dropout)
+        self.project = nn.Linear(features, config.dim)
+        self.norm = nn.LayerNorm(config.dim) if config.layer_norm else nn.Identity()
+
+    def encode_ids(self, char_ids: torch.Tensor) -> torch.Tensor:
+        lengths = self.lengths(char_ids)  # (n,)
+        widest = max(self.config.widths)
+        if char_ids.shape[1] < widest:  # every width needs at least one window
+            char_ids = nn.functional.pad(char_ids, (0, widest - char_ids.shape[1]), value=PAD)
+        x = self.chars(char_ids).transpose(1, 2)  # (n, char_dim, L)
+        act = _ACTIVATIONS[self.config.activation]
+        pooled = []
+        for width, conv in zip(self.config.widths, self.convs):
+            f = conv(x)  # (n, channels, L - width + 1)
+            # A window is real if it starts inside the string; strings shorter than the width
+            # keep their first window (which overlaps padding) so the max is never empty.
+            starts = torch.arange(f.shape[2], device=f.device)
+            valid = starts[None, :] < torch.clamp(lengths - width + 1, min=1)[:, None]
+            f = f.masked_fill(~valid[:, None, :], float("-inf"))
+            pooled.append(act(f.max(dim=2).values))
+        y = torch.cat(pooled, dim=1)
+        for highway in self.highways:
+            y = highway(y)
+        return self.norm(self.project(self.dropout(y)))
