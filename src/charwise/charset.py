@@ -7,8 +7,8 @@ prepending ``##``; a dedicated marker id does the same job without colliding wit
 
 Normalisation (applied identically in training and at inference):
 
-1. Unicode NFC, then drop format and control characters (zero-width spaces and joiners, bidi
-   marks, soft hyphens): they are invisible and never change which word was meant.
+1. Drop format and control characters (zero-width spaces and joiners, bidi marks, soft
+   hyphens): they are invisible and never change which word was meant. Then Unicode NFC.
 2. Strip surrounding whitespace.
 3. For lower-casing teachers (BERT uncased): lower-case and strip accents, as the tokenizer does.
 4. Truncate strings longer than ``max_chars`` to their first ``max_chars - tail_chars`` and last
@@ -44,8 +44,9 @@ class CharsetConfig:
 
 def normalise(text: str, lowercase: bool, max_chars: int, tail_chars: int) -> str:
     """Apply charwise's string normalisation (see the module docstring)."""
-    text = unicodedata.normalize("NFC", text)
+    # Invisible characters go first, so that NFC can compose what they separated.
     text = "".join(c for c in text if unicodedata.category(c) not in ("Cf", "Cc"))
+    text = unicodedata.normalize("NFC", text)
     text = text.strip()
     if lowercase:
         text = text.lower()

@@ -36,7 +36,10 @@ def topk_rows(
         raise ValueError(f"dimension mismatch: queries {queries.shape[-1]} vs table {table.shape[-1]}")
     q = F.normalize(queries.float(), dim=-1) if cosine else queries.float()
     t = F.normalize(table.float(), dim=-1) if cosine else table.float()
-    k = min(k, t.shape[0])
+    allowed = t.shape[0] if candidates is None else int(candidates.sum())
+    k = min(k, allowed - (1 if exclude is not None else 0))
+    if k < 1:
+        raise ValueError("no rows left to retrieve from (candidates/exclude remove them all)")
     scores, ids = [], []
     for start in range(0, q.shape[0], chunk_size):
         s = q[start : start + chunk_size] @ t.T

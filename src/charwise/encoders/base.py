@@ -179,6 +179,10 @@ class CharEncoder(nn.Module):
             charset = CharVocab.from_dict(meta["charset"])
         except (TypeError, KeyError) as e:
             raise CheckpointError(f"bad encoder config in '{cfg_path}': {e}") from None
+        if getattr(config, "num_chars", charset.size) != charset.size:
+            raise CheckpointError(
+                f"'{cfg_path}' is inconsistent: charset has {charset.size} ids but the encoder expects {config.num_chars}"
+            )
         model = enc_cls(config, charset, meta.get("teacher"))
         try:
             state = load_file(str(weights_path), device=str(map_location))

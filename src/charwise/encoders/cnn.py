@@ -59,7 +59,7 @@ class CNNEncoder(CharEncoder):
         # XRayEmb XR-ENC: widths 2, 3, 4 with 256 channels, max-pool, ReLU, projection.
         "xray": dict(char_dim=200, widths=[2, 3, 4], channels=[256, 256, 256], activation="relu", highway_layers=0),
         # charwise default: Kim's widths 1-7 with more filters and one highway layer.
-        "wide": dict(char_dim=32, widths=[1, 2, 3, 4, 5, 6, 7], channels=[64, 128, 192, 256, 256, 256, 256],
+        "wide": dict(char_dim=32, widths=[1, 2, 3, 4, 5, 6, 7], channels=[32, 64, 96, 128, 128, 128, 128],
                      activation="tanh", highway_layers=1, layer_norm=True),
     }
 

