@@ -150,27 +150,30 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="charwise", description="Character-built word vectors in a subword model's space.")
     sub = p.add_subparsers(dest="command", required=True)
 
+    from .losses import LossWeights
+    from .trainer import TrainConfig
+
+    tc, lw = TrainConfig(), LossWeights()
     t = sub.add_parser("train", help="train a character encoder to reproduce a teacher's embedding table")
-    t.add_argument("--teacher", default="minilm", help="minilm, smollm2, a HF model directory or a .gguf file")
-    t.add_argument("--encoder", default="cnn", choices=["cnn", "transformer", "bilstm"])
-    t.add_argument("--preset", default="wide", help="encoder preset (cnn: kim-small, kim-large, xray, wide; "
+    t.add_argument("--teacher", default=tc.teacher, help="minilm, smollm2, a HF model directory or a .gguf file")
+    t.add_argument("--encoder", default=tc.encoder, choices=["cnn", "transformer", "bilstm"])
+    t.add_argument("--preset", default=tc.preset, help="encoder preset (cnn: kim-small, kim-large, xray, wide; "
                    "transformer: small, char2subword; bilstm: mimick, large)")
     t.add_argument("--out", required=True, help="output directory (encoder/, checkpoint/, log.jsonl, eval.json)")
-    t.add_argument("--steps", type=int, default=6000)
-    t.add_argument("--batch-size", type=int, default=512)
-    t.add_argument("--lr", type=float, default=2e-3)
-    t.add_argument("--warmup-steps", type=int, default=200)
-    t.add_argument("--noise-ratio", type=float, default=0.5, help="share of eligible samples given one typo")
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--eval-every", type=int, default=500)
-    t.add_argument("--max-chars", type=int, default=32)
-    for name, default, what in (("cos", 1.0, "cosine distance"), ("l2", 1.0, "Euclidean distance"),
-                                ("nbr", 1.0, "neighbour"), ("ce", 1.0, "tied cross-entropy"),
-                                ("contrastive", 0.0, "contrastive (in-batch + hard negatives)")):
-        t.add_argument(f"--{name}", type=float, default=default, help=f"weight of the {what} loss (0 disables)")
-    t.add_argument("--ce-scale", type=float, default=1.0, help="logit scale of the tied cross-entropy")
-    t.add_argument("--nbr-k", type=int, default=10)
-    t.add_argument("--hard-negatives", type=int, default=5)
+    t.add_argument("--steps", type=int, default=tc.steps)
+    t.add_argument("--batch-size", type=int, default=tc.batch_size)
+    t.add_argument("--lr", type=float, default=tc.lr)
+    t.add_argument("--warmup-steps", type=int, default=tc.warmup_steps)
+    t.add_argument("--noise-ratio", type=float, default=tc.noise_ratio, help="share of eligible samples given one typo")
+    t.add_argument("--seed", type=int, default=tc.seed)
+    t.add_argument("--eval-every", type=int, default=tc.eval_every)
+    t.add_argument("--max-chars", type=int, default=tc.max_chars)
+    for name, what in (("cos", "cosine distance"), ("l2", "Euclidean distance"), ("nbr", "neighbour"),
+                       ("ce", "tied cross-entropy"), ("contrastive", "contrastive (in-batch + hard negatives)")):
+        t.add_argument(f"--{name}", type=float, default=getattr(lw, name), help=f"weight of the {what} loss (0 disables)")
+    t.add_argument("--ce-scale", type=float, default=lw.ce_scale, help="logit scale of the tied cross-entropy")
+    t.add_argument("--nbr-k", type=int, default=lw.nbr_k)
+    t.add_argument("--hard-negatives", type=int, default=lw.hard_negatives)
     t.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     t.add_argument("--no-report", action="store_true", help="skip the final evaluation")
     t.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -22,7 +22,7 @@ from typing import Any
 import torch
 
 from .encoders.base import CharEncoder
-from .noise import NoiseConfig, NoiseNotApplicable, Noiser
+from .noise import OPERATIONS, NoiseConfig, NoiseNotApplicable, Noiser
 from .retrieval import topk_rows
 from .teachers import Teacher
 
@@ -92,8 +92,11 @@ def retrieval_hits(pred: torch.Tensor, clean: torch.Tensor, teacher: Teacher) ->
     return {"n": int(len(clean)), "top1": float(hit[:, 0].float().mean()), "top10": float(hit.any(dim=1).float().mean())}
 
 
-def noise_config_for(teacher: Teacher) -> NoiseConfig:
-    return NoiseConfig(cased=not teacher.lowercase)
+def noise_config_for(teacher: Teacher, layouts: tuple[str, ...] = ("us",)) -> NoiseConfig:
+    """Noise that can change what the teacher sees: no case toggling for lower-casing teachers."""
+    cased = not teacher.lowercase
+    ops = tuple(op for op in OPERATIONS if cased or op != "toggle")
+    return NoiseConfig(layouts=layouts, operations=ops, cased=cased)
 
 
 def evaluate(

@@ -29,7 +29,7 @@ from .charset import CharVocab
 from .encoders.base import CharEncoder, build_encoder, replace_directory
 from .evaluation import evaluate, noise_config_for, noisy_samples, retrieval_hits, approximation_metrics
 from .losses import ApproximationLoss, LossWeights
-from .noise import NoiseConfig, NoiseNotApplicable, Noiser
+from .noise import NoiseNotApplicable, Noiser
 from .targets import TargetSplit, split_targets
 from .teachers import Teacher
 
@@ -46,10 +46,10 @@ class TrainConfig:
     preset: str | None = "wide"
     encoder_overrides: dict[str, Any] = field(default_factory=dict)
     steps: int = 6000
-    batch_size: int = 512
-    lr: float = 2e-3
+    batch_size: int = 256
+    lr: float = 3e-3
     weight_decay: float = 0.01
-    warmup_steps: int = 200
+    warmup_steps: int = 100
     min_lr_ratio: float = 0.05
     grad_clip: float = 1.0
     noise_ratio: float = 0.5  # share of eligible samples (longer than 4 chars) replaced by a noisy copy
@@ -86,8 +86,7 @@ class BatchSource:
         self.surfaces = teacher.vocab.surfaces
         self.starts = teacher.vocab.word_start
         self.config = config
-        base = noise_config_for(teacher)
-        self.noiser = Noiser(NoiseConfig(layouts=tuple(config.noise_layouts), cased=base.cased))
+        self.noiser = Noiser(noise_config_for(teacher, tuple(config.noise_layouts)))
         self.per_epoch = max(1, len(self.rows) // config.batch_size)
 
     def batch(self, step: int) -> tuple[list[str], list[bool], torch.Tensor]:
@@ -115,8 +114,11 @@ def build_for_teacher(teacher: Teacher, config: TrainConfig) -> CharEncoder:
     charset = CharVocab.build(surfaces, lowercase=teacher.lowercase, hash_buckets=config.hash_buckets,
                               max_chars=config.max_chars)
     torch.manual_seed(config.seed)
-    return build_encoder(config.encoder, charset, teacher.dim, config.preset, teacher.describe(),
-                         **config.encoder_overrides)
+    encoder = build_encoder(config.encoder, charset, teacher.dim, config.preset, teacher.describe(),
+                            **config.encoder_overrides)
+    rows = teacher.embeddings[teacher.normal_mask]
+    encoder.init_output(rows.mean(dim=0), float(rows.norm(dim=1).mean()))
+    return encoder
 
 
 class Trainer:

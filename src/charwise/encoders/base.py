@@ -62,6 +62,18 @@ class CharEncoder(nn.Module):
         """``(n, L)`` character ids (0 = padding) -> ``(n, dim)`` vectors."""
         raise NotImplementedError
 
+    def init_output(self, mean: torch.Tensor, row_norm: float) -> None:
+        """Start predictions at the table's mean row with the table's typical norm.
+
+        A fresh LayerNorm or projection otherwise outputs vectors ~sqrt(d) long, far from rows
+        of norm ~1, and the first hundreds of steps only shrink them.
+        """
+        norm = getattr(self, "norm", None)
+        if isinstance(norm, nn.LayerNorm):
+            with torch.no_grad():
+                norm.weight.fill_(row_norm / self.dim**0.5)
+                norm.bias.copy_(mean)
+
     def forward(self, char_ids: torch.Tensor) -> torch.Tensor:
         if char_ids.ndim != 2:
             raise ValueError(f"expected (batch, chars) ids, got shape {tuple(char_ids.shape)}")

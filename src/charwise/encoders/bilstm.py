@@ -43,6 +43,10 @@ class BiLSTMEncoder(CharEncoder):
         self.mlp = nn.Sequential(nn.Linear(2 * config.hidden, config.mlp_hidden), nn.Tanh(),
                                  nn.Linear(config.mlp_hidden, config.dim))
 
+    def init_output(self, mean: torch.Tensor, row_norm: float) -> None:
+        with torch.no_grad():
+            self.mlp[-1].bias.copy_(mean)
+
     def final_states(self, char_ids: torch.Tensor) -> torch.Tensor:
         """``(n, 2 * hidden)``: forward state at each string's last real character, backward
         state at its first. Packing makes both directions skip padding, so the backward LSTM
