@@ -123,6 +123,7 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
 def cmd_embed(args: argparse.Namespace) -> int:
     import numpy as np
 
+    encoder = _load_encoder(args.encoder)  # fail on a bad encoder before reading any input
     if args.words_file == "-":
         lines = sys.stdin.read().splitlines()
     else:
@@ -135,7 +136,6 @@ def cmd_embed(args: argparse.Namespace) -> int:
             raise CLIError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start}); give one word per line") from None
     # Row i is line i, always: empty lines give the empty-string vector instead of being dropped.
     words = [line.strip() for line in lines]
-    encoder = _load_encoder(args.encoder)
     vectors = encoder.embed(words, batch_size=args.batch_size).cpu().numpy().astype(np.float32)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -204,6 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from transformers.utils import logging as hf_logging
+
+    # charwise prints its own progress; transformers' weight-loading bars would bury the output.
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
     from .encoders.base import CheckpointError
     from .teachers import TeacherNotFoundError
 

@@ -1,0 +1,137 @@
+"""Command line: --help everywhere, one-line errors with a non-zero exit, and the happy paths."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from charwise.cli import build_parser, main
+
+
+def subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def test_no_argparse_type_bool():
+    # type=bool turns the string "False" into True; flags must be store_true or BooleanOptionalAction.
+    parsers = [build_parser(), *subparsers(build_parser()).values()]
+    for parser in parsers:
+        for action in parser._actions:
+            assert action.type is not bool, f"{parser.prog}: {action.dest} uses type=bool"
+
+
+@pytest.mark.parametrize("command", ["train", "eval", "neighbors", "embed"])
+def test_every_command_has_help(command, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "--help"])
+    assert exit_info.value.code == 0
+    assert "usage" in capsys.readouterr().out
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith("charwise: error:")
+    return err[0]
+
+
+def test_missing_teacher(tmp_path, capsys):
+    code = main(["train", "--teacher", str(tmp_path / "nope"), "--out", str(tmp_path / "run"), "--quiet"])
+    assert code == 2
+    assert "not found" in one_line_error(capsys)
+    assert not (tmp_path / "run").exists(), "a failed start must not leave an output directory"
+
+
+def test_unknown_builtin_teacher_file(tmp_path, capsys):
+    bogus = tmp_path / "weights.bin"
+    bogus.write_bytes(b"\0" * 10)
+    assert main(["train", "--teacher", str(bogus), "--out", str(tmp_path / "run"), "--quiet"]) == 2
+    assert "not a .gguf" in one_line_error(capsys)
+
+
+def test_corrupt_checkpoint(tmp_path, capsys):
+    (tmp_path / "config.json").write_text("{ not json")
+    (tmp_path / "model.safetensors").write_bytes(b"garbage")
+    assert main(["eval", str(tmp_path)]) == 2
+    assert "not valid JSON" in one_line_error(capsys)
+
+
+def test_foreign_checkpoint(minilm_dir, capsys):
+    # A HF model directory is not a charwise encoder.
+    assert main(["neighbors", "word", "--encoder", str(minilm_dir)]) == 2
+    assert "not a charwise encoder" in one_line_error(capsys)
+
+
+def test_unknown_encoder_name(capsys):
+    assert main(["embed", "-", "--out", "x.npy", "--encoder", "no-such-encoder"]) == 2
+    assert "no encoder" in one_line_error(capsys)
+
+
+@pytest.mark.real
+def test_dimension_mismatch(tmp_path, make_encoder, real_minilm, capsys):
+    info = {"name": "minilm", "vocab_hash": real_minilm.vocab_hash, "dim": 16, "family": "wordpiece"}
+    make_encoder("cnn", info=info).save_pretrained(tmp_path / "enc")
+    assert main(["neighbors", "word", "--encoder", str(tmp_path / "enc")]) == 2
+    assert "dimension mismatch" in one_line_error(capsys)
+
+
+def test_embed_keeps_every_line(tmp_path, make_encoder, capsys):
+    make_encoder("cnn").save_pretrained(tmp_path / "enc")
+    words = tmp_path / "words.txt"
+    words.write_text("hello\n\nwörld\n😀\n" + "x" * 10000 + "\n", encoding="utf-8")
+    out = tmp_path / "sub" / "vectors.npy"
+    assert main(["embed", str(words), "--out", str(out), "--encoder", str(tmp_path / "enc")]) == 0
+    vectors = np.load(out)
+    assert vectors.shape == (5, 16) and np.isfinite(vectors).all()
+
+
+def test_embed_rejects_binary_input(tmp_path, make_encoder, capsys):
+    make_encoder("cnn").save_pretrained(tmp_path / "enc")
+    words = tmp_path / "words.txt"
+    words.write_bytes("caf\u00e9\n".encode("latin-1"))
+    out = tmp_path / "vectors.npy"
+    assert main(["embed", str(words), "--out", str(out), "--encoder", str(tmp_path / "enc")]) == 2
+    assert "not UTF-8" in one_line_error(capsys)
+    assert not out.exists()
+
+
+def test_process_exit_status(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "charwise.cli", "eval", str(tmp_path)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith("charwise: error:")
+
+
+@pytest.mark.slow
+def test_train_and_eval_end_to_end(tmp_path, minilm_dir, capsys):
+    """The CLI's full pipeline on a tiny random BERT built around MiniLM's real tokenizer."""
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    model_dir = tmp_path / "tiny-bert"
+    config = BertConfig(vocab_size=30522, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32)
+    BertModel(config).save_pretrained(model_dir)
+    AutoTokenizer.from_pretrained(minilm_dir).save_pretrained(model_dir)
+    run = tmp_path / "run"
+    args = ["train", "--teacher", str(model_dir), "--out", str(run), "--preset", "kim-small", "--steps", "4",
+            "--batch-size", "32", "--eval-every", "2", "--quiet"]
+    assert main(args) == 0
+    report = json.loads((run / "eval.json").read_text())
+    for split in ("heldin", "heldout"):
+        assert {"accuracy", "prec@1", "prec@5", "prec@15", "avg_prec", "cosine"} <= set(report[split])
+        assert {"accuracy", "prec@1", "avg_prec", "cosine"} <= set(report["baseline"][split])
+    assert "toggle" not in report["noise"], "an uncased teacher cannot see case typos"
+    assert {"top1", "top10"} <= set(report["noise"]["swap"])
+    assert main(["eval", str(run / "encoder"), "--json", str(tmp_path / "e.json"), "--max-words", "300",
+                 "--noise-words", "50"]) == 0
+    assert json.loads((tmp_path / "e.json").read_text())["heldin"]["n"] == 300
+    # Resuming a finished run is a no-op that still succeeds.
+    assert main(args + ["--resume", "--no-report"]) == 0
