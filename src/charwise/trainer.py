@@ -62,6 +62,7 @@ class TrainConfig:
     max_chars: int = 32
     hash_buckets: int = 64
     checkpoint_every: int = 250
+    train_rows_limit: int = 0  # >0: train on a seeded subset of this many rows (quick runs and tests)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":
@@ -121,6 +122,17 @@ def build_for_teacher(teacher: Teacher, config: TrainConfig) -> CharEncoder:
     return encoder
 
 
+def limit_rows(split: TargetSplit, limit: int, seed: int) -> TargetSplit:
+    """Keep a seeded subset of ``limit`` training rows; held-in words shrink to match."""
+    rows = split.train.tolist()
+    if limit >= len(rows):
+        return split
+    keep = sorted(random.Random(f"{seed}-limit").sample(rows, limit))
+    kept = set(keep)
+    heldin = [i for i in split.heldin_words.tolist() if i in kept]
+    return TargetSplit(torch.tensor(keep), torch.tensor(heldin, dtype=torch.long), split.heldout_words)
+
+
 class Trainer:
     """Runs the approximation phase and writes ``OUT/encoder`` (best), ``OUT/checkpoint`` (last,
     resumable), ``OUT/log.jsonl`` and ``OUT/train_config.json``."""
@@ -134,6 +146,8 @@ class Trainer:
         self.accelerator = Accelerator()
         self.teacher = teacher or Teacher.load(config.teacher)
         self.split: TargetSplit = split_targets(self.teacher, config.heldout_fraction, config.seed)
+        if config.train_rows_limit > 0:
+            self.split = limit_rows(self.split, config.train_rows_limit, config.seed)
         self.encoder = build_for_teacher(self.teacher, config)
         self.source = BatchSource(self.teacher, self.split.train, config)
         device = self.accelerator.device

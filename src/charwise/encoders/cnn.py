@@ -23,6 +23,7 @@ class CNNConfig:
     highway_layers: int = 1
     highway_bias: float = -2.0  # negative gate bias: start close to the identity (carry) path
     dropout: float = 0.0
+    hidden: int = 0  # >0: a ReLU hidden layer of this width before the projection (more memory for rows)
     layer_norm: bool = False  # optional LayerNorm on the projected output
 
     def __post_init__(self) -> None:
@@ -58,9 +59,12 @@ class CNNEncoder(CharEncoder):
                           channels=[min(200, 50 * w) for w in range(1, 8)], activation="tanh", highway_layers=2),
         # XRayEmb XR-ENC: widths 2, 3, 4 with 256 channels, max-pool, ReLU, projection.
         "xray": dict(char_dim=200, widths=[2, 3, 4], channels=[256, 256, 256], activation="relu", highway_layers=0),
-        # charwise default: Kim's widths 1-7 with more filters and one highway layer.
+        # Kim's widths 1-7 with more narrow-width filters, one highway layer, LayerNorm output.
         "wide": dict(char_dim=32, widths=[1, 2, 3, 4, 5, 6, 7], channels=[32, 64, 96, 128, 128, 128, 128],
                      activation="tanh", highway_layers=1, layer_norm=True),
+        # Same filters; a wide ReLU hidden layer instead of the highway (a larger "memory" of rows).
+        "wide-mlp": dict(char_dim=32, widths=[1, 2, 3, 4, 5, 6, 7], channels=[32, 64, 96, 128, 128, 128, 128],
+                         activation="tanh", highway_layers=0, hidden=1536, layer_norm=True),
     }
 
     def __init__(self, config: CNNConfig, charset, teacher_info=None) -> None:
@@ -72,7 +76,10 @@ class CNNEncoder(CharEncoder):
         features = sum(config.channels)
         self.highways = nn.ModuleList(Highway(features, config.highway_bias) for _ in range(config.highway_layers))
         self.dropout = nn.Dropout(config.dropout)
-        self.project = nn.Linear(features, config.dim)
+        if config.hidden > 0:
+            self.project = nn.Sequential(nn.Linear(features, config.hidden), nn.ReLU(), nn.Linear(config.hidden, config.dim))
+        else:
+            self.project = nn.Linear(features, config.dim)
         self.norm = nn.LayerNorm(config.dim) if config.layer_norm else nn.Identity()
 
     def encode_ids(self, char_ids: torch.Tensor) -> torch.Tensor:

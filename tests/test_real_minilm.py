@@ -1,0 +1,81 @@
+"""Integration on the real MiniLM weights: training beats the piece-mean baseline, and the shipped
+encoder puts misspelled and unseen words next to the right words."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+import charwise
+from charwise.evaluation import evaluate
+from charwise.losses import LossWeights
+from charwise.pretrained import SHIPPED_DIR
+from charwise.retrieval import topk_rows
+from charwise.trainer import TrainConfig, Trainer
+
+pytestmark = pytest.mark.real
+
+
+@pytest.mark.slow
+def test_short_training_beats_the_baseline_on_heldin_words(tmp_path, real_minilm):
+    # 2,000 training rows and 300 steps: about a minute on 2 cores.
+    config = TrainConfig(teacher="minilm", preset="wide", steps=300, batch_size=128, lr=3e-3, warmup_steps=30,
+                         eval_every=300, eval_words=200, train_rows_limit=2000, noise_ratio=0.5,
+                         losses=LossWeights(ce_scale=30))
+    trainer = Trainer(config, tmp_path, teacher=real_minilm, progress=False)
+    encoder = trainer.train()
+    heldin = trainer.split.heldin_words[:400]
+    report = evaluate(encoder, real_minilm, heldin, trainer.split.heldout_words[:50], noise_words=200)
+    ours, base = report["noise"]["mean"], report["baseline"]["noise"]["mean"]
+    assert ours["top1"] > base["top1"] + 0.1, (ours, base)
+    assert ours["top10"] > base["top10"] + 0.1, (ours, base)
+    assert report["heldin"]["accuracy"] > 0.5
+    assert report["heldin"]["cosine"] > 0.2
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    if not (SHIPPED_DIR / "minilm" / "config.json").exists():
+        pytest.fail("the shipped MiniLM encoder is missing from the package")
+    return charwise.load("minilm")
+
+
+def neighbours(encoder, words: list[str], k: int) -> list[list[str]]:
+    teacher = encoder.teacher
+    _, ids = topk_rows(encoder.embed(words), teacher.embeddings, k, candidates=teacher.normal_mask)
+    return [[teacher.vocab.tokens[i] for i in row] for row in ids.tolist()]
+
+
+def test_shipped_encoder_matches_its_teacher(shipped, real_minilm):
+    assert shipped.teacher.vocab_hash == real_minilm.vocab_hash
+    assert shipped.dim == 384
+    assert shipped.num_parameters() <= 0.2 * real_minilm.embeddings.numel()
+    size = sum(p.stat().st_size for p in (SHIPPED_DIR / "minilm").iterdir())
+    assert size <= 10 * 2**20
+
+
+def test_shipped_encoder_repairs_typos(shipped):
+    found = neighbours(shipped, ["bsusinessses", "BUSINESS", "recieve", "goverment", "beautifull"], 10)
+    assert "business" in found[1][:1]
+    assert {"business", "businesses"} & set(found[0])
+    assert "receive" in found[2]
+    assert "government" in found[3]
+    assert "beautiful" in found[4]
+
+
+def test_shipped_vectors_live_in_the_teacher_space(shipped, real_minilm):
+    words = ["house", "river", "computer", "music"]
+    ids = torch.tensor(real_minilm.tokenizer.convert_tokens_to_ids(words))
+    cos = torch.nn.functional.cosine_similarity(shipped.embed(words), real_minilm.embeddings[ids], dim=-1)
+    assert (cos > 0.3).all(), cos
+
+
+def test_shipped_eval_report_is_committed():
+    results = Path(__file__).parent.parent / "benchmarks" / "results" / "approximation_minilm.json"
+    data = json.loads(results.read_text())
+    assert data["command"].startswith("charwise train")
+    for split in ("heldin", "heldout"):
+        assert {"accuracy", "prec@1", "prec@5", "prec@15", "avg_prec", "cosine"} <= set(data["report"][split])
