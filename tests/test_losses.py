@@ -173,7 +173,8 @@ def test_approximation_loss_is_the_weighted_sum():
         "cos": cosine_distance_loss(pred, target),
         "l2": l2_loss(pred, target),
         "nbr": nbr(pred, ids),
-        "ce": TiedCrossEntropyLoss(TABLE, scale=3.0)(pred, ids),
+        # ce_scale is in units of the table's mean squared row norm.
+        "ce": TiedCrossEntropyLoss(TABLE, scale=3.0 / float(TABLE.pow(2).sum(dim=1).mean()))(pred, ids),
         "contrastive": ContrastiveLoss(TABLE, nbr, hard=1, temperature=0.2)(pred, ids),
     }
     assert set(parts) == set(manual)

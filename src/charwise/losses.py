@@ -131,7 +131,10 @@ class LossWeights:
     nbr: float = 1.0
     ce: float = 1.0
     contrastive: float = 0.0
-    ce_scale: float = 1.0
+    # Logit scale of the tied cross-entropy in units of the table's mean squared row norm, so one
+    # value means the same sharpness for MiniLM (norms ~1) and SmolLM2 (norms ~3). 30 was best of
+    # {10, 30} in our MiniLM runs (see benchmarks/results); the paper's plain softmax is ~1.
+    ce_scale: float = 30.0
     nbr_k: int = 10
     hard_negatives: int = 5
     temperature: float = 0.05
@@ -151,7 +154,9 @@ class ApproximationLoss(nn.Module):
         self.register_buffer("table", table.detach().float(), persistent=False)
         need_nbr = weights.nbr > 0 or (weights.contrastive > 0 and weights.hard_negatives > 0)
         self.nbr = NeighbourLoss(table, weights.nbr_k, candidates, rows) if need_nbr else None
-        self.ce = TiedCrossEntropyLoss(table, weights.ce_scale) if weights.ce > 0 else None
+        rows_for_scale = table if candidates is None else table[candidates]
+        unit = float(rows_for_scale.float().pow(2).sum(dim=1).mean())
+        self.ce = TiedCrossEntropyLoss(table, weights.ce_scale / unit) if weights.ce > 0 else None
         self.contrastive = (
             ContrastiveLoss(table, self.nbr, weights.hard_negatives, weights.temperature)
             if weights.contrastive > 0 else None
