@@ -135,3 +135,27 @@ def test_train_and_eval_end_to_end(tmp_path, minilm_dir, capsys):
     assert json.loads((tmp_path / "e.json").read_text())["heldin"]["n"] == 300
     # Resuming a finished run is a no-op that still succeeds.
     assert main(args + ["--resume", "--no-report"]) == 0
+
+
+@pytest.mark.slow
+def test_accelerate_launch_two_processes(tmp_path, minilm_dir):
+    """`accelerate launch` spreads the same command over processes without code changes."""
+    import shutil
+
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    if shutil.which("accelerate") is None:
+        pytest.skip("accelerate's launcher is not on PATH")
+    model_dir = tmp_path / "tiny-bert"
+    BertModel(BertConfig(vocab_size=30522, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=32)).save_pretrained(model_dir)
+    AutoTokenizer.from_pretrained(minilm_dir).save_pretrained(model_dir)
+    run = tmp_path / "run"
+    cmd = ["accelerate", "launch", "--cpu", "--num_processes", "2", "--num_machines", "1", "--mixed_precision", "no",
+           "--dynamo_backend", "no", "-m", "charwise.cli", "train", "--teacher", str(model_dir), "--out", str(run),
+           "--preset", "kim-small", "--steps", "4", "--eval-every", "2", "--batch-size", "64", "--quiet", "--no-report"]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    state = json.loads((run / "checkpoint" / "state.json").read_text())
+    assert state["step"] == 4
+    assert (run / "encoder" / "model.safetensors").exists()

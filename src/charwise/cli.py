@@ -136,7 +136,8 @@ def cmd_embed(args: argparse.Namespace) -> int:
             raise CLIError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start}); give one word per line") from None
     # Row i is line i, always: empty lines give the empty-string vector instead of being dropped.
     words = [line.strip() for line in lines]
-    vectors = encoder.embed(words, batch_size=args.batch_size).cpu().numpy().astype(np.float32)
+    vectors = encoder.embed(words, batch_size=args.batch_size, progress=len(words) > 10 * args.batch_size)
+    vectors = vectors.cpu().numpy().astype(np.float32)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=out.parent, delete=False, suffix=".npy") as f:

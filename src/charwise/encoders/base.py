@@ -93,7 +93,8 @@ class CharEncoder(nn.Module):
         return (char_ids != PAD).sum(dim=1)
 
     def embed(
-        self, words: list[str], *, pieces: bool = False, batch_size: int = 1024, grad: bool = False
+        self, words: list[str], *, pieces: bool = False, batch_size: int = 1024, grad: bool = False,
+        progress: bool = False,
     ) -> torch.Tensor:
         """Vectors for ``words`` in the teacher's space, shape ``(n, dim)``.
 
@@ -112,7 +113,12 @@ class CharEncoder(nn.Module):
         ctx = torch.enable_grad() if grad else torch.inference_mode()
         try:
             with ctx:
-                for start in range(0, n, batch_size):
+                starts = range(0, n, batch_size)
+                if progress:
+                    from tqdm.auto import tqdm
+
+                    starts = tqdm(starts, desc="embed", unit="batch")
+                for start in starts:
                     idx = order[start : start + batch_size]
                     ids = self.charset.batch([words[i] for i in idx], not pieces).to(self.device)
                     out[torch.tensor(idx, device=self.device)] = self(ids).float()
