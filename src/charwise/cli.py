@@ -108,13 +108,14 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
     mask = teacher.normal_mask
     s_enc, i_enc = topk_rows(vectors, teacher.embeddings, args.k, candidates=mask)
     s_base, i_base = topk_rows(baseline, teacher.embeddings, args.k, candidates=mask)
-    tokens = teacher.vocab.tokens
     for n, word in enumerate(args.words):
-        print(f"{word!r}  teacher pieces: {' '.join(teacher.pieces(word)) or '(none)'}")
+        ids = teacher.piece_ids([word])[0]
+        pieces = " ".join(teacher.display(i) for i in ids) or "(none)"
+        print(f"{word!r}  teacher pieces: {pieces}")
         print(f"  {'charwise':<28s}  {'mean of teacher pieces':<28s}")
         for r in range(i_enc.shape[1]):
-            a = f"{tokens[i_enc[n, r]]} ({s_enc[n, r]:.2f})"
-            b = f"{tokens[i_base[n, r]]} ({s_base[n, r]:.2f})"
+            a = f"{teacher.display(int(i_enc[n, r]))} ({s_enc[n, r]:.2f})"
+            b = f"{teacher.display(int(i_base[n, r]))} ({s_base[n, r]:.2f})"
             print(f"  {a:<28s}  {b:<28s}")
     return 0
 

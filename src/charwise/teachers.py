@@ -281,6 +281,14 @@ class Teacher:
             raise RuntimeError(f"teacher '{self.name}' was built without a model")
         return self._model_loader()
 
+    def display(self, row: int) -> str:
+        """A readable label for a row, the same for every family: ``business`` for a word start,
+        ``##ness`` for a continuation piece, the raw token for special/byte rows."""
+        if self.vocab.kinds[row] in ("special", "byte", "unused"):
+            return self.vocab.tokens[row]
+        surface = self.vocab.surfaces[row]
+        return surface if self.vocab.word_start[row] else "##" + surface
+
     def pieces(self, word: str) -> list[str]:
         """How the teacher splits ``word`` when it appears inside a sentence (after a space)."""
         text = word if self.family == "wordpiece" else " " + word

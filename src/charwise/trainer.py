@@ -43,7 +43,7 @@ class TrainConfig:
 
     teacher: str = "minilm"
     encoder: str = "cnn"
-    preset: str | None = "wide"
+    preset: str | None = "wide-mlp"
     encoder_overrides: dict[str, Any] = field(default_factory=dict)
     steps: int = 6000
     batch_size: int = 256
