@@ -186,7 +186,7 @@ def test_approximation_loss_is_the_weighted_sum():
 
 
 def test_approximation_loss_disabled_terms():
-    loss = ApproximationLoss(TABLE, LossWeights(cos=1.0, l2=0.0, nbr=0.0, ce=0.0))
+    loss = ApproximationLoss(TABLE, LossWeights(cos=1.0, l2=0.0, nbr=0.0, ce=0.0, contrastive=0.0))
     assert loss.nbr is None and loss.ce is None and loss.contrastive is None
     pred = torch.tensor([polar(90)])
     total, parts = loss(pred, torch.tensor([0]))

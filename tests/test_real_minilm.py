@@ -24,7 +24,7 @@ def test_short_training_beats_the_baseline_on_heldin_words(tmp_path, real_minilm
     # 2,000 training rows and 300 steps: about a minute on 2 cores.
     config = TrainConfig(teacher="minilm", preset="wide", steps=300, batch_size=128, lr=3e-3, warmup_steps=30,
                          eval_every=300, eval_words=200, train_rows_limit=2000, noise_ratio=0.5,
-                         losses=LossWeights(ce_scale=30))
+                         losses=LossWeights())
     trainer = Trainer(config, tmp_path, teacher=real_minilm, progress=False)
     encoder = trainer.train()
     heldin = trainer.split.heldin_words[:400]
