@@ -158,3 +158,17 @@ def make_encoder(small_charset, teacher_info) -> Callable[..., CharEncoder]:
 
     return factory
 
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_dir(tmp_path_factory, minilm_dir) -> Path:
+    """A tiny random BERT (hidden 16) saved as a plain HF directory with MiniLM's real tokenizer."""
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    model_dir = tmp_path_factory.mktemp("tiny-bert")
+    config = BertConfig(vocab_size=30522, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32)
+    torch.manual_seed(0)
+    BertModel(config).save_pretrained(model_dir)
+    AutoTokenizer.from_pretrained(minilm_dir).save_pretrained(model_dir)
+    return model_dir

@@ -363,3 +363,14 @@ def test_real_smollm2():
     assert teacher.tied is True
     assert torch.isfinite(teacher.embeddings).all()
     assert teacher.vocab.surfaces[teacher.tokenizer.get_vocab()["Ġthe"]] == "the"
+
+
+def test_display_labels_are_the_same_across_families(wordpiece_teacher, bytebpe_teacher, sentencepiece_teacher):
+    cases = [(wordpiece_teacher, "the", "the"), (wordpiece_teacher, "##ing", "##ing"),
+             (bytebpe_teacher, "Ġthe", "the"), (bytebpe_teacher, "ing", "##ing"),
+             (sentencepiece_teacher, "▁the", "the")]
+    for teacher, token, label in cases:
+        row = teacher.tokenizer.convert_tokens_to_ids(token)
+        assert teacher.display(row) == label, (teacher.name, token)
+    special = wordpiece_teacher.tokenizer.convert_tokens_to_ids("[CLS]")
+    assert wordpiece_teacher.display(special) == "[CLS]"

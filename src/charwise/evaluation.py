@@ -29,14 +29,16 @@ from .teachers import Teacher
 MAX_K = 15
 
 
-def piece_mean_vectors(teacher: Teacher, words: list[str], pieces: bool = False) -> torch.Tensor:
-    """Mean of the teacher's rows for the pieces each word is split into (inside a sentence)."""
+def piece_mean_vectors(teacher: Teacher, words: list[str]) -> torch.Tensor:
+    """Mean of the teacher's rows for the pieces each word is split into (inside a sentence).
+
+    A string the tokenizer maps to no piece at all (empty, whitespace) gets the zero vector.
+    """
     E = teacher.embeddings
     out = torch.zeros((len(words), teacher.dim))
     if not words:
         return out
-    ids = teacher.piece_ids(words) if not pieces else [teacher.tokenizer.convert_tokens_to_ids(teacher.pieces(w)) for w in words]
-    for i, row in enumerate(ids):
+    for i, row in enumerate(teacher.piece_ids(words)):
         if row:
             out[i] = E[torch.tensor(row)].mean(dim=0)
     return out
