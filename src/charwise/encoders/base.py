@@ -237,6 +237,11 @@ def check_teacher(encoder: CharEncoder, teacher) -> None:
 def replace_directory(src: Path, dst: Path) -> None:
     """Move ``src`` to ``dst`` so that ``dst`` is never half-written (old copy removed last)."""
     dst = Path(dst)
+    # mkdtemp creates 0700 directories; outputs are meant to be shared like any saved model.
+    os.chmod(src, 0o755)
+    for child in Path(src).iterdir():
+        if child.is_file():
+            os.chmod(child, 0o644)
     old = None
     if dst.exists():
         old = dst.with_name(f".{dst.name}.old-{os.getpid()}")
