@@ -19,6 +19,7 @@ import shutil
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -90,10 +91,15 @@ class BatchSource:
         self.noiser = Noiser(noise_config_for(teacher, tuple(config.noise_layouts)))
         self.per_epoch = max(1, len(self.rows) // config.batch_size)
 
-    def batch(self, step: int) -> tuple[list[str], list[bool], torch.Tensor]:
-        epoch, index = divmod(step, self.per_epoch)
+    @lru_cache(maxsize=2)
+    def _epoch_order(self, epoch: int) -> list[int]:
         order = list(self.rows)
         random.Random(f"{self.config.seed}-epoch-{epoch}").shuffle(order)
+        return order
+
+    def batch(self, step: int) -> tuple[list[str], list[bool], torch.Tensor]:
+        epoch, index = divmod(step, self.per_epoch)
+        order = self._epoch_order(epoch)
         ids = order[index * self.config.batch_size : (index + 1) * self.config.batch_size]
         rng = random.Random(f"{self.config.seed}-step-{step}")
         texts, starts = [], []
