@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
+import torch
 import pytest
 
 from charwise.cli import build_parser, main
@@ -143,3 +144,33 @@ def test_accelerate_launch_two_processes(tmp_path, tiny_bert_dir):
     state = json.loads((run / "checkpoint" / "state.json").read_text())
     assert state["step"] == 4
     assert (run / "encoder" / "model.safetensors").exists()
+
+
+@pytest.mark.slow
+def test_training_survives_a_kill(tmp_path, tiny_bert_dir):
+    """SIGKILL mid-run, then --resume: the run finishes with the weights of an uninterrupted run."""
+    import signal
+    import time
+
+    from safetensors.torch import load_file
+
+    def command(out):
+        return [sys.executable, "-m", "charwise.cli", "train", "--teacher", str(tiny_bert_dir), "--out", str(out),
+                "--preset", "kim-small", "--steps", "60", "--eval-every", "30", "--checkpoint-every", "5",
+                "--batch-size", "32", "--quiet", "--no-report"]
+
+    subprocess.run(command(tmp_path / "full"), check=True, capture_output=True, timeout=300)
+    victim = subprocess.Popen(command(tmp_path / "killed"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    state = tmp_path / "killed" / "checkpoint" / "state.json"
+    deadline = time.time() + 240
+    while time.time() < deadline and not (state.exists() and json.loads(state.read_text())["step"] >= 10):
+        time.sleep(0.05)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    assert json.loads(state.read_text())["step"] < 60, "the run finished before it could be killed"
+    subprocess.run(command(tmp_path / "killed") + ["--resume"], check=True, capture_output=True, timeout=300)
+    assert json.loads(state.read_text())["step"] == 60
+    full = load_file(str(tmp_path / "full" / "checkpoint" / "model.safetensors"))
+    resumed = load_file(str(tmp_path / "killed" / "checkpoint" / "model.safetensors"))
+    for name, tensor in full.items():
+        torch.testing.assert_close(resumed[name], tensor, rtol=0, atol=1e-6, msg=name)

@@ -46,7 +46,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         config = TrainConfig(teacher=args.teacher, encoder=args.encoder, preset=args.preset, steps=args.steps,
                              batch_size=args.batch_size, lr=args.lr, noise_ratio=args.noise_ratio, seed=args.seed,
                              eval_every=args.eval_every, losses=losses, max_chars=args.max_chars,
-                             warmup_steps=args.warmup_steps)
+                             warmup_steps=args.warmup_steps, checkpoint_every=args.checkpoint_every)
     trainer = Trainer(config, out, progress=not args.quiet)
     if trainer.accelerator.is_main_process:
         enc = trainer.encoder
@@ -170,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=tc.seed)
     t.add_argument("--eval-every", type=int, default=tc.eval_every)
     t.add_argument("--max-chars", type=int, default=tc.max_chars)
+    t.add_argument("--checkpoint-every", type=int, default=tc.checkpoint_every, help="steps between resumable checkpoints")
     for name, what in (("cos", "cosine distance"), ("l2", "Euclidean distance"), ("nbr", "neighbour"),
                        ("ce", "tied cross-entropy"), ("contrastive", "contrastive (in-batch + hard negatives)")):
         t.add_argument(f"--{name}", type=float, default=getattr(lw, name), help=f"weight of the {what} loss (0 disables)")
