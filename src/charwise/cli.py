@@ -72,19 +72,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     import torch
 
     from .evaluation import evaluate, format_report
-    from .targets import split_targets
+    from .targets import split_for_encoder
 
     encoder = _load_encoder(args.encoder)
     teacher = encoder.teacher
-    info = getattr(encoder, "training_info", {}) or {}
-    if "heldout_words" in info:
-        heldout = torch.tensor(info["heldout_words"], dtype=torch.long)
-        held = set(heldout.tolist())
-        words = (teacher.normal_mask & teacher.word_start_mask).nonzero().squeeze(1).tolist()
-        heldin = torch.tensor([i for i in words if i not in held], dtype=torch.long)
-    else:  # an encoder saved without its split: rebuild the default one
-        split = split_targets(teacher)
-        heldin, heldout = split.heldin_words, split.heldout_words
+    split = split_for_encoder(teacher, getattr(encoder, "training_info", {}) or {})
+    heldin, heldout = split.heldin_words, split.heldout_words
     if args.max_words and len(heldin) > args.max_words:
         g = torch.Generator().manual_seed(0)
         heldin = heldin[torch.randperm(len(heldin), generator=g)[: args.max_words]].sort().values

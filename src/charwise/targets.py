@@ -29,6 +29,18 @@ class TargetSplit:
         return {"heldout_words": self.heldout_words.tolist()}
 
 
+def split_for_encoder(teacher: Teacher, training_info: dict) -> TargetSplit:
+    """The split an encoder was trained with (recorded in its config), or the default split."""
+    if "heldout_words" not in training_info:
+        return split_targets(teacher)
+    held = set(training_info["heldout_words"])
+    normal = teacher.normal_mask.nonzero().squeeze(1).tolist()
+    words = (teacher.normal_mask & teacher.word_start_mask).nonzero().squeeze(1).tolist()
+    as_tensor = lambda xs: torch.tensor(sorted(xs), dtype=torch.long)  # noqa: E731
+    return TargetSplit(as_tensor([i for i in normal if i not in held]), as_tensor([i for i in words if i not in held]),
+                       as_tensor(held))
+
+
 def frequency_rank(surfaces: list[str], lang: str = "en") -> list[float]:
     """wordfreq frequencies (0 for unknown words, or all zeros when wordfreq is missing)."""
     try:
