@@ -155,11 +155,12 @@ def format_report(result: dict[str, Any]) -> str:
     lines = []
     cols = ["accuracy", "prec@1", "prec@5", "prec@15", "avg_prec", "cosine"]
     lines.append(f"{'':24s}" + "".join(f"{c:>10s}" for c in cols))
-    for who, block in (("charwise", result), ("baseline (piece mean)", result.get("baseline", {}))):
+    for who, block in (("charwise", result), ("baseline", result.get("baseline", {}))):
         for split in ("heldin", "heldout"):
             if split in block and block[split]:
                 row = block[split]
-                lines.append(f"{who[:14] + ' ' + split:24s}" + "".join(f"{100 * row[c]:10.1f}" for c in cols))
+                lines.append(f"{who + ' ' + split:24s}" + "".join(f"{100 * row[c]:10.1f}" for c in cols))
+    lines.append("(baseline: mean of the teacher's own piece rows; percentages)")
     lines.append("")
     ops = result.get("noise_operations", [])
     lines.append(f"{'noise: clean word top1/top10':32s}" + "".join(f"{op:>14s}" for op in ops + ["mean"]))
@@ -169,5 +170,6 @@ def format_report(result: dict[str, Any]) -> str:
                 cells = "".join(
                     f"{100 * block[split][op]['top1']:6.1f}/{100 * block[split][op]['top10']:5.1f}  " for op in ops + ["mean"]
                 )
-                lines.append(f"{who + ' ' + split.replace('noise', 'held-in').replace('held-in_heldout', 'held-out'):32s}{cells}")
+                label = {"noise": "held-in", "noise_heldout": "held-out"}[split]
+                lines.append(f"{who + ' ' + label:32s}{cells}")
     return "\n".join(lines)
