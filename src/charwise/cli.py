@@ -141,6 +141,25 @@ def cmd_embed(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- stats -------------------------------------------------------------------------------------
+def cmd_stats(args: argparse.Namespace) -> int:
+    from .stats import corpus_stats, format_table, plot_stats, read_corpus
+    from .teachers import Teacher
+
+    corpora = [(path, read_corpus(path, args.format)) for path in args.corpus]  # fail fast on bad files
+    results = []
+    for name in args.teacher or ["minilm"]:
+        teacher = Teacher.load(name)
+        for path, sentences in corpora:
+            results.append(corpus_stats(teacher, sentences, top=args.top, corpus=path))
+    print(format_table(results))
+    if args.json:
+        _write_json(args.json, results[0] if len(results) == 1 else results)
+    if args.plot:
+        plot_stats(results, args.plot)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="charwise", description="Character-built word vectors in a subword model's space.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -195,6 +214,17 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--encoder", default="minilm")
     m.add_argument("--batch-size", type=int, default=1024)
     m.set_defaults(func=cmd_embed)
+
+    s = sub.add_parser("stats", help="how much a teacher's tokenizer fragments the words of a corpus")
+    s.add_argument("corpus", nargs="+", help="corpus files: plain text, CoNLL or CoNLL-U")
+    s.add_argument("--teacher", action="append", default=None,
+                   help="minilm, smollm2, a HF model directory or a .gguf file (repeatable; default minilm)")
+    s.add_argument("--format", default="auto", choices=["auto", "text", "conll", "conllu"],
+                   help="corpus format (auto: from the extension / content)")
+    s.add_argument("--json", help="write the statistics as JSON to this file")
+    s.add_argument("--plot", help="write a PNG of the pieces-per-word histograms")
+    s.add_argument("--top", type=int, default=20, help="how many of the most shattered words to list")
+    s.set_defaults(func=cmd_stats)
     return p
 
 

@@ -1,0 +1,41 @@
+"""How badly do the two built-in teachers shatter WNUT 2017 (noisy user-generated English)?
+
+Writes benchmarks/results/stats_wnut17.json (one object per teacher) and stats_wnut17.png.
+Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/stats_wnut17.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from charwise.stats import corpus_stats, format_table, plot_stats, read_corpus  # noqa: E402
+from charwise.teachers import Teacher  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "data" / "wnut17" / "wnut17train.conll"
+OUT = ROOT / "benchmarks" / "results"
+
+
+def main() -> None:
+    sentences = read_corpus(CORPUS)
+    results = []
+    for name in ("minilm", "smollm2"):
+        teacher = Teacher.load(name)
+        t0 = time.perf_counter()
+        r = corpus_stats(teacher, sentences, corpus=str(CORPUS.relative_to(ROOT)))
+        r["seconds"] = round(time.perf_counter() - t0, 3)
+        results.append(r)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "stats_wnut17.json").write_text(json.dumps(results, indent=2, ensure_ascii=False), encoding="utf-8")
+    plot_stats(results, OUT / "stats_wnut17.png")
+    print(format_table(results))
+    print(f"written {OUT / 'stats_wnut17.json'} and {OUT / 'stats_wnut17.png'}")
+
+
+if __name__ == "__main__":
+    main()
