@@ -29,7 +29,7 @@ def test_no_argparse_type_bool():
             assert action.type is not bool, f"{parser.prog}: {action.dest} uses type=bool"
 
 
-@pytest.mark.parametrize("command", ["train", "eval", "neighbors", "embed"])
+@pytest.mark.parametrize("command", ["train", "eval", "neighbors", "embed", "stats"])
 def test_every_command_has_help(command, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([command, "--help"])

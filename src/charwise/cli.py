@@ -146,7 +146,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from .stats import corpus_stats, format_table, plot_stats, read_corpus
     from .teachers import Teacher
 
-    corpora = [(path, read_corpus(path, args.format)) for path in args.corpus]  # fail fast on bad files
+    # Read every corpus before loading any teacher: a bad file fails fast.
+    corpora = [(path, read_corpus(path, args.format, conll_comments=not args.keep_hash_lines)) for path in args.corpus]
     results = []
     for name in args.teacher or ["minilm"]:
         teacher = Teacher.load(name)
@@ -224,6 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", help="write the statistics as JSON to this file")
     s.add_argument("--plot", help="write a PNG of the pieces-per-word histograms")
     s.add_argument("--top", type=int, default=20, help="how many of the most shattered words to list")
+    s.add_argument("--keep-hash-lines", action="store_true",
+                   help="CoNLL: keep token lines starting with '#' (by default they are comments)")
     s.set_defaults(func=cmd_stats)
     return p
 
