@@ -22,11 +22,12 @@ def subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentPa
 
 
 def test_no_argparse_type_bool():
-    # type=bool turns the string "False" into True; flags must be store_true or BooleanOptionalAction.
+    # A bool-typed option turns the string "False" into True; flags must be store_true or
+    # BooleanOptionalAction.
     parsers = [build_parser(), *subparsers(build_parser()).values()]
     for parser in parsers:
         for action in parser._actions:
-            assert action.type is not bool, f"{parser.prog}: {action.dest} uses type=bool"
+            assert action.type is not bool, f"{parser.prog}: {action.dest} is a bool-typed option"
 
 
 @pytest.mark.parametrize("command", ["train", "eval", "neighbors", "embed", "stats"])

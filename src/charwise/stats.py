@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 FORMATS = ("auto", "text", "conll", "conllu")
 HIST_KEYS = ("1", "2", "3", "4", "5+")
@@ -34,6 +34,24 @@ def parse_text(lines: Iterable[str]) -> list[list[str]]:
     return [words for words in (line.split() for line in lines) if words]
 
 
+def _column_sentences(lines: Iterable[str], word: Callable[[str], str | None]) -> list[list[str]]:
+    """Blank-line separated blocks of word lines; ``word(line)`` gives a line's word or None to skip it."""
+    sentences: list[list[str]] = []
+    current: list[str] = []
+    for line in lines:
+        if not line.strip():
+            if current:
+                sentences.append(current)
+                current = []
+            continue
+        w = word(line)
+        if w is not None:
+            current.append(w)
+    if current:
+        sentences.append(current)
+    return sentences
+
+
 def parse_conll(lines: Iterable[str], comments: bool = True) -> list[list[str]]:
     """Token in the first column (tab or space separated); blank lines separate sentences.
 
@@ -41,50 +59,31 @@ def parse_conll(lines: Iterable[str], comments: bool = True) -> list[list[str]]:
     most CoNLL tools; this is the convention behind the published WNUT 2017 statistics (61,902
     words), and it drops the corpus's 828 hashtag tokens. ``comments=False`` keeps them.
     """
-    sentences: list[list[str]] = []
-    current: list[str] = []
-    for line in lines:
-        if not line.strip():
-            if current:
-                sentences.append(current)
-                current = []
-            continue
+
+    def word(line: str) -> str | None:
         if line.startswith("-DOCSTART-") or (comments and line.startswith("#")):
-            continue
-        first = line.split("\t")[0] if "\t" in line else line.split()[0]
-        first = first.strip()
-        if not first:  # e.g. a leading tab: fall back to the first non-blank field
-            first = line.split()[0]
-        current.append(first)
-    if current:
-        sentences.append(current)
-    return sentences
+            return None
+        first = (line.split("\t")[0] if "\t" in line else line.split()[0]).strip()
+        return first or line.split()[0]  # a leading tab: the first non-blank field
+
+    return _column_sentences(lines, word)
 
 
 def parse_conllu(lines: Iterable[str]) -> list[list[str]]:
     """CoNLL-U: FORM (column 2) of each word line; comments, multi-word tokens and empty nodes skipped."""
-    sentences: list[list[str]] = []
-    current: list[str] = []
-    for line in lines:
-        if not line.strip():
-            if current:
-                sentences.append(current)
-                current = []
-            continue
+
+    def word(line: str) -> str | None:
         if line.startswith("#"):
-            continue
+            return None
         cols = line.rstrip("\n").split("\t")
         if len(cols) < 2:
             cols = line.split()
             if len(cols) < 2:
-                continue
+                return None
         token_id = cols[0].strip()
-        if "-" in token_id or "." in token_id:
-            continue
-        current.append(cols[1])
-    if current:
-        sentences.append(current)
-    return sentences
+        return None if "-" in token_id or "." in token_id else cols[1]
+
+    return _column_sentences(lines, word)
 
 
 def detect_format(path: str | Path, lines: list[str] | None = None) -> str:
