@@ -23,7 +23,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from charwise.charset import CharVocab  # noqa: E402
-from charwise.encoders import ENCODERS, CharEncoder, build_encoder  # noqa: E402
+from charwise.encoders import CharEncoder, build_encoder  # noqa: E402
 from charwise.teachers import Teacher  # noqa: E402
 
 # Every tensor in this suite is tiny: one intra-op thread avoids oversubscribing the (small) CPU,

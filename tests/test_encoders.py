@@ -12,7 +12,6 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from charwise.charset import CharVocab
 from charwise.encoders import ENCODERS, CharEncoder, CheckpointError, build_encoder, check_teacher
 from charwise.encoders.base import CONFIG_FILE, FORMAT, WEIGHTS_FILE
 from charwise.teachers import Teacher

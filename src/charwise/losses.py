@@ -104,7 +104,9 @@ class ContrastiveLoss(nn.Module):
     def __init__(self, table: torch.Tensor, neighbours: NeighbourLoss | None = None, hard: int = 5,
                  temperature: float = 0.05) -> None:
         super().__init__()
-        self.register_buffer("table", F.normalize(table.detach().float(), dim=-1), persistent=False)
+        # The neighbour loss already holds the unit-norm table; share it instead of a second copy.
+        unit = neighbours.table if neighbours is not None else F.normalize(table.detach().float(), dim=-1)
+        self.register_buffer("table", unit, persistent=False)
         self.neighbours = neighbours
         self.hard = hard
         self.temperature = temperature
