@@ -1,0 +1,452 @@
+"""Hybrid models: charwise vectors inside any HF model, through ``inputs_embeds``.
+
+Char2Subword (Aguilar et al., 2021, section 3.3) and XRayEmb (Pinter et al., 2021, section 2)
+replace a word that the tokenizer shatters by one vector built from its characters. A
+:class:`HybridModel` does that for an unchanged HF model: an encoding :mod:`~charwise.policies`
+policy picks words per sentence; those words become one position whose input vector comes from the
+character encoder, the others keep the teacher's pieces and embedding table. Special tokens,
+attention mask and positions are what the model expects, and :class:`HybridInputs` records where
+every word landed, so each word has its output state.
+
+Example::
+
+    hm = HybridModel.from_teacher("minilm", policy="oov")
+    with torch.inference_mode():
+        out = hm([["the", "accomodation", "was", "gr8"]])
+    out.outputs.last_hidden_state   # (1, T, 384)
+    out.inputs.word_spans           # [[(1, 2), (2, 3), (3, 4), (4, 5)]]
+
+Model specifics (special tokens, padding id, maximum length, whether a word after a space is
+spelled with a leading space) live in a small :class:`ModelAdapter`, read from the tokenizer by
+default; pass your own for models whose tokenizer does not describe them.
+
+Texts longer than the model's maximum are truncated (pieces past the limit are dropped, the
+closing special tokens are kept) with a warning; :attr:`HybridInputs.truncated` says which.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import torch
+from torch import nn
+
+from .encoders.base import CharEncoder, check_teacher
+from .policies import Policy, get_policy
+from .teachers import Teacher
+from .words import split_words
+
+# Above this, HF tokenizers report "no limit"; the model config then decides.
+_NO_LIMIT = 1_000_000
+
+
+@dataclass
+class ModelAdapter:
+    """What a hybrid model needs to know about its model beyond the embedding table.
+
+    ``prefix_ids`` / ``suffix_ids`` surround the words (``[CLS]`` / ``[SEP]`` for BERT, nothing for
+    SmolLM2). ``start_ids`` is what a causal LM conditions the first word on when scoring text.
+    ``space_prefix``: words after whitespace are tokenised as ``" " + word`` (byte-BPE, SentencePiece).
+    """
+
+    prefix_ids: list[int]
+    suffix_ids: list[int]
+    pad_id: int
+    unk_id: int | None
+    max_length: int
+    space_prefix: bool
+    start_ids: list[int] = field(default_factory=list)
+
+    @classmethod
+    def from_tokenizer(cls, tokenizer: Any, family: str, model_config: Any = None) -> "ModelAdapter":
+        probe = tokenizer("a", add_special_tokens=False)["input_ids"]
+        full = tokenizer("a")["input_ids"]
+        at = next((i for i in range(len(full) - len(probe) + 1) if full[i : i + len(probe)] == probe), None)
+        if at is None:
+            raise ValueError("cannot locate the words among the tokenizer's special tokens; pass a ModelAdapter")
+        prefix, suffix = list(full[:at]), list(full[at + len(probe) :])
+        limit = int(getattr(tokenizer, "model_max_length", _NO_LIMIT) or _NO_LIMIT)
+        if limit >= _NO_LIMIT:
+            limit = int(getattr(model_config, "max_position_embeddings", 0) or 2048)
+        pad = tokenizer.pad_token_id
+        if pad is None:
+            pad = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
+        vocab = tokenizer.get_vocab()
+        # Causal LMs without a BOS in their template were trained on documents separated by
+        # <|endoftext|>; that is the natural context for a text's first word.
+        start = prefix or ([vocab["<|endoftext|>"]] if "<|endoftext|>" in vocab else
+                           [tokenizer.bos_token_id] if tokenizer.bos_token_id is not None else [])
+        return cls(prefix_ids=prefix, suffix_ids=suffix, pad_id=int(pad), unk_id=tokenizer.unk_token_id,
+                   max_length=limit, space_prefix=family != "wordpiece", start_ids=list(start))
+
+
+@dataclass
+class HybridInputs:
+    """A prepared batch: the model's inputs and where every word sits in them."""
+
+    inputs_embeds: torch.Tensor  # (B, T, d)
+    attention_mask: torch.Tensor  # (B, T) long, 1 = real position
+    input_ids: torch.Tensor  # (B, T) table ids; the placeholder at character-built positions is never looked up
+    word_index: torch.Tensor  # (B, T) long: word of each position, -1 for special tokens and padding
+    word_spans: list[list[tuple[int, int]]]  # [start, end) per word; (-1, -1) if truncated away
+    selected: list[list[bool]]  # True where the policy gave the word to the character encoder
+    pieces: list[list[list[int]]]  # the teacher's ids for every word, selected or not
+    truncated: list[bool] = field(default_factory=list)
+
+    @property
+    def lengths(self) -> torch.Tensor:
+        """Sequence length of each item, special tokens included."""
+        return self.attention_mask.sum(dim=1)
+
+
+@dataclass
+class HybridOutput:
+    outputs: Any  # the HF model output
+    inputs: HybridInputs
+
+
+class _LRU:
+    """A bounded mapping that forgets the least recently used entry."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.data: OrderedDict[Any, Any] = OrderedDict()
+
+    def get(self, key: Any) -> Any:
+        value = self.data.get(key)
+        if value is not None:
+            self.data.move_to_end(key)
+        return value
+
+    def put(self, key: Any, value: Any) -> None:
+        self.data[key] = value
+        self.data.move_to_end(key)
+        while len(self.data) > self.size:
+            self.data.popitem(last=False)
+
+    def clear(self) -> None:
+        self.data.clear()
+
+
+def _check_batch(batch: Sequence[Sequence[str]]) -> list[list[str]]:
+    if isinstance(batch, str) or not isinstance(batch, Sequence):
+        raise TypeError("expected a batch of pre-split sentences (list[list[str]]); use prepare_texts() for raw text")
+    out = []
+    for sentence in batch:
+        if isinstance(sentence, str) or not all(isinstance(w, str) for w in sentence):
+            raise TypeError("each sentence must be a list of word strings (list[list[str]])")
+        out.append(list(sentence))
+    return out
+
+
+class HybridModel(nn.Module):
+    """An HF model whose input embeddings come from the table or, per word, a character encoder.
+
+    Args:
+        model: the HF model (``BertModel``, ``LlamaForCausalLM``, ...) whose table the teacher holds.
+        teacher: its :class:`~charwise.teachers.Teacher` (tokenizer and vocabulary).
+        encoder: a character encoder trained for that teacher; may be ``None`` with policy ``none``.
+        policy: a name (``none``, ``oov``, ``multi``, ``no-suffix``, ``random:p``, ``all``) or a
+            :class:`~charwise.policies.Policy`.
+        adapter: model specifics; read from the tokenizer when omitted.
+        cache_size: words whose pieces and (in inference) vectors are remembered across batches.
+    """
+
+    def __init__(
+        self,
+        model: nn.Module,
+        teacher: Teacher,
+        encoder: CharEncoder | None = None,
+        policy: str | Policy = "oov",
+        *,
+        adapter: ModelAdapter | None = None,
+        cache_size: int = 100_000,
+        seed: int = 0,
+    ) -> None:
+        super().__init__()
+        self.model = model
+        self.encoder = encoder
+        self.teacher = teacher
+        self.policy = get_policy(policy, seed)
+        table = model.get_input_embeddings()
+        if table.weight.shape[1] != teacher.dim:
+            raise ValueError(f"model embeddings have d={table.weight.shape[1]}, teacher '{teacher.name}' d={teacher.dim}")
+        if encoder is not None:
+            check_teacher(encoder, teacher)
+        self.adapter = adapter or ModelAdapter.from_tokenizer(teacher.tokenizer, teacher.family,
+                                                              getattr(model, "config", None))
+        self._piece_cache = _LRU(cache_size)
+        self._vector_cache = _LRU(cache_size)
+
+    @classmethod
+    def from_teacher(
+        cls, teacher: str | Teacher = "minilm", policy: str | Policy = "oov", encoder: str | CharEncoder | None = None,
+        **kwargs: Any,
+    ) -> "HybridModel":
+        """The teacher's own model with its shipped encoder (or ``encoder``: a name or directory)."""
+        from .pretrained import available, load
+
+        teacher = teacher if isinstance(teacher, Teacher) else Teacher.load(teacher)
+        if isinstance(encoder, str):
+            encoder = load(encoder)
+        elif encoder is None and get_policy(policy).name != "none":
+            if teacher.name not in available():
+                raise ValueError(f"no shipped encoder for teacher '{teacher.name}': pass encoder=DIR "
+                                 f"(train one with `charwise train --teacher {teacher.name}`)")
+            encoder = load(teacher.name)
+        model = teacher.model
+        model.eval()
+        return cls(model, teacher, encoder, policy, **kwargs)
+
+    # --- caches follow the weights ---------------------------------------------------------
+    def train(self, mode: bool = True) -> "HybridModel":
+        # Vectors cached in eval mode go stale as soon as the encoder is trained.
+        self._vector_cache.clear()
+        return super().train(mode)
+
+    def clear_cache(self) -> None:
+        self._vector_cache.clear()
+        self._piece_cache.clear()
+
+    # --- words -> pieces and vectors -------------------------------------------------------
+    def word_pieces(self, words: Sequence[str], space_before: Sequence[bool]) -> list[list[int]]:
+        """The teacher's ids of each word, spelled as it appears (after a space or glued on)."""
+        spaced = self.adapter.space_prefix
+        keys = [(w, bool(s) and spaced) for w, s in zip(words, space_before)]
+        missing = list(dict.fromkeys(k for k in keys if self._piece_cache.get(k) is None))
+        if missing:
+            texts = [(" " + w) if s else w for w, s in missing]
+            ids = self.teacher.tokenizer(texts, add_special_tokens=False)["input_ids"]
+            for key, row in zip(missing, ids):
+                self._piece_cache.put(key, list(row))
+        return [self._piece_cache.get(k) for k in keys]
+
+    def char_vectors(self, words: list[str]) -> torch.Tensor:
+        """Character-encoder vectors; cached in inference, differentiable in training."""
+        if self.encoder is None:
+            raise RuntimeError(f"policy '{self.policy.name}' chose words for the character encoder, but the "
+                               "hybrid model has none (pass encoder=...)")
+        if self.training and torch.is_grad_enabled():
+            return self.encoder.embed(words, grad=True)
+        missing = list(dict.fromkeys(w for w in words if self._vector_cache.get(w) is None))
+        if missing:
+            with torch.inference_mode():
+                vectors = self.encoder.embed(missing)
+            for w, v in zip(missing, vectors):
+                self._vector_cache.put(w, v)
+        return torch.stack([self._vector_cache.get(w) for w in words])
+
+    # --- batches ---------------------------------------------------------------------------
+    def prepare(
+        self, batch: Sequence[Sequence[str]], space_before: Sequence[Sequence[bool]] | None = None
+    ) -> HybridInputs:
+        """Build the model inputs for pre-split sentences.
+
+        ``space_before[b][i]`` says whether whitespace preceded word ``i``; by default every word
+        but the first, as in ordinary running text.
+        """
+        batch = _check_batch(batch)
+        if space_before is None:
+            space_before = [[i > 0 for i in range(len(ws))] for ws in batch]
+        ad = self.adapter
+        limit = ad.max_length - len(ad.prefix_ids) - len(ad.suffix_ids)
+        all_pieces, all_selected, rows, spans_all, truncated = [], [], [], [], []
+        slots: list[tuple[int, int, str]] = []  # (item, position, word) built from characters
+        for b, words in enumerate(batch):
+            if len(space_before[b]) != len(words):
+                raise ValueError(f"sentence {b}: {len(words)} words but {len(space_before[b])} space flags")
+            pieces = self.word_pieces(words, space_before[b])
+            selected = [bool(s) for s in self.policy.select(words, pieces, self.teacher)]
+            if len(selected) != len(words):
+                raise ValueError(f"policy {self.policy!r} returned {len(selected)} flags for {len(words)} words")
+            ids, spans = list(ad.prefix_ids), []
+            for i, (word, p) in enumerate(zip(words, pieces)):
+                if not p and not selected[i]:
+                    # Words the tokenizer erases (only invisible characters) still need a position.
+                    if ad.unk_id is not None:
+                        p = [ad.unk_id]
+                    else:
+                        selected[i] = True
+                start = len(ids)
+                if selected[i]:
+                    slots.append((b, start, word))
+                    ids.append(ad.unk_id if ad.unk_id is not None else ad.pad_id)
+                else:
+                    ids.extend(p)
+                spans.append((start, len(ids)))
+            cut = len(ad.prefix_ids) + limit
+            truncated.append(len(ids) > cut)
+            if len(ids) > cut:
+                ids = ids[:cut]
+                spans = [(s, min(e, cut)) if s < cut else (-1, -1) for s, e in spans]
+                slots = [slot for slot in slots if slot[0] != b or slot[1] < cut]
+            rows.append(ids + list(ad.suffix_ids))
+            all_pieces.append(pieces)
+            all_selected.append(selected)
+            spans_all.append(spans)
+        if any(truncated):
+            warnings.warn(f"{sum(truncated)} of {len(batch)} texts exceed the model's {ad.max_length} positions "
+                          "and were truncated", stacklevel=2)
+        device = self.model.get_input_embeddings().weight.device
+        width = max((len(r) for r in rows), default=0)
+        input_ids = torch.full((len(rows), width), ad.pad_id, dtype=torch.long)
+        attention = torch.zeros((len(rows), width), dtype=torch.long)
+        word_index = torch.full((len(rows), width), -1, dtype=torch.long)
+        for b, ids in enumerate(rows):
+            input_ids[b, : len(ids)] = torch.tensor(ids, dtype=torch.long)
+            attention[b, : len(ids)] = 1
+            for i, (s, e) in enumerate(spans_all[b]):
+                if s >= 0:
+                    word_index[b, s:e] = i
+        input_ids, attention, word_index = input_ids.to(device), attention.to(device), word_index.to(device)
+        embeds = self.model.get_input_embeddings()(input_ids)
+        if slots:
+            unique = list(dict.fromkeys(w for _, _, w in slots))
+            vectors = self.char_vectors(unique).to(device=device, dtype=embeds.dtype)
+            where = {w: k for k, w in enumerate(unique)}
+            items = torch.tensor([s[0] for s in slots], device=device)
+            positions = torch.tensor([s[1] for s in slots], device=device)
+            rows_of = torch.tensor([where[s[2]] for s in slots], device=device)
+            # Out-of-place, so gradients reach both the table and the character encoder.
+            embeds = embeds.index_put((items, positions), vectors[rows_of])
+        return HybridInputs(embeds, attention, input_ids, word_index, spans_all, all_selected, all_pieces, truncated)
+
+    def prepare_texts(self, texts: Sequence[str]) -> HybridInputs:
+        """Raw texts, split with :func:`charwise.words.split_words`."""
+        if isinstance(texts, str):
+            raise TypeError("prepare_texts() takes a list of strings")
+        splits = [split_words(t) for t in texts]
+        return self.prepare([s.words for s in splits], [s.space_before for s in splits])
+
+    def forward(
+        self,
+        words: Sequence[Sequence[str]] | None = None,
+        *,
+        space_before: Sequence[Sequence[bool]] | None = None,
+        inputs: HybridInputs | None = None,
+        **model_kwargs: Any,
+    ) -> HybridOutput:
+        """Run the model on pre-split ``words`` (or on already prepared ``inputs``)."""
+        if inputs is None:
+            if words is None:
+                raise ValueError("pass words or inputs")
+            inputs = self.prepare(words, space_before)
+        outputs = self.model(inputs_embeds=inputs.inputs_embeds, attention_mask=inputs.attention_mask,
+                             **model_kwargs)
+        return HybridOutput(outputs, inputs)
+
+    # --- causal language models ------------------------------------------------------------
+    def word_log_likelihoods(
+        self,
+        contexts: Sequence[Sequence[str]],
+        targets: Sequence[Sequence[str]] | None = None,
+        *,
+        space_before: Sequence[Sequence[bool]] | None = None,
+        max_batch_tokens: int = 8192,
+    ) -> list[torch.Tensor]:
+        """Log-likelihood of each target word's pieces given the hybrid prefix of the words before it.
+
+        For word ``i`` the model reads the start token, then words ``< i`` of ``contexts`` as the
+        policy builds them (one character vector or the pieces), then predicts the teacher's pieces of
+        ``targets[i]`` one by one (teacher forcing). With policy ``none`` the per-word values sum to
+        the ordinary log-likelihood of the text, so base and hybrid compare word for word.
+        ``targets`` defaults to ``contexts``; pass clean words with noisy contexts to ask how well the
+        model still predicts the intended text. Returns one tensor of natural-log values per text.
+        """
+        contexts = _check_batch(contexts)
+        targets = contexts if targets is None else _check_batch(targets)
+        if [len(c) for c in contexts] != [len(t) for t in targets]:
+            raise ValueError("contexts and targets must have the same number of words per text")
+        if space_before is None:
+            space_before = [[i > 0 for i in range(len(ws))] for ws in contexts]
+        if not hasattr(self.model, "get_output_embeddings") or self.model.get_output_embeddings() is None:
+            raise ValueError("word_log_likelihoods() needs a causal LM with an output layer")
+        inputs = self.prepare(contexts, space_before)
+        table = self.model.get_input_embeddings()
+        device = table.weight.device
+        own_prefix = len(self.adapter.prefix_ids) > 0
+        if not own_prefix and not self.adapter.start_ids:
+            raise ValueError("scoring needs a start token for the first word: set ModelAdapter.start_ids")
+        start = table(torch.tensor([] if own_prefix else self.adapter.start_ids, dtype=torch.long, device=device))
+        lead = len(start)
+        results = []
+        packed = []
+        for b, words in enumerate(targets):
+            results.append(torch.full((len(words),), float("nan")))
+            target_pieces = self.word_pieces(words, space_before[b])
+            # Scored words: the prefix ends where the word starts in the hybrid context.
+            scored = [(i, lead + inputs.word_spans[b][i][0], tp) for i, tp in enumerate(target_pieces)
+                      if inputs.word_spans[b][i][0] >= 0 and tp]
+            context_len = lead + int(inputs.lengths[b]) - len(self.adapter.suffix_ids)
+            packed.append((b, context_len, scored))
+        # Longest first, as many texts per forward pass as fit in max_batch_tokens (padded).
+        packed.sort(key=lambda p: -(p[1] + sum(len(tp) - 1 for _, _, tp in p[2])))
+        groups: list[list[tuple]] = []
+        for item in packed:
+            size = item[1] + sum(len(tp) - 1 for _, _, tp in item[2])
+            if groups and (len(groups[-1]) + 1) * groups[-1][0][3] <= max_batch_tokens:
+                groups[-1].append((*item, size))
+            else:
+                groups.append([(*item, size)])
+        for group in groups:
+            self._score_packed(group, inputs, start, results)
+        return results
+
+    def _score_packed(self, group: list[tuple], inputs: HybridInputs, start: torch.Tensor,
+                      results: list[torch.Tensor]) -> None:
+        """Score every word of several texts in one pass.
+
+        Each text is packed as [start, hybrid context, pieces of word 0, pieces of word 1, ...]
+        with a custom attention mask: the pieces of word i see the context before word i and their
+        own earlier pieces, and carry the positions they would have right after that context. This
+        equals running one prefix per word, at a fraction of the cost.
+        """
+        table = self.model.get_input_embeddings()
+        device = table.weight.device
+        width = max(g[3] for g in group)
+        n = len(group)
+        embeds = torch.zeros((n, width, start.shape[1]), dtype=start.dtype, device=device)
+        allowed = torch.zeros((n, width, width), dtype=torch.bool, device=device)
+        positions = torch.zeros((n, width), dtype=torch.long, device=device)
+        rows, cols, ids = [], [], []
+        owners: list[tuple[int, int, int]] = []  # (text, word, number of pieces)
+        for r, (b, context_len, scored, size) in enumerate(group):
+            context = torch.cat([start, inputs.inputs_embeds[b, : context_len - len(start)]])
+            embeds[r, :context_len] = context
+            allowed[r, :context_len, :context_len] = torch.ones(context_len, context_len, dtype=torch.bool,
+                                                                device=device).tril()
+            positions[r, :context_len] = torch.arange(context_len, device=device)
+            at = context_len
+            for i, word_start, tp in scored:
+                fed = len(tp) - 1
+                if fed:
+                    embeds[r, at : at + fed] = table(torch.tensor(tp[:-1], device=device))
+                    allowed[r, at : at + fed, :word_start] = True
+                    allowed[r, at : at + fed, at : at + fed] = torch.ones(fed, fed, dtype=torch.bool,
+                                                                          device=device).tril()
+                    positions[r, at : at + fed] = torch.arange(word_start, word_start + fed, device=device)
+                # Piece 0 is predicted by the last context position, piece k by fed piece k - 1.
+                cols += [word_start - 1] + list(range(at, at + fed))
+                rows += [r] * len(tp)
+                ids += tp
+                owners.append((b, i, len(tp)))
+                at += fed
+            allowed[r, at:, :] = False
+            allowed[r, torch.arange(at, width), torch.arange(at, width)] = True  # padding sees itself
+        mask = allowed.unsqueeze(1)
+        if getattr(self.model.config, "_attn_implementation", "sdpa") == "eager":
+            mask = torch.zeros(mask.shape, dtype=embeds.dtype, device=device).masked_fill(
+                ~mask, torch.finfo(embeds.dtype).min)
+        hidden = self.model.base_model(inputs_embeds=embeds, attention_mask=mask,
+                                       position_ids=positions).last_hidden_state
+        picked = hidden[torch.tensor(rows, device=device), torch.tensor(cols, device=device)]
+        logp = torch.log_softmax(self.model.get_output_embeddings()(picked).float(), dim=-1)
+        token_ll = logp[torch.arange(len(ids), device=device), torch.tensor(ids, device=device)]
+        offset = 0
+        for b, i, count in owners:
+            results[b][i] = token_ll[offset : offset + count].sum().cpu()
+            offset += count
+

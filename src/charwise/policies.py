@@ -1,0 +1,143 @@
+"""Encoding policies: which words of a sentence a hybrid model builds from characters.
+
+XRayEmb (Pinter et al., 2021, section 2 and table 2) calls this the encoding policy pi^t; Char2Subword
+(Aguilar et al., 2021, section 3.3) has two fixed ones, *full* and *hybrid* mode. Every policy sees the
+words of one sentence and the teacher's token ids for each word and returns one flag per word:
+``True`` = one vector from the character encoder, ``False`` = the teacher's pieces from its table.
+
+Write your own by subclassing :class:`Policy`::
+
+    class LongWords(Policy):
+        name = "long"
+        def select(self, words, pieces, teacher):
+            return [len(w) > 12 for w in words]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from abc import ABC, abstractmethod
+from typing import Sequence
+
+# XRayEmb footnote 4: the most common second-and-final tokens under GPT-2's tokenisation.
+SUFFIXES: frozenset[str] = frozenset(
+    ["s", "ed", "es", "ing", "ly", "al", "ally", "'m", "'re", "'ve", "y", "ive", "er", "'t", "'ll", "an", "ers"]
+)
+
+
+class Policy(ABC):
+    """Chooses the words of a sentence that the character encoder represents."""
+
+    name: str = ""
+
+    @abstractmethod
+    def select(self, words: Sequence[str], pieces: Sequence[Sequence[int]], teacher) -> list[bool]:
+        """One flag per word; ``pieces[i]`` are the teacher's ids for ``words[i]`` in context."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class NoPolicy(Policy):
+    """``none``: every word from the table, so the model is exactly the base model."""
+
+    name = "none"
+
+    def select(self, words, pieces, teacher):
+        return [False] * len(words)
+
+
+class OOVPolicy(Policy):
+    """``oov`` (Char2Subword hybrid mode): every word that is not exactly one normal vocabulary token.
+
+    That is every word split into several pieces, plus words that became ``[UNK]`` or another
+    special token (emoji under BERT), which :class:`MultiPolicy` leaves alone.
+    """
+
+    name = "oov"
+
+    def select(self, words, pieces, teacher):
+        normal = teacher.vocab.kinds
+        return [len(p) != 1 or normal[p[0]] != "normal" for p in pieces]
+
+
+class MultiPolicy(Policy):
+    """``multi`` (XRayEmb all-multi): every word the tokenizer splits into more than one token."""
+
+    name = "multi"
+
+    def select(self, words, pieces, teacher):
+        return [len(p) > 1 for p in pieces]
+
+
+class NoSuffixPolicy(Policy):
+    """``no-suffix`` (XRayEmb all no-suff): multi-token words, except ``[token + suffix]`` ones.
+
+    A word of exactly two tokens whose second token is a continuation whose text is in
+    ``suffixes`` (default: XRayEmb's English :data:`SUFFIXES`) stays with the table.
+    """
+
+    name = "no-suffix"
+
+    def __init__(self, suffixes: Sequence[str] = tuple(SUFFIXES)) -> None:
+        self.suffixes = frozenset(suffixes)
+
+    def select(self, words, pieces, teacher):
+        surfaces, starts = teacher.vocab.surfaces, teacher.vocab.word_start
+        out = []
+        for p in pieces:
+            simple = len(p) == 2 and not starts[p[1]] and surfaces[p[1]] in self.suffixes
+            out.append(len(p) > 1 and not simple)
+        return out
+
+
+class RandomPolicy(Policy):
+    """``random:p`` (XRayEmb stochastic): each word with probability ``p``, seeded.
+
+    The draw depends only on (seed, sentence, position), so a sentence gets the same choice in
+    any batch and any order, and base-vs-hybrid comparisons are reproducible.
+    """
+
+    def __init__(self, p: float, seed: int = 0) -> None:
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"random policy probability must be in [0, 1], got {p}")
+        self.p, self.seed = float(p), int(seed)
+        self.name = f"random:{p:g}"
+
+    def select(self, words, pieces, teacher):
+        key = hashlib.blake2b(f"{self.seed}\x00{chr(31).join(words)}".encode("utf-8", "surrogatepass"),
+                              digest_size=8).digest()
+        rng = random.Random(int.from_bytes(key, "little"))
+        return [rng.random() < self.p for _ in words]
+
+
+class AllPolicy(Policy):
+    """``all`` (Char2Subword full mode): every word from the character encoder."""
+
+    name = "all"
+
+    def select(self, words, pieces, teacher):
+        return [True] * len(words)
+
+
+_NAMED: dict[str, type[Policy]] = {"none": NoPolicy, "oov": OOVPolicy, "multi": MultiPolicy,
+                                   "no-suffix": NoSuffixPolicy, "all": AllPolicy}
+POLICY_NAMES = (*_NAMED, "random:P")
+
+
+def get_policy(spec: str | Policy, seed: int = 0) -> Policy:
+    """A policy from its name (``none``, ``oov``, ``multi``, ``no-suffix``, ``random:0.1``, ``all``)."""
+    if isinstance(spec, Policy):
+        return spec
+    if not isinstance(spec, str):
+        raise TypeError(f"policy must be a name or a Policy, got {type(spec).__name__}")
+    if spec in _NAMED:
+        return _NAMED[spec]()
+    if spec.startswith("random:"):
+        try:
+            p = float(spec.split(":", 1)[1])
+        except ValueError:
+            raise ValueError(f"bad policy '{spec}': expected random:P with P a number in [0, 1]") from None
+        return RandomPolicy(p, seed)
+    raise ValueError(f"unknown policy '{spec}' (known: {', '.join(POLICY_NAMES)})")

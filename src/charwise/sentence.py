@@ -1,0 +1,87 @@
+"""Typo-robust sentence embeddings: all-MiniLM-L6-v2's pooling on top of a hybrid model."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+import torch.nn.functional as F
+
+from .encoders.base import CharEncoder
+from .hybrid import HybridModel
+from .policies import Policy
+
+
+def mean_pool(states: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+    """Average of the states at real positions (special tokens included, as sentence-transformers does)."""
+    mask = attention_mask.unsqueeze(-1).to(states.dtype)
+    return (states * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+
+
+class SentenceEncoder:
+    """Mean-pooled, L2-normalised sentence vectors, as all-MiniLM-L6-v2 produces them.
+
+    With ``policy="none"`` the vectors are the base model's (within float rounding); ``"oov"``
+    (default) builds every word the tokenizer splits from its characters, which keeps typo'd and
+    novel words close to what was meant.
+
+    Args:
+        teacher: ``"minilm"`` or a sentence-transformers style BERT directory.
+        policy: a policy name or :class:`~charwise.policies.Policy` (see :mod:`charwise.policies`).
+        encoder: a shipped encoder name or a directory; default: the one shipped for ``teacher``.
+        max_length: positions per sentence (all-MiniLM-L6-v2 uses 256); longer sentences are
+            truncated with a warning.
+
+    Example::
+
+        enc = SentenceEncoder("minilm", policy="oov")
+        vectors = enc.encode(["the hotel was grate", "the hotel was great"])   # (2, 384), unit length
+    """
+
+    def __init__(
+        self, teacher: str = "minilm", policy: str | Policy = "oov", encoder: str | CharEncoder | None = None,
+        *, max_length: int = 256, device: str | torch.device | None = None,
+    ) -> None:
+        self.hybrid = HybridModel.from_teacher(teacher, policy=policy, encoder=encoder)
+        self.hybrid.adapter.max_length = min(max_length, self.hybrid.adapter.max_length)
+        if device is not None:
+            self.hybrid.to(device)
+        self.hybrid.eval()
+
+    @property
+    def policy(self) -> Policy:
+        return self.hybrid.policy
+
+    @property
+    def dim(self) -> int:
+        return self.hybrid.teacher.dim
+
+    def encode(
+        self, sentences: Sequence[str], batch_size: int = 32, *, normalize: bool = True, progress: bool = False
+    ) -> torch.Tensor:
+        """``(len(sentences), dim)`` float32 vectors on the CPU, in input order.
+
+        Sentences are batched longest-first so that padding stays small. An empty or
+        whitespace-only sentence gets the vector of the special tokens alone.
+        """
+        if isinstance(sentences, str):
+            raise TypeError("encode() takes a list of sentences, not a single string")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        out = torch.empty((len(sentences), self.dim))
+        order = sorted(range(len(sentences)), key=lambda i: -len(sentences[i]))
+        starts = range(0, len(order), batch_size)
+        if progress:
+            from tqdm.auto import tqdm
+
+            starts = tqdm(starts, desc="encode", unit="batch")
+        with torch.inference_mode():
+            for start in starts:
+                idx = order[start : start + batch_size]
+                inputs = self.hybrid.prepare_texts([sentences[i] for i in idx])
+                states = self.hybrid(inputs=inputs).outputs.last_hidden_state
+                pooled = mean_pool(states, inputs.attention_mask)
+                if normalize:
+                    pooled = F.normalize(pooled, p=2, dim=1)
+                out[torch.tensor(idx)] = pooled.float().cpu()
+        return out
