@@ -15,8 +15,6 @@ import json
 import math
 import os
 import random
-import shutil
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -24,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors.torch import load_file, save_file
 
 from .charset import CharVocab
-from .encoders.base import CharEncoder, build_encoder, replace_directory
+from .checkpoints import load_training_state, read_training_state, save_training_state
+from .encoders.base import CharEncoder, build_encoder
 from .evaluation import evaluate, noise_config_for, noisy_samples, retrieval_hits, approximation_metrics
 from .losses import ApproximationLoss, LossWeights
 from .noise import NoiseNotApplicable, Noiser
@@ -191,35 +189,22 @@ class Trainer:
 
     # --- checkpoints ----------------------------------------------------------------------------
     def save_checkpoint(self) -> None:
-        """Write the resumable state to a temporary directory, then rename it into place."""
+        """Write the resumable state atomically to ``OUT/checkpoint``."""
         if not self.accelerator.is_main_process:
             return
-        self.out.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".checkpoint.", dir=self.out))
-        try:
-            enc = self.accelerator.unwrap_model(self.model)
-            save_file({k: v.detach().cpu().contiguous() for k, v in enc.state_dict().items()}, str(tmp / "model.safetensors"))
-            torch.save({"optimizer": self.optimizer.state_dict(), "torch_rng": torch.get_rng_state()}, tmp / "optimizer.pt")
-            state = {"step": self.step, "best_score": self.best_score, "config": asdict(self.config)}
-            (tmp / "state.json").write_text(json.dumps(state, indent=2))
-            replace_directory(tmp, self.out / CHECKPOINT_DIR)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        state = {"step": self.step, "best_score": self.best_score, "config": asdict(self.config)}
+        save_training_state(self.out / CHECKPOINT_DIR, self.accelerator.unwrap_model(self.model), self.optimizer, state)
 
     def load_checkpoint(self) -> bool:
         """Restore the last checkpoint in ``OUT`` if there is one; returns whether it did."""
         ckpt = self.out / CHECKPOINT_DIR
-        if not (ckpt / "state.json").exists():
+        state = read_training_state(ckpt)
+        if state is None:
             return False
-        state = json.loads((ckpt / "state.json").read_text())
         saved = TrainConfig.from_dict(state["config"])
         if asdict(saved) != asdict(self.config):
             raise ValueError(f"'{ckpt}' was written by a run with a different configuration; use another --out")
-        enc = self.accelerator.unwrap_model(self.model)
-        enc.load_state_dict(load_file(str(ckpt / "model.safetensors")))
-        extra = torch.load(ckpt / "optimizer.pt", weights_only=True)
-        self.optimizer.load_state_dict(extra["optimizer"])
-        torch.set_rng_state(extra["torch_rng"])
+        load_training_state(ckpt, self.accelerator.unwrap_model(self.model), self.optimizer)
         self.step = int(state["step"])
         self.best_score = float(state["best_score"])
         return True

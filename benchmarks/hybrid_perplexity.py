@@ -1,0 +1,106 @@
+"""SmolLM2 per-word perplexity on held-out King James verses: base vs hybrid, clean and with typos.
+
+Verses: the last N of data/kjv/kjv_verses.txt (Revelation; no charwise component was trained on
+KJV text). For every word the model reads the verse up to that word (built by the policy, with
+typos in the noisy setting) and predicts the word's *clean* pieces (teacher forcing), so all rows
+score the same targets: ``HybridModel.word_log_likelihoods``. Per-word perplexity =
+exp(-mean word log-likelihood). Rows also split the words by whether the hybrid policy built them
+from characters in the context of the following words.
+
+Writes benchmarks/results/hybrid_perplexity.json and .png.
+Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/hybrid_perplexity.py [--verses 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import torch  # noqa: E402
+
+from charwise import HybridModel, Teacher, split_words  # noqa: E402
+from charwise.evaluation import noise_config_for  # noqa: E402
+from charwise.noise import add_typos  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+KJV = ROOT / "data" / "kjv" / "kjv_verses.txt"
+OUT = ROOT / "benchmarks" / "results"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--verses", type=int, default=300)
+    ap.add_argument("--policies", default="none,oov,no-suffix")
+    ap.add_argument("--typo-rate", type=float, default=0.3)
+    ap.add_argument("--encoder", default=None)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    verses = [v for v in KJV.read_text(encoding="utf-8").splitlines() if v.strip()][-args.verses:]
+    splits = [split_words(v) for v in verses]
+    clean = [s.words for s in splits]
+    spaces = [s.space_before for s in splits]
+    teacher = Teacher.load("smollm2")
+    config = noise_config_for(teacher)
+    noisy = [add_typos(w, args.typo_rate, args.seed * 1_000_003 + i, config)[0] for i, w in enumerate(clean)]
+    changed = sum(a != b for c, n in zip(clean, noisy) for a, b in zip(c, n))
+    total_words = sum(len(c) for c in clean)
+    result = {"benchmark": "SmolLM2 per-word perplexity, KJV", "verses": len(verses), "words": total_words,
+              "typo_rate": args.typo_rate, "words_changed_pct": round(100 * changed / total_words, 2),
+              "encoder": args.encoder or "shipped smollm2", "threads": torch.get_num_threads(),
+              "command": "python benchmarks/hybrid_perplexity.py", "rows": []}
+    for policy in args.policies.split(","):
+        hm = HybridModel.from_teacher(teacher, policy=policy, encoder=args.encoder)
+        for setting, context in (("clean", clean), ("typos", noisy)):
+            t0 = time.perf_counter()
+            lls, picked = [], []
+            with torch.inference_mode():
+                for k in range(0, len(context), 16):
+                    batch = context[k : k + 16]
+                    out = hm.word_log_likelihoods(batch, clean[k : k + 16], space_before=spaces[k : k + 16])
+                    inputs = hm.prepare(batch, spaces[k : k + 16])
+                    for ll, sel in zip(out, inputs.selected):
+                        lls += ll.tolist()
+                        picked += sel
+            # A word's own selection does not change its score; it marks the words whose
+            # representation changes for everything that follows them.
+            sel_ll = [x for x, s in zip(lls, picked) if s]
+            row = {"policy": policy, "setting": setting, "ppl": round(math.exp(-sum(lls) / len(lls)), 3),
+                   "words_from_characters_pct": round(100 * sum(picked) / len(picked), 2),
+                   "ppl_of_words_from_characters": round(math.exp(-sum(sel_ll) / len(sel_ll)), 3) if sel_ll else None,
+                   "seconds": round(time.perf_counter() - t0, 1)}
+            result["rows"].append(row)
+            print(row, flush=True)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "hybrid_perplexity.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    plot(result, OUT / "hybrid_perplexity.png")
+
+
+def plot(result: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    policies = list(dict.fromkeys(r["policy"] for r in result["rows"]))
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for j, setting in enumerate(("clean", "typos")):
+        values = [next(r["ppl"] for r in result["rows"] if r["policy"] == p and r["setting"] == setting)
+                  for p in policies]
+        ax.bar([i + 0.4 * j for i in range(len(policies))], values, width=0.4, label=setting)
+    ax.set_xticks([i + 0.2 for i in range(len(policies))], policies)
+    ax.set_ylabel("per-word perplexity (lower is better)")
+    ax.set_title(f"SmolLM2 on {result['verses']} KJV verses (typo rate {result['typo_rate']})")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+if __name__ == "__main__":
+    main()

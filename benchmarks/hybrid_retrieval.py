@@ -1,0 +1,125 @@
+"""Typo-robust retrieval: find the clean UD EWT test sentence from a copy with synthetic typos.
+
+Corpus = the 2,077 EWT test sentences (their ``# text`` lines); queries = the same sentences with
+one-edit typos (charwise.noise, US layout) on each eligible word with probability r. Every policy
+encodes both sides with all-MiniLM-L6-v2's pooling (``charwise.SentenceEncoder``); we report the
+MRR and recall@1 of the clean sentence (identical duplicate sentences count as hits).
+
+Writes benchmarks/results/hybrid_retrieval.json and .png.
+Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/hybrid_retrieval.py [--encoder DIR --name NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+import warnings
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import torch  # noqa: E402
+
+from charwise import SentenceEncoder, split_words  # noqa: E402
+from charwise.evaluation import noise_config_for  # noqa: E402
+from charwise.noise import add_typos  # noqa: E402
+from charwise.words import join_words  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+EWT_TEST = ROOT / "data" / "ud_en_ewt" / "en_ewt-ud-test.conllu"
+OUT = ROOT / "benchmarks" / "results"
+
+
+def ewt_texts(path: Path) -> list[str]:
+    return [line[len("# text = "):].rstrip("\n") for line in path.open(encoding="utf-8")
+            if line.startswith("# text = ")]
+
+
+def noisy_copy(texts: list[str], rate: float, seed: int, config) -> tuple[list[str], float]:
+    out, changed, total = [], 0, 0
+    for i, text in enumerate(texts):
+        split = split_words(text)
+        words, mask = add_typos(split.words, rate, seed * 1_000_003 + i, config)
+        out.append(join_words(words, split.space_before))
+        changed += sum(mask)
+        total += len(words)
+    return out, changed / max(total, 1)
+
+
+def rank_metrics(queries: torch.Tensor, corpus: torch.Tensor, gold: list[set[int]]) -> dict[str, float]:
+    scores = queries @ corpus.T
+    rr, hits = [], 0
+    for q, targets in enumerate(gold):
+        best = max(float(scores[q, t]) for t in targets)
+        rank = int((scores[q] > best).sum()) + 1
+        rr.append(1.0 / rank)
+        hits += rank == 1
+    return {"mrr": 100 * sum(rr) / len(rr), "recall@1": 100 * hits / len(gold)}
+
+
+def plot(result: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for metric, ax in zip(("mrr", "recall@1"), axes):
+        for policy, rows in result["policies"].items():
+            ax.plot([r["rate"] for r in rows], [r[metric] for r in rows], marker="o", label=policy)
+        ax.set_xlabel("word typo rate")
+        ax.set_ylabel(metric)
+        ax.grid(alpha=0.3)
+    axes[0].legend()
+    fig.suptitle(f"Typo-robust retrieval, UD EWT test ({result['sentences']} sentences), {result['encoder']}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--policies", default="none,oov,multi,no-suffix,random:0.1,all")
+    ap.add_argument("--rates", default="0,0.1,0.2,0.3,0.5")
+    ap.add_argument("--encoder", default=None, help="character encoder (default: the shipped MiniLM one)")
+    ap.add_argument("--name", default="hybrid_retrieval", help="output file stem under benchmarks/results/")
+    ap.add_argument("--limit", type=int, default=0, help="first N sentences only (0 = all)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    warnings.filterwarnings("ignore", message=".*truncated")
+
+    texts = ewt_texts(EWT_TEST)
+    if args.limit:
+        texts = texts[: args.limit]
+    gold = [{j for j, u in enumerate(texts) if u == t} for t in texts]
+    rates = [float(r) for r in args.rates.split(",")]
+    result = {"benchmark": "typo-robust retrieval", "corpus": str(EWT_TEST.relative_to(ROOT)),
+              "sentences": len(texts), "encoder": args.encoder or "shipped minilm", "rates": rates,
+              "seed": args.seed, "command": "python benchmarks/hybrid_retrieval.py "
+              + (f"--encoder {args.encoder} --name {args.name}" if args.encoder else ""), "policies": {}}
+    queries: dict[float, tuple[list[str], float]] = {}
+    for policy in args.policies.split(","):
+        enc = SentenceEncoder("minilm", policy=policy, encoder=args.encoder)
+        if not queries:  # the same noisy queries for every policy
+            config = noise_config_for(enc.hybrid.teacher)
+            queries = {rate: noisy_copy(texts, rate, args.seed, config) for rate in rates}
+        t0 = time.perf_counter()
+        corpus = enc.encode(texts, batch_size=64)
+        rows = []
+        for rate in rates:
+            noisy, changed = queries[rate]
+            q = corpus if rate == 0 else enc.encode(noisy, batch_size=64)
+            rows.append({"rate": rate, "words_changed_pct": round(100 * changed, 2),
+                         **{k: round(v, 2) for k, v in rank_metrics(q, corpus, gold).items()}})
+            print(policy, rows[-1], flush=True)
+        result["policies"][policy] = rows
+        result.setdefault("seconds", {})[policy] = round(time.perf_counter() - t0, 1)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{args.name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    plot(result, OUT / f"{args.name}.png")
+    print(f"written {OUT / (args.name + '.json')} and .png")
+
+
+if __name__ == "__main__":
+    main()

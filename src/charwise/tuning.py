@@ -1,0 +1,267 @@
+"""Hybrid tuning: adapt a character encoder to the frozen model that reads its vectors.
+
+The approximation phase (:mod:`charwise.trainer`) teaches the encoder to land on table rows. A
+hybrid model, though, feeds it words that have *no* row (every multi-piece word) and typo'd
+words, and the transformer above was never trained on such inputs. Char2Subword's second phase
+(Aguilar et al., 2021, section 3.2) therefore trains the character module with the transformer
+frozen, and XRayEmb does a second pre-training (Pinter et al., 2021, section 3). Both use a
+masked-LM head; all-MiniLM-L6-v2 ships without one, so charwise distils instead:
+
+* teacher: the unchanged model on the clean sentence (policy ``none``);
+* student: the same frozen model on the sentence with typos, built by the hybrid policy;
+* loss: ``word`` (1 - cosine between each word's output state, the mean of its pieces' states for
+  the teacher) + ``sentence`` (1 - cosine of the mean-pooled sentence vectors) + ``anchor``
+  (1 - cosine between the encoder's vector and the table row for single-token words, so the
+  encoder stays in the table's space for everything else charwise does with it).
+
+Only the encoder is trained. Batches are a pure function of ``(seed, step)``; checkpoints are
+atomic and ``resume=True`` continues a killed run. Runs under HF Accelerate like the trainer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from .checkpoints import load_training_state, read_training_state, save_training_state
+from .encoders.base import CharEncoder
+from .evaluation import noise_config_for
+from .hybrid import HybridInputs, HybridModel
+from .noise import add_typos
+from .sentence import mean_pool
+from .stats import read_corpus
+from .teachers import Teacher
+
+CHECKPOINT_DIR = "checkpoint"
+BEST_DIR = "encoder"
+
+
+@dataclass
+class TuneConfig:
+    """Everything that determines a hybrid-tuning run (saved next to its outputs)."""
+
+    corpora: list[str] = field(default_factory=list)  # plain text, CoNLL or CoNLL-U files
+    teacher: str = "minilm"
+    encoder: str = "minilm"  # the encoder to start from: shipped name or directory
+    policy: str = "oov"
+    steps: int = 600
+    batch_size: int = 32
+    lr: float = 3e-4
+    weight_decay: float = 0.01
+    warmup_steps: int = 30
+    grad_clip: float = 1.0
+    typo_rate: float = 0.3  # per eligible word, on the student's side
+    clean_share: float = 0.3  # sentences the student also sees clean
+    word_weight: float = 1.0
+    sentence_weight: float = 1.0
+    anchor_weight: float = 1.0
+    max_words: int = 48
+    validation_sentences: int = 256
+    eval_every: int = 100
+    checkpoint_every: int = 50
+    seed: int = 0
+
+
+def word_means(states: torch.Tensor, inputs: HybridInputs) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(B, W, H)`` mean state of each word's positions and a ``(B, W)`` mask of words present."""
+    batch, _, hidden = states.shape
+    width = max((len(s) for s in inputs.word_spans), default=0)
+    index = inputs.word_index.clamp(min=0)
+    present = (inputs.word_index >= 0).to(states.dtype).unsqueeze(-1)
+    sums = torch.zeros((batch, max(width, 1), hidden), dtype=states.dtype, device=states.device)
+    sums = sums.scatter_add(1, index.unsqueeze(-1).expand(-1, -1, hidden), states * present)
+    counts = torch.zeros((batch, max(width, 1)), dtype=states.dtype, device=states.device)
+    counts = counts.scatter_add(1, index, present.squeeze(-1))
+    return sums / counts.clamp(min=1).unsqueeze(-1), counts > 0
+
+
+class SentenceSource:
+    """Training and validation sentences, and seeded noisy batches."""
+
+    def __init__(self, config: TuneConfig, teacher: Teacher) -> None:
+        if not config.corpora:
+            raise ValueError("hybrid tuning needs at least one corpus (plain text, CoNLL or CoNLL-U)")
+        sentences = [s[: config.max_words] for path in config.corpora for s in read_corpus(path) if s]
+        if len(sentences) < 2 * config.batch_size:
+            raise ValueError(f"only {len(sentences)} sentences in {config.corpora}; need at least {2 * config.batch_size}")
+        order = list(range(len(sentences)))
+        random.Random(f"{config.seed}-split").shuffle(order)
+        n_val = min(config.validation_sentences, len(sentences) // 5)
+        self.validation = [sentences[i] for i in order[:n_val]]
+        self.train = [sentences[i] for i in order[n_val:]]
+        self.config = config
+        self.noise = noise_config_for(teacher)
+
+    def noisy(self, sentence: list[str], key: str) -> list[str]:
+        rng = random.Random(key)
+        if rng.random() < self.config.clean_share:
+            return list(sentence)
+        return add_typos(sentence, self.config.typo_rate, rng.randrange(2**31), self.noise)[0]
+
+    def batch(self, step: int) -> tuple[list[list[str]], list[list[str]]]:
+        size, n = self.config.batch_size, len(self.train)
+        per_epoch = n // size
+        epoch, at = divmod(step, per_epoch)
+        order = list(range(n))
+        random.Random(f"{self.config.seed}-epoch-{epoch}").shuffle(order)
+        clean = [self.train[i] for i in order[at * size : (at + 1) * size]]
+        noisy = [self.noisy(s, f"{self.config.seed}-{step}-{k}") for k, s in enumerate(clean)]
+        return clean, noisy
+
+
+class HybridTuner:
+    """Runs hybrid tuning and writes ``OUT/encoder`` (best on validation), ``OUT/checkpoint``,
+    ``OUT/log.jsonl`` and ``OUT/tune_config.json``."""
+
+    def __init__(self, config: TuneConfig, out: str | Path, *, teacher: Teacher | None = None,
+                 encoder: CharEncoder | None = None, progress: bool = True) -> None:
+        from accelerate import Accelerator
+
+        from .pretrained import load
+
+        self.config, self.out = config, Path(out)
+        self.accelerator = Accelerator()
+        self.teacher = teacher or Teacher.load(config.teacher)
+        encoder = encoder or load(config.encoder)
+        self.start_info = dict(getattr(encoder, "training_info", {}) or {})
+        model = self.teacher.model.eval()
+        for p in model.parameters():  # frozen: gradients only flow through it to the inputs
+            p.requires_grad_(False)
+        self.student = HybridModel(model, self.teacher, encoder, config.policy, seed=config.seed)
+        self.base = HybridModel(model, self.teacher, None, "none")
+        self.source = SentenceSource(config, self.teacher)
+        self.optimizer = torch.optim.AdamW(encoder.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+        self.student.to(self.accelerator.device)
+        self.encoder, self.optimizer = self.accelerator.prepare(encoder, self.optimizer)
+        self.step, self.best = 0, -1.0
+        self.progress = progress and self.accelerator.is_main_process
+        self._val_noisy = [self.source.noisy(s, f"{config.seed}-val-{k}") for k, s in enumerate(self.source.validation)]
+
+    def losses(self, clean: list[list[str]], noisy: list[list[str]]) -> dict[str, torch.Tensor]:
+        """The three loss terms on one batch (see the module docstring)."""
+        with torch.no_grad():
+            base = self.base(clean)
+            target_states = base.outputs.last_hidden_state
+            target_words, present = word_means(target_states, base.inputs)
+            target_sentence = mean_pool(target_states, base.inputs.attention_mask)
+        out = self.student(noisy)
+        states = out.outputs.last_hidden_state
+        words, present_student = word_means(states, out.inputs)
+        both = present & present_student
+        word_loss = (1 - F.cosine_similarity(words[both], target_words[both], dim=-1)).mean()
+        sentence = mean_pool(states, out.inputs.attention_mask)
+        sentence_loss = (1 - F.cosine_similarity(sentence, target_sentence, dim=-1)).mean()
+        singles = sorted({w for s, ps in zip(clean, base.inputs.pieces) for w, p in zip(s, ps)
+                          if len(p) == 1 and self.teacher.vocab.kinds[p[0]] == "normal"})
+        if singles and self.config.anchor_weight > 0:
+            ids = [p[0] for p in self.base.word_pieces(singles, [True] * len(singles))]
+            rows = self.teacher.embeddings[torch.tensor(ids)].to(states.device)
+            vectors = self.student.char_vectors(singles)
+            anchor = (1 - F.cosine_similarity(vectors, rows, dim=-1)).mean()
+        else:
+            anchor = torch.zeros((), device=states.device)
+        total = (self.config.word_weight * word_loss + self.config.sentence_weight * sentence_loss
+                 + self.config.anchor_weight * anchor)
+        return {"loss": total, "word": word_loss, "sentence": sentence_loss, "anchor": anchor}
+
+    @torch.no_grad()
+    def validate(self) -> dict[str, float]:
+        """Mean sentence cosine between the noisy input (hybrid and base) and the clean base vector."""
+        self.student.eval()
+        sims_h, sims_b = [], []
+        val = self.source.validation
+        for k in range(0, len(val), 64):
+            clean, noisy = val[k : k + 64], self._val_noisy[k : k + 64]
+            ref = self.base(clean)
+            ref_vec = mean_pool(ref.outputs.last_hidden_state, ref.inputs.attention_mask)
+            for model, sims in ((self.student, sims_h), (self.base, sims_b)):
+                o = model(noisy)
+                vec = mean_pool(o.outputs.last_hidden_state, o.inputs.attention_mask)
+                sims.append(F.cosine_similarity(vec, ref_vec, dim=-1))
+        self._train_mode()
+        return {"hybrid_cos": float(torch.cat(sims_h).mean()), "base_cos": float(torch.cat(sims_b).mean())}
+
+    def _train_mode(self) -> None:
+        # The encoder trains; the frozen model stays in eval mode (no dropout on the distilled states).
+        self.student.train()
+        self.student.model.eval()
+
+    def _lr(self, step: int) -> float:
+        cfg = self.config
+        if step < cfg.warmup_steps:
+            return cfg.lr * (step + 1) / cfg.warmup_steps
+        progress = (step - cfg.warmup_steps) / max(1, cfg.steps - cfg.warmup_steps)
+        return cfg.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
+
+    def _log(self, record: dict[str, Any]) -> None:
+        if self.accelerator.is_main_process:
+            with open(self.out / "log.jsonl", "a", encoding="utf-8") as f:
+                f.write(json.dumps(record) + "\n")
+
+    def _save_best(self, metrics: dict[str, float]) -> None:
+        enc = self.accelerator.unwrap_model(self.encoder)
+        info = dict(self.start_info)
+        info["hybrid_tuning"] = {"step": self.step, "validation": metrics, "config": asdict(self.config)}
+        enc.save_pretrained(self.out / BEST_DIR, extra={"training": info})
+
+    def tune(self, resume: bool = False, stop_after: int | None = None) -> CharEncoder:
+        """Train to ``config.steps`` (or ``stop_after`` more steps); returns the encoder."""
+        from tqdm.auto import tqdm
+
+        ckpt = self.out / CHECKPOINT_DIR
+        state = read_training_state(ckpt)
+        if state is not None and not resume:
+            raise FileExistsError(f"'{self.out}' already holds a run; pass --resume or choose another --out")
+        if state is not None:
+            if state["config"] != asdict(self.config):
+                raise ValueError(f"'{ckpt}' was written by a run with a different configuration; use another --out")
+            load_training_state(ckpt, self.accelerator.unwrap_model(self.encoder), self.optimizer)
+            self.step, self.best = int(state["step"]), float(state["best"])
+        self.out.mkdir(parents=True, exist_ok=True)
+        if self.accelerator.is_main_process:
+            (self.out / "tune_config.json").write_text(json.dumps(asdict(self.config), indent=2))
+            if self.step == 0 and not (self.out / BEST_DIR).exists():
+                start = self.validate()
+                self._log({"step": 0, "validation": start})
+        cfg, acc = self.config, self.accelerator
+        end = cfg.steps if stop_after is None else min(cfg.steps, self.step + stop_after)
+        bar = tqdm(total=cfg.steps, initial=self.step, desc="tune", disable=not self.progress, dynamic_ncols=True)
+        started = time.time()
+        self._train_mode()
+        while self.step < end:
+            clean, noisy = self.source.batch(self.step)
+            shard = slice(acc.process_index, None, acc.num_processes)
+            for group in self.optimizer.param_groups:
+                group["lr"] = self._lr(self.step)
+            parts = self.losses(clean[shard], noisy[shard])
+            self.optimizer.zero_grad(set_to_none=True)
+            acc.backward(parts["loss"])
+            if cfg.grad_clip > 0:
+                acc.clip_grad_norm_(self.encoder.parameters(), cfg.grad_clip)
+            self.optimizer.step()
+            self.step += 1
+            bar.update(1)
+            bar.set_postfix(loss=f"{parts['loss'].item():.4f}")
+            if self.step % 10 == 0:
+                self._log({"step": self.step, **{k: round(v.item(), 5) for k, v in parts.items()},
+                           "elapsed_s": round(time.time() - started, 1)})
+            if acc.is_main_process and (self.step % cfg.eval_every == 0 or self.step == cfg.steps):
+                metrics = self.validate()
+                self._log({"step": self.step, "validation": metrics})
+                if metrics["hybrid_cos"] > self.best:
+                    self.best = metrics["hybrid_cos"]
+                    self._save_best(metrics)
+            if acc.is_main_process and (self.step % cfg.checkpoint_every == 0 or self.step == end):
+                save_training_state(ckpt, acc.unwrap_model(self.encoder), self.optimizer,
+                                    {"step": self.step, "best": self.best, "config": asdict(cfg)})
+        bar.close()
+        acc.wait_for_everyone()
+        return acc.unwrap_model(self.encoder)
