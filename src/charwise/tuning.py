@@ -37,8 +37,9 @@ from .evaluation import noise_config_for
 from .hybrid import HybridInputs, HybridModel
 from .noise import add_typos
 from .sentence import mean_pool
-from .stats import read_corpus
+from .stats import detect_format, read_corpus
 from .teachers import Teacher
+from .words import split_words
 
 CHECKPOINT_DIR = "checkpoint"
 BEST_DIR = "encoder"
@@ -83,13 +84,20 @@ def word_means(states: torch.Tensor, inputs: HybridInputs) -> tuple[torch.Tensor
     return sums / counts.clamp(min=1).unsqueeze(-1), counts > 0
 
 
+def _sentences(path: str) -> list[list[str]]:
+    """Words of each sentence: CoNLL(-U) tokens, or plain-text lines split as hybrid models split text."""
+    if detect_format(path) == "text":
+        return [split_words(line).words for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    return read_corpus(path)
+
+
 class SentenceSource:
     """Training and validation sentences, and seeded noisy batches."""
 
     def __init__(self, config: TuneConfig, teacher: Teacher) -> None:
         if not config.corpora:
             raise ValueError("hybrid tuning needs at least one corpus (plain text, CoNLL or CoNLL-U)")
-        sentences = [s[: config.max_words] for path in config.corpora for s in read_corpus(path) if s]
+        sentences = [s[: config.max_words] for path in config.corpora for s in _sentences(path) if s]
         if len(sentences) < 2 * config.batch_size:
             raise ValueError(f"only {len(sentences)} sentences in {config.corpora}; need at least {2 * config.batch_size}")
         order = list(range(len(sentences)))
