@@ -186,7 +186,10 @@ class HybridModel(nn.Module):
         cls, teacher: str | Teacher = "minilm", policy: str | Policy = "oov", encoder: str | CharEncoder | None = None,
         **kwargs: Any,
     ) -> "HybridModel":
-        """The teacher's own model with its shipped encoder (or ``encoder``: a name or directory)."""
+        """The teacher's own model with its shipped encoder (or ``encoder``: a name or directory).
+
+        Returned in eval mode, ready for inference; call ``.train()`` to fine-tune it.
+        """
         from .pretrained import available, load
 
         teacher = teacher if isinstance(teacher, Teacher) else Teacher.load(teacher)
@@ -197,9 +200,7 @@ class HybridModel(nn.Module):
                 raise ValueError(f"no shipped encoder for teacher '{teacher.name}': pass encoder=DIR "
                                  f"(train one with `charwise train --teacher {teacher.name}`)")
             encoder = load(teacher.name)
-        model = teacher.model
-        model.eval()
-        return cls(model, teacher, encoder, policy, **kwargs)
+        return cls(teacher.model, teacher, encoder, policy, **kwargs).eval()
 
     # --- caches follow the weights ---------------------------------------------------------
     def train(self, mode: bool = True) -> "HybridModel":

@@ -77,3 +77,8 @@ def split_words(text: str) -> SplitText:
         space_before.append(seen_space)
         seen_space = False
     return SplitText(words, space_before)
+
+
+def join_words(words: list[str], space_before: list[bool]) -> str:
+    """The inverse of :func:`split_words` up to the kind and amount of whitespace."""
+    return "".join((" " if s and i else "") + w for i, (w, s) in enumerate(zip(words, space_before)))
