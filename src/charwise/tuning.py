@@ -14,6 +14,10 @@ masked-LM head; all-MiniLM-L6-v2 ships without one, so charwise distils instead:
   (1 - cosine between the encoder's vector and the table row for single-token words, so the
   encoder stays in the table's space for everything else charwise does with it).
 
+For causal LMs ``objective="lm"`` is closer to Char2Subword's phase: the loss is the negative
+log-likelihood of every clean word given the hybrid prefix with typos
+(:meth:`~charwise.hybrid.HybridModel.word_log_likelihoods`, per word), plus the anchor.
+
 Only the encoder is trained. Batches are a pure function of ``(seed, step)``; checkpoints are
 atomic and ``resume=True`` continues a killed run. Runs under HF Accelerate like the trainer.
 """
@@ -53,6 +57,7 @@ class TuneConfig:
     teacher: str = "minilm"
     encoder: str = "minilm"  # the encoder to start from: shipped name or directory
     policy: str = "oov"
+    objective: str = "distill"  # "distill" (any model) or "lm" (causal LMs: next-word likelihood)
     steps: int = 600
     batch_size: int = 32
     lr: float = 3e-4
@@ -149,12 +154,20 @@ class HybridTuner:
         self.optimizer = torch.optim.AdamW(encoder.parameters(), lr=config.lr, weight_decay=config.weight_decay)
         self.student.to(self.accelerator.device)
         self.encoder, self.optimizer = self.accelerator.prepare(encoder, self.optimizer)
-        self.step, self.best = 0, -1.0
+        if config.objective not in ("distill", "lm"):
+            raise ValueError(f"unknown tuning objective '{config.objective}' (distill or lm)")
+        self.step, self.best = 0, -math.inf
         self.progress = progress and self.accelerator.is_main_process
         self._val_noisy = [self.source.noisy(s, f"{config.seed}-val-{k}") for k, s in enumerate(self.source.validation)]
 
     def losses(self, clean: list[list[str]], noisy: list[list[str]]) -> dict[str, torch.Tensor]:
-        """The three loss terms on one batch (see the module docstring)."""
+        """The loss terms on one batch (see the module docstring)."""
+        if self.config.objective == "lm":
+            lls = self.student.word_log_likelihoods(noisy, clean)
+            values = torch.cat([ll[~torch.isnan(ll)] for ll in lls])
+            lm = -values.mean()
+            anchor = self._anchor(clean)
+            return {"loss": lm + self.config.anchor_weight * anchor, "lm": lm, "anchor": anchor}
         with torch.no_grad():
             base = self.base(clean)
             target_states = base.outputs.last_hidden_state
@@ -167,35 +180,53 @@ class HybridTuner:
         word_loss = (1 - F.cosine_similarity(words[both], target_words[both], dim=-1)).mean()
         sentence = mean_pool(states, out.inputs.attention_mask)
         sentence_loss = (1 - F.cosine_similarity(sentence, target_sentence, dim=-1)).mean()
-        singles = sorted({w for s, ps in zip(clean, base.inputs.pieces) for w, p in zip(s, ps)
-                          if len(p) == 1 and self.teacher.vocab.kinds[p[0]] == "normal"})
-        if singles and self.config.anchor_weight > 0:
-            ids = [p[0] for p in self.base.word_pieces(singles, [True] * len(singles))]
-            rows = self.teacher.embeddings[torch.tensor(ids)].to(states.device)
-            vectors = self.student.char_vectors(singles)
-            anchor = (1 - F.cosine_similarity(vectors, rows, dim=-1)).mean()
-        else:
-            anchor = torch.zeros((), device=states.device)
+        anchor = self._anchor(clean)
         total = (self.config.word_weight * word_loss + self.config.sentence_weight * sentence_loss
                  + self.config.anchor_weight * anchor)
         return {"loss": total, "word": word_loss, "sentence": sentence_loss, "anchor": anchor}
 
+    def _anchor(self, clean: list[list[str]]) -> torch.Tensor:
+        """1 - cosine between the encoder's vector and the table row, over the batch's one-token words."""
+        device = self.student.model.get_input_embeddings().weight.device
+        words = sorted({w for s in clean for w in s})
+        pieces = self.base.word_pieces(words, [True] * len(words))
+        singles = [(w, p[0]) for w, p in zip(words, pieces) if len(p) == 1 and self.teacher.vocab.kinds[p[0]] == "normal"]
+        if not singles or self.config.anchor_weight <= 0:
+            return torch.zeros((), device=device)
+        rows = self.teacher.embeddings[torch.tensor([i for _, i in singles])].to(device)
+        vectors = self.student.char_vectors([w for w, _ in singles])
+        return (1 - F.cosine_similarity(vectors, rows, dim=-1)).mean()
+
     @torch.no_grad()
     def validate(self) -> dict[str, float]:
-        """Mean sentence cosine between the noisy input (hybrid and base) and the clean base vector."""
+        """``score`` to maximise, with the base model's value beside it.
+
+        distill: mean sentence cosine between the noisy input (hybrid; base) and the clean base
+        vector. lm: mean log-likelihood per clean word given the noisy prefix (hybrid; base).
+        """
         self.student.eval()
-        sims_h, sims_b = [], []
-        val = self.source.validation
-        for k in range(0, len(val), 64):
-            clean, noisy = val[k : k + 64], self._val_noisy[k : k + 64]
-            ref = self.base(clean)
-            ref_vec = mean_pool(ref.outputs.last_hidden_state, ref.inputs.attention_mask)
-            for model, sims in ((self.student, sims_h), (self.base, sims_b)):
-                o = model(noisy)
-                vec = mean_pool(o.outputs.last_hidden_state, o.inputs.attention_mask)
-                sims.append(F.cosine_similarity(vec, ref_vec, dim=-1))
+        val, noisy = self.source.validation, self._val_noisy
+        if self.config.objective == "lm":
+            def mean_ll(model: HybridModel) -> float:
+                lls = [ll for k in range(0, len(val), 16) for ll in model.word_log_likelihoods(noisy[k:k + 16], val[k:k + 16])]
+                values = torch.cat([ll[~torch.isnan(ll)] for ll in lls])
+                return float(values.mean())
+
+            metrics = {"hybrid_ll": mean_ll(self.student), "base_ll": mean_ll(self.base)}
+            metrics["score"] = metrics["hybrid_ll"]
+        else:
+            sims_h, sims_b = [], []
+            for k in range(0, len(val), 64):
+                ref = self.base(val[k : k + 64])
+                ref_vec = mean_pool(ref.outputs.last_hidden_state, ref.inputs.attention_mask)
+                for model, sims in ((self.student, sims_h), (self.base, sims_b)):
+                    o = model(noisy[k : k + 64])
+                    vec = mean_pool(o.outputs.last_hidden_state, o.inputs.attention_mask)
+                    sims.append(F.cosine_similarity(vec, ref_vec, dim=-1))
+            metrics = {"hybrid_cos": float(torch.cat(sims_h).mean()), "base_cos": float(torch.cat(sims_b).mean())}
+            metrics["score"] = metrics["hybrid_cos"]
         self._train_mode()
-        return {"hybrid_cos": float(torch.cat(sims_h).mean()), "base_cos": float(torch.cat(sims_b).mean())}
+        return metrics
 
     def _train_mode(self) -> None:
         # The encoder trains; the frozen model stays in eval mode (no dropout on the distilled states).
@@ -264,8 +295,8 @@ class HybridTuner:
             if acc.is_main_process and (self.step % cfg.eval_every == 0 or self.step == cfg.steps):
                 metrics = self.validate()
                 self._log({"step": self.step, "validation": metrics})
-                if metrics["hybrid_cos"] > self.best:
-                    self.best = metrics["hybrid_cos"]
+                if metrics["score"] > self.best:
+                    self.best = metrics["score"]
                     self._save_best(metrics)
             if acc.is_main_process and (self.step % cfg.checkpoint_every == 0 or self.step == end):
                 save_training_state(ckpt, acc.unwrap_model(self.encoder), self.optimizer,
