@@ -42,6 +42,7 @@ def main() -> None:
     ap.add_argument("--typo-rate", type=float, default=0.3)
     ap.add_argument("--encoder", default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--name", default="hybrid_perplexity", help="output file stem under benchmarks/results/")
     args = ap.parse_args()
 
     verses = [v for v in KJV.read_text(encoding="utf-8").splitlines() if v.strip()][-args.verses:]
@@ -56,7 +57,9 @@ def main() -> None:
     result = {"benchmark": "SmolLM2 per-word perplexity, KJV", "verses": len(verses), "words": total_words,
               "typo_rate": args.typo_rate, "words_changed_pct": round(100 * changed / total_words, 2),
               "encoder": args.encoder or "shipped smollm2", "threads": torch.get_num_threads(),
-              "command": "python benchmarks/hybrid_perplexity.py", "rows": []}
+              "command": "python benchmarks/hybrid_perplexity.py"
+              + (f" --encoder {args.encoder} --policies {args.policies} --name {args.name}" if args.encoder else ""),
+              "rows": []}
     for policy in args.policies.split(","):
         hm = HybridModel.from_teacher(teacher, policy=policy, encoder=args.encoder)
         for setting, context in (("clean", clean), ("typos", noisy)):
@@ -80,8 +83,8 @@ def main() -> None:
             result["rows"].append(row)
             print(row, flush=True)
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "hybrid_perplexity.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-    plot(result, OUT / "hybrid_perplexity.png")
+    (OUT / f"{args.name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    plot(result, OUT / f"{args.name}.png")
 
 
 def plot(result: dict, path: Path) -> None:
