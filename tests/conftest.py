@@ -172,3 +172,17 @@ def tiny_bert_dir(tmp_path_factory, minilm_dir) -> Path:
     BertModel(config).save_pretrained(model_dir)
     AutoTokenizer.from_pretrained(minilm_dir).save_pretrained(model_dir)
     return model_dir
+
+
+@pytest.fixture(scope="session")
+def tiny_llama_teacher(bytebpe_tokenizer) -> Teacher:
+    """A tiny random Llama causal LM (hidden 16, tied head) on SmolLM2's real byte-BPE tokenizer."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(vocab_size=len(bytebpe_tokenizer.get_vocab()), hidden_size=16, intermediate_size=32,
+                         num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
+                         max_position_embeddings=128, tie_word_embeddings=True)
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(config).eval()
+    return Teacher.from_parts(bytebpe_tokenizer, model.get_input_embeddings().weight.detach().clone(),
+                              name="tiny-llama", model_loader=lambda: model)

@@ -34,16 +34,8 @@ def bert_hybrid(bert_teacher, make_encoder):
 
 
 @pytest.fixture(scope="module")
-def llama_teacher(bytebpe_tokenizer) -> Teacher:
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    config = LlamaConfig(vocab_size=len(bytebpe_tokenizer.get_vocab()), hidden_size=16, intermediate_size=32,
-                         num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
-                         max_position_embeddings=128, tie_word_embeddings=True)
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(config).eval()
-    return Teacher.from_parts(bytebpe_tokenizer, model.get_input_embeddings().weight, name="tiny-llama",
-                              model_loader=lambda: model)
+def llama_teacher(tiny_llama_teacher) -> Teacher:
+    return tiny_llama_teacher
 
 
 @pytest.fixture(scope="module")

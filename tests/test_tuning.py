@@ -98,21 +98,8 @@ def test_cli_tune(teacher, make_encoder, corpus, tmp_path, capsys):
     assert main(["tune", str(tmp_path / "missing.txt"), "--out", str(tmp_path / "x")]) == 2
 
 
-@pytest.fixture(scope="module")
-def llama_teacher(bytebpe_tokenizer) -> Teacher:
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    config = LlamaConfig(vocab_size=len(bytebpe_tokenizer.get_vocab()), hidden_size=16, intermediate_size=32,
-                         num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
-                         max_position_embeddings=128, tie_word_embeddings=True)
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(config).eval()
-    return Teacher.from_parts(bytebpe_tokenizer, model.get_input_embeddings().weight.detach().clone(),
-                              name="tiny-llama", model_loader=lambda: model)
-
-
-def test_lm_objective_on_a_causal_lm(llama_teacher, make_encoder, corpus, tmp_path):
-    tuner = tuner_for(llama_teacher, make_encoder, corpus, tmp_path / "lm", objective="lm")
+def test_lm_objective_on_a_causal_lm(tiny_llama_teacher, make_encoder, corpus, tmp_path):
+    tuner = tuner_for(tiny_llama_teacher, make_encoder, corpus, tmp_path / "lm", objective="lm")
     clean, noisy = tuner.source.batch(0)
     before = tuner.losses(clean, noisy)
     assert set(before) == {"loss", "lm", "anchor"} and before["lm"] > 0

@@ -70,8 +70,9 @@ class TrainConfig:
         return cls(**data)
 
 
-def lr_factor(step: int, config: TrainConfig) -> float:
-    """Linear warm-up, then cosine decay to ``min_lr_ratio``."""
+def lr_factor(step: int, config: Any) -> float:
+    """Linear warm-up, then cosine decay to ``min_lr_ratio`` (any config with ``warmup_steps``,
+    ``steps`` and ``min_lr_ratio``: the approximation trainer's and hybrid tuning's)."""
     if step < config.warmup_steps:
         return (step + 1) / config.warmup_steps
     progress = (step - config.warmup_steps) / max(1, config.steps - config.warmup_steps)

@@ -43,6 +43,7 @@ from .noise import add_typos
 from .sentence import mean_pool
 from .stats import detect_format, read_corpus
 from .teachers import Teacher
+from .trainer import lr_factor
 from .words import split_words
 
 CHECKPOINT_DIR = "checkpoint"
@@ -63,6 +64,7 @@ class TuneConfig:
     lr: float = 3e-4
     weight_decay: float = 0.01
     warmup_steps: int = 30
+    min_lr_ratio: float = 0.0
     grad_clip: float = 1.0
     typo_rate: float = 0.3  # per eligible word, on the student's side
     clean_share: float = 0.3  # sentences the student also sees clean
@@ -233,13 +235,6 @@ class HybridTuner:
         self.student.train()
         self.student.model.eval()
 
-    def _lr(self, step: int) -> float:
-        cfg = self.config
-        if step < cfg.warmup_steps:
-            return cfg.lr * (step + 1) / cfg.warmup_steps
-        progress = (step - cfg.warmup_steps) / max(1, cfg.steps - cfg.warmup_steps)
-        return cfg.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
-
     def _log(self, record: dict[str, Any]) -> None:
         if self.accelerator.is_main_process:
             with open(self.out / "log.jsonl", "a", encoding="utf-8") as f:
@@ -279,7 +274,7 @@ class HybridTuner:
             clean, noisy = self.source.batch(self.step)
             shard = slice(acc.process_index, None, acc.num_processes)
             for group in self.optimizer.param_groups:
-                group["lr"] = self._lr(self.step)
+                group["lr"] = cfg.lr * lr_factor(self.step, cfg)
             parts = self.losses(clean[shard], noisy[shard])
             self.optimizer.zero_grad(set_to_none=True)
             acc.backward(parts["loss"])
