@@ -1,4 +1,4 @@
-"""``charwise`` command line: a thin layer over the library (train, eval, neighbors, embed)."""
+"""``charwise`` command line: a thin layer over the library."""
 
 from __future__ import annotations
 
@@ -115,29 +115,105 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
 
 # --- embed -------------------------------------------------------------------------------------
 def cmd_embed(args: argparse.Namespace) -> int:
+    encoder = _load_encoder(args.encoder)  # fail on a bad encoder before reading any input
+    # Row i is line i, always: empty lines give the empty-string vector instead of being dropped.
+    words = [line.strip() for line in _read_lines(args.words_file, "give one word per line")]
+    vectors = encoder.embed(words, batch_size=args.batch_size, progress=len(words) > 10 * args.batch_size)
+    _save_npy(args.out, vectors)
+    print(f"{len(words)} vectors of dimension {vectors.shape[1]} written to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _read_lines(source: str, hint: str) -> list[str]:
+    """Lines of a UTF-8 file (or stdin for ``-``), with a one-line error for anything else."""
+    if source == "-":
+        return sys.stdin.read().splitlines()
+    path = Path(source)
+    if not path.is_file():
+        raise CLIError(f"no such file: {path}")
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as e:
+        raise CLIError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start}); {hint}") from None
+
+
+def _save_npy(path: str, vectors) -> None:
+    """Write float32 rows to ``path`` atomically."""
     import numpy as np
 
-    encoder = _load_encoder(args.encoder)  # fail on a bad encoder before reading any input
-    if args.words_file == "-":
-        lines = sys.stdin.read().splitlines()
-    else:
-        path = Path(args.words_file)
-        if not path.is_file():
-            raise CLIError(f"no such file: {path}")
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except UnicodeDecodeError as e:
-            raise CLIError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start}); give one word per line") from None
-    # Row i is line i, always: empty lines give the empty-string vector instead of being dropped.
-    words = [line.strip() for line in lines]
-    vectors = encoder.embed(words, batch_size=args.batch_size, progress=len(words) > 10 * args.batch_size)
-    vectors = vectors.cpu().numpy().astype(np.float32)
-    out = Path(args.out)
+    out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=out.parent, delete=False, suffix=".npy") as f:
-        np.save(f, vectors)
+        np.save(f, vectors.detach().cpu().numpy().astype(np.float32))
     os.replace(f.name, out)
-    print(f"{len(words)} vectors of dimension {vectors.shape[1]} written to {out}", file=sys.stderr)
+
+
+# --- encode ------------------------------------------------------------------------------------
+def cmd_encode(args: argparse.Namespace) -> int:
+    from .sentence import SentenceEncoder
+
+    sentences = _read_lines(args.file, "give one sentence per line")
+    encoder = SentenceEncoder(args.teacher, policy=args.policy, encoder=args.encoder, max_length=args.max_length)
+    vectors = encoder.encode(sentences, batch_size=args.batch_size, normalize=not args.no_normalize,
+                             progress=len(sentences) > 10 * args.batch_size)
+    _save_npy(args.out, vectors)
+    print(f"{len(sentences)} sentence vectors of dimension {vectors.shape[1]} ({encoder.policy.name} policy) "
+          f"written to {args.out}", file=sys.stderr)
+    return 0
+
+
+# --- tune --------------------------------------------------------------------------------------
+def cmd_tune(args: argparse.Namespace) -> int:
+    from .tuning import HybridTuner, TuneConfig
+
+    out = Path(args.out)
+    if args.resume and (out / "tune_config.json").exists():
+        config = TuneConfig(**json.loads((out / "tune_config.json").read_text()))
+    else:
+        for path in args.corpus:
+            if not Path(path).is_file():
+                raise CLIError(f"no such corpus file: {path}")
+        config = TuneConfig(corpora=list(args.corpus), teacher=args.teacher, encoder=args.encoder, policy=args.policy,
+                            objective=args.objective, steps=args.steps, batch_size=args.batch_size, lr=args.lr, typo_rate=args.typo_rate,
+                            eval_every=args.eval_every, seed=args.seed)
+    tuner = HybridTuner(config, out, progress=not args.quiet)
+    tuner.tune(resume=args.resume)
+    if tuner.accelerator.is_main_process:
+        what = "mean word log-likelihood" if config.objective == "lm" else "mean sentence cosine"
+        print(f"tuned encoder written to {out / 'encoder'} (validation {what}: {tuner.best:.4f})", file=sys.stderr)
+    return 0
+
+
+# --- compare -----------------------------------------------------------------------------------
+def cmd_compare(args: argparse.Namespace) -> int:
+    import torch
+
+    from .hybrid import HybridModel
+    from .retrieval import topk_rows
+    from .words import split_words
+
+    hybrid = HybridModel.from_teacher(args.teacher, policy=args.policy, encoder=args.encoder)
+    teacher = hybrid.teacher
+    with torch.inference_mode():
+        inputs = hybrid.prepare_texts([args.text])
+        words = split_words(args.text).words
+    chosen = [w for w, s in zip(words, inputs.selected[0]) if s]
+    near = {}
+    if chosen:
+        with torch.inference_mode():
+            vectors = hybrid.char_vectors(chosen)
+        _, idx = topk_rows(vectors, teacher.embeddings, 3, candidates=teacher.normal_mask)
+        near = {w: ", ".join(teacher.display(int(i)) for i in row) for w, row in zip(chosen, idx)}
+    width = max([len(w) for w in words] + [4])
+    print(f"{'word':<{width}}  {'teacher pieces':<32}  hybrid input")
+    for word, pieces, sel in zip(words, inputs.pieces[0], inputs.selected[0]):
+        shown = " ".join(teacher.display(i) for i in pieces) or "(none)"
+        hybrid_in = f"[char] ~ {near[word]}" if sel else "table"
+        print(f"{word:<{width}}  {shown:<32}  {hybrid_in}")
+    base_len = len(hybrid.adapter.prefix_ids) + len(hybrid.adapter.suffix_ids) + sum(
+        max(len(p), 1) for p in inputs.pieces[0])
+    print(f"\npolicy {hybrid.policy.name}: {len(chosen)} of {len(words)} words from characters; "
+          f"sequence length {base_len} (teacher) -> {int(inputs.lengths[0])} (hybrid), special tokens included")
     return 0
 
 
@@ -158,6 +234,67 @@ def cmd_stats(args: argparse.Namespace) -> int:
         _write_json(args.json, results[0] if len(results) == 1 else results)
     if args.plot:
         plot_stats(results, args.plot)
+    return 0
+
+
+# --- expand ------------------------------------------------------------------------------------
+def cmd_expand(args: argparse.Namespace) -> int:
+    from .expansion import (STATIC_METHODS, Expander, check_output_dir, default_encoder, parse_method,
+                            read_corpus_lines, select_from_corpus, select_words, write_expanded_model)
+    from .teachers import Teacher
+    from .vectors import StaticVectors, read_utf8_lines
+
+    # Cheap checks first: a bad method, option, output or input file fails before any model loads.
+    parts = parse_method(args.method)
+    if args.words and args.min_count is not None:
+        raise CLIError("--min-count applies to --corpus, not to --words")
+    if args.words and args.max_words:
+        raise CLIError("--max-words applies to --corpus, not to --words")
+    if args.max_words < 0:
+        raise CLIError("--max-words must be >= 0")
+    out = Path(args.out)
+    check_output_dir(out, args.force)
+    lines = read_utf8_lines(args.words) if args.words else read_corpus_lines(args.corpus)
+    vectors = None
+    if any(p in STATIC_METHODS for p in parts):
+        vectors = StaticVectors.load(args.vectors, args.vectors_words)
+    teacher = Teacher.load(args.teacher)
+    if args.words:
+        selection = select_words(teacher, lines)
+    else:
+        selection = select_from_corpus(teacher, lines, 5 if args.min_count is None else args.min_count, args.max_words)
+    skips = [(key, why, getattr(selection, key)) for key, why in (
+        ("in_vocab", "already one vocabulary token"), ("not_a_word", "split by the pre-tokenizer"),
+        ("duplicates", "duplicates"))]
+    if not selection.words:
+        counts = ", ".join(f"{len(skipped)} {why}" for _, why, skipped in skips if skipped)
+        raise CLIError(f"no new words to add from {args.words or args.corpus}" + (f" ({counts})" if counts else ""))
+    for _, why, skipped in skips:
+        if skipped:
+            shown = ", ".join(skipped[:8]) + (", ..." if len(skipped) > 8 else "")
+            print(f"skipped {len(skipped)} ({why}): {shown}", file=sys.stderr)
+    # The encoder serves 'char' and is the fallback of mixture/joint for words without a static vector.
+    needs_encoder = "char" in parts or vectors is not None or args.encoder is not None
+    encoder = default_encoder(teacher, args.encoder) if needs_encoder else None
+    if "char" in parts and encoder is None:
+        raise CLIError(f"method '{args.method}' needs a character encoder trained for teacher '{args.teacher}': "
+                       "pass --encoder, or use --method mean, mixture or joint")
+    rows = Expander(teacher, vectors=vectors, encoder=encoder).rows(selection.words, args.method)
+    report = {"inputs": {"teacher": args.teacher, "words": args.words, "corpus": args.corpus,
+                         "min_count": args.min_count if args.words else (args.min_count or 5),
+                         "vectors": vectors.source if vectors is not None else None,
+                         "encoder": args.encoder or (teacher.name if encoder is not None else None)}}
+    result = write_expanded_model(teacher, selection, rows, out, force=args.force, report=report)
+    if rows.fallbacks:
+        print(f"{len(rows.fallbacks)} words without a static vector used '{rows.info['fallback']['method']}'",
+              file=sys.stderr)
+    if "joint" in rows.info:
+        align = rows.info["joint"]["alignment"]
+        print(f"joint alignment: prec@1 {align['prec@1']:.3f} on {align['heldout']} held-out shared words", file=sys.stderr)
+    if args.report:
+        _write_json(args.report, result)
+    print(f"added {result['added']} words (ids {result['first_id']}..{result['vocab_size'] - 1}, method {args.method}) "
+          f"to {out}")
     return 0
 
 
@@ -216,6 +353,43 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--batch-size", type=int, default=1024)
     m.set_defaults(func=cmd_embed)
 
+    c = sub.add_parser("encode", help="sentence vectors (all-MiniLM-L6-v2 pooling) of one sentence per line, as .npy")
+    c.add_argument("file", help="UTF-8 text file, one sentence per line ('-' for stdin); row i = line i")
+    c.add_argument("--out", required=True, help="output .npy file")
+    c.add_argument("--teacher", default="minilm")
+    c.add_argument("--policy", default="oov", help="none, oov, multi, no-suffix, random:P or all")
+    c.add_argument("--encoder", default=None, help="character encoder (default: the one shipped for the teacher)")
+    c.add_argument("--batch-size", type=int, default=32)
+    c.add_argument("--max-length", type=int, default=256, help="positions per sentence; longer ones are truncated")
+    c.add_argument("--no-normalize", action="store_true", help="keep the mean-pooled vectors unnormalised")
+    c.set_defaults(func=cmd_encode)
+
+    h = sub.add_parser("compare", help="teacher pieces vs hybrid input for a text: which words the policy picks")
+    h.add_argument("text")
+    h.add_argument("--teacher", default="minilm", help="minilm, smollm2 or a model directory")
+    h.add_argument("--policy", default="oov", help="none, oov, multi, no-suffix, random:P or all")
+    h.add_argument("--encoder", default=None, help="character encoder (default: the one shipped for the teacher)")
+    h.set_defaults(func=cmd_compare)
+
+    u = sub.add_parser("tune", help="adapt an encoder to the frozen model that reads it (hybrid tuning)")
+    u.add_argument("corpus", nargs="+", help="training sentences: plain text, CoNLL or CoNLL-U files")
+    u.add_argument("--out", required=True, help="output directory (encoder/, checkpoint/, log.jsonl)")
+    u.add_argument("--teacher", default="minilm")
+    u.add_argument("--encoder", default="minilm", help="encoder to start from (shipped name or directory)")
+    u.add_argument("--policy", default="oov")
+    u.add_argument("--objective", default="distill", choices=["distill", "lm"],
+                   help="distill: match the base model's states on clean text (any model); "
+                        "lm: next-word likelihood of the clean text (causal LMs)")
+    u.add_argument("--steps", type=int, default=600)
+    u.add_argument("--batch-size", type=int, default=32)
+    u.add_argument("--lr", type=float, default=3e-4)
+    u.add_argument("--typo-rate", type=float, default=0.3, help="typo probability per eligible word, student side")
+    u.add_argument("--eval-every", type=int, default=100)
+    u.add_argument("--seed", type=int, default=0)
+    u.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
+    u.add_argument("--quiet", action="store_true", help="no progress bar")
+    u.set_defaults(func=cmd_tune)
+
     s = sub.add_parser("stats", help="how much a teacher's tokenizer fragments the words of a corpus")
     s.add_argument("corpus", nargs="+", help="corpus files: plain text, CoNLL or CoNLL-U")
     s.add_argument("--teacher", action="append", default=None,
@@ -228,6 +402,29 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--keep-hash-lines", action="store_true",
                    help="CoNLL: keep token lines starting with '#' (by default they are comments)")
     s.set_defaults(func=cmd_stats)
+
+    x = sub.add_parser("expand", help="add words to a model's vocabulary as whole-word tokens with good rows")
+    x.add_argument("--teacher", default="minilm", help="minilm, smollm2, a HF model directory or a .gguf file")
+    source = x.add_mutually_exclusive_group(required=True)
+    source.add_argument("--words", help="UTF-8 file, one word per line")
+    source.add_argument("--corpus", help="UTF-8 plain text (a file, or a directory of files), one sentence per "
+                        "line: adds the words the tokenizer splits")
+    x.add_argument("--min-count", type=int, default=None, help="--corpus: least occurrences of a word (default 5)")
+    x.add_argument("--max-words", type=int, default=0, help="--corpus: add at most this many, most frequent first")
+    x.add_argument("--method", default="char+joint",
+                   help="mean, char, mixture, joint, or a '+' average of them such as char+joint (default)")
+    x.add_argument("--vectors", default="glove50",
+                   help="static word vectors for mixture/joint: glove50, a word2vec/GloVe text file or a .npy")
+    x.add_argument("--vectors-words", help="word list of a .npy --vectors (default: same stem, .words/.vocab/.txt)")
+    x.add_argument("--encoder", default=None, help="character encoder (default: the one shipped for --teacher)")
+    x.add_argument("--out", required=True, help="output model directory (tokenizer + weights, plain HF format)")
+    x.add_argument("--force", action="store_true", help="replace a non-empty --out")
+    x.add_argument("--report", help="also write the expansion report (JSON) to this file")
+    x.set_defaults(func=cmd_expand)
+
+    from .tagging_cli import add_tag_parser
+
+    add_tag_parser(sub)  # charwise tag train|eval|predict (issue #4)
     return p
 
 

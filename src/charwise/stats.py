@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
+
+from .corpora import parse_labelled_conll, parse_labelled_conllu, read_lines
 
 FORMATS = ("auto", "text", "conll", "conllu")
 HIST_KEYS = ("1", "2", "3", "4", "5+")
@@ -18,38 +20,12 @@ HIST_KEYS = ("1", "2", "3", "4", "5+")
 
 # --- readers ---------------------------------------------------------------------------------
 def _read_lines(path: str | Path) -> list[str]:
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"corpus file not found: {path}")
-    if not path.is_file():
-        raise FileNotFoundError(f"corpus path is not a file: {path}")
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    return read_lines(path)
 
 
 def parse_text(lines: Iterable[str]) -> list[list[str]]:
     """One sentence per line, words split on whitespace; blank lines are skipped."""
     return [words for words in (line.split() for line in lines) if words]
-
-
-def _column_sentences(lines: Iterable[str], word: Callable[[str], str | None]) -> list[list[str]]:
-    """Blank-line separated blocks of word lines; ``word(line)`` gives a line's word or None to skip it."""
-    sentences: list[list[str]] = []
-    current: list[str] = []
-    for line in lines:
-        if not line.strip():
-            if current:
-                sentences.append(current)
-                current = []
-            continue
-        w = word(line)
-        if w is not None:
-            current.append(w)
-    if current:
-        sentences.append(current)
-    return sentences
 
 
 def parse_conll(lines: Iterable[str], comments: bool = True) -> list[list[str]]:
@@ -58,32 +34,14 @@ def parse_conll(lines: Iterable[str], comments: bool = True) -> list[list[str]]:
     With ``comments=True`` (the default) lines starting with ``#`` are comments, as in CoNLL-U and
     most CoNLL tools; this is the convention behind the published WNUT 2017 statistics (61,902
     words), and it drops the corpus's 828 hashtag tokens. ``comments=False`` keeps them.
+    (:func:`charwise.corpora.read_conll`, the labelled reader, keeps them by default.)
     """
-
-    def word(line: str) -> str | None:
-        if line.startswith("-DOCSTART-") or (comments and line.startswith("#")):
-            return None
-        first = (line.split("\t")[0] if "\t" in line else line.split()[0]).strip()
-        return first or line.split()[0]  # a leading tab: the first non-blank field
-
-    return _column_sentences(lines, word)
+    return [s.words for s in parse_labelled_conll(lines, comments=comments, require_tags=False)]
 
 
 def parse_conllu(lines: Iterable[str]) -> list[list[str]]:
     """CoNLL-U: FORM (column 2) of each word line; comments, multi-word tokens and empty nodes skipped."""
-
-    def word(line: str) -> str | None:
-        if line.startswith("#"):
-            return None
-        cols = line.rstrip("\n").split("\t")
-        if len(cols) < 2:
-            cols = line.split()
-            if len(cols) < 2:
-                return None
-        token_id = cols[0].strip()
-        return None if "-" in token_id or "." in token_id else cols[1]
-
-    return _column_sentences(lines, word)
+    return [s.words for s in parse_labelled_conllu(lines, strict=False)]
 
 
 def detect_format(path: str | Path, lines: list[str] | None = None) -> str:

@@ -1,0 +1,593 @@
+"""Word-level tagging (NER, POS) on top of a hybrid model: pooling or S2W merge, a head, fine-tuning.
+
+A :class:`Tagger` is a :class:`~charwise.hybrid.HybridModel` (policy ``none`` is exactly the base
+model on the teacher's tokenisation; ``oov``, ``no-suffix``, ``random:p`` ... build chosen words
+from their characters), then either
+
+* a :mod:`~charwise.pooling` of the model's output piece states into word states (``first``,
+  ``last``, ``mean``, ``max``, ``attention``, ``gru``), or
+* an :class:`~charwise.s2w.S2WEncoder` that merges pieces into words after ``s2w_layers`` layers
+  and can add a categorical word feature (the UD lemma) after the merge (``merge``) or on every
+  piece (``copy``, Sennrich & Haddow),
+
+and a ``linear`` or ``bilstm`` head (XRayEmb's NER head: a BiLSTM over word states, then a linear
+layer). :func:`train_tagger` fine-tunes everything under HF Accelerate: AdamW, linear warm-up over
+10 % of the steps then linear decay to zero, evaluation on dev after every epoch, early stopping,
+seeded batches. The best model is written atomically to ``OUT/tagger``: ``tagger.json`` (config,
+labels, feature vocabulary, dev scores), ``tagger.safetensors`` (pooling / S2W / head),
+``model/`` (the fine-tuned HF model and its tokenizer, ``save_pretrained``), ``char_encoder/``
+(the fine-tuned character encoder, if the policy uses one) and ``train_words.json`` (the training
+word types, for the unseen-word split of the evaluation).
+
+Scores: entity-level F1 with seqeval conventions for NER (``wnut17``), accuracy for POS
+(``ewt-upos``); both tasks also report word accuracy split into words that are one vocabulary token
+under the base tokenizer (``acc_single``), words it splits into several pieces (or maps to
+``[UNK]``; ``acc_multi``) and words not seen in training (``acc_unseen``).
+Noisy test sets (:func:`noisy_sentences`) put synthetic typos into the test words at a word rate
+and keep the labels (and the feature columns: a lemma column stays the clean lemma).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import random
+import shutil
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import torch
+from safetensors.torch import load_file, save_file
+from torch import nn
+
+from .corpora import TaggedSentence, TaskData, TaskSpec, load_task
+from .metrics import accuracy_report, entity_f1
+from .pooling import POOLINGS, WordPooling, build_pooling
+from .s2w import FEATURE_MODES, FeatureVocab, S2WEncoder
+
+__all__ = [
+    "HEADS",
+    "Tagger",
+    "TaggerConfig",
+    "evaluate_tagger",
+    "load_tagger",
+    "noisy_sentences",
+    "train_tagger",
+]
+
+FORMAT = "charwise-tagger"
+FORMAT_VERSION = 1
+BEST_DIR = "tagger"
+HEADS = ("linear", "bilstm")
+
+
+@dataclass
+class TaggerConfig:
+    """Everything that determines a tagger and its training run (saved with the model)."""
+
+    task: str = "wnut17"
+    teacher: str = "minilm"
+    policy: str = "none"
+    char_encoder: str | None = None  # encoder name or directory for hybrid policies (None: the shipped one)
+    pool: str = "first"  # word pooling; with s2w_layers > 0, the merge inside the encoder
+    head: str = "linear"
+    lstm_hidden: int = 128
+    s2w_layers: int = 0  # > 0: merge pieces into words after this many layers (S2W)
+    feature: str | None = None  # a corpus column used as a word feature (e.g. "lemma")
+    feature_mode: str = "merge"  # "merge" (after the S2W merge) or "copy" (onto every piece)
+    feature_min_count: int = 2
+    dropout: float = 0.1
+    epochs: int = 5
+    batch_size: int = 16
+    lr: float = 5e-5  # the pretrained model and the character encoder
+    head_lr: float = 1e-3  # new parameters: pooling, merge, feature embedding, head
+    encoder_lr: float | None = None  # the character encoder (None: lr); it may need to move faster than the model
+    weight_decay: float = 0.01
+    warmup_ratio: float = 0.1
+    grad_clip: float = 1.0
+    patience: int = 2  # evaluations without dev improvement before stopping
+    max_steps: int = 0  # > 0: stop after this many optimizer steps
+    train_sentences: int = 0  # > 0: seeded subsample of the training sentences
+    dev_sentences: int = 0  # > 0: a fixed subsample of dev (the same for every seed) for early stopping
+    eval_batch_size: int = 64
+    seed: int = 0
+    data_dir: str | None = None  # None: the repository's data/
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` on inconsistent settings (before any model is loaded)."""
+        if self.pool not in POOLINGS:
+            raise ValueError(f"unknown pooling {self.pool!r} (known: {', '.join(POOLINGS)})")
+        if self.head not in HEADS:
+            raise ValueError(f"unknown head {self.head!r} (known: {', '.join(HEADS)})")
+        if self.feature_mode not in FEATURE_MODES:
+            raise ValueError(f"unknown feature mode {self.feature_mode!r} (known: {', '.join(FEATURE_MODES)})")
+        if self.feature and self.feature_mode == "merge" and self.s2w_layers <= 0:
+            raise ValueError("--feature-mode merge adds the feature after the S2W merge: give --s2w-layers N")
+        if self.s2w_layers < 0:
+            raise ValueError("s2w_layers must be >= 0")
+        if self.batch_size < 1 or self.epochs < 1:
+            raise ValueError("batch_size and epochs must be >= 1")
+        if not 0.0 <= self.warmup_ratio < 1.0:
+            raise ValueError("warmup_ratio must be in [0, 1)")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TaggerConfig":
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+# --- model ---------------------------------------------------------------------------------------
+class BiLSTMHead(nn.Module):
+    """A BiLSTM over the word states of a sentence, then a linear layer (XRayEmb's NER head)."""
+
+    def __init__(self, dim: int, hidden: int, num_labels: int) -> None:
+        super().__init__()
+        self.lstm = nn.LSTM(dim, hidden, batch_first=True, bidirectional=True)
+        self.out = nn.Linear(2 * hidden, num_labels)
+
+    def forward(self, states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        lengths = mask.sum(dim=1).clamp(min=1).cpu()
+        packed = nn.utils.rnn.pack_padded_sequence(states, lengths, batch_first=True, enforce_sorted=False)
+        out, _ = self.lstm(packed)
+        out, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=states.shape[1])
+        return self.out(out)
+
+
+class LinearHead(nn.Module):
+    """One linear layer per word state."""
+
+    def __init__(self, dim: int, num_labels: int) -> None:
+        super().__init__()
+        self.out = nn.Linear(dim, num_labels)
+
+    def forward(self, states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.out(states)
+
+
+class Tagger(nn.Module):
+    """Hybrid model + (pooling | S2W merge) + head; one label per word.
+
+    ``forward(words, features=None)`` takes pre-split sentences (and, for a tagger with a word
+    feature, one feature string per word) and returns logits ``(B, W, labels)`` and the word mask.
+    """
+
+    def __init__(self, hybrid: Any, labels: Sequence[str], config: TaggerConfig,
+                 feature_vocab: FeatureVocab | None = None) -> None:
+        super().__init__()
+        config.validate()
+        if config.feature and feature_vocab is None:
+            raise ValueError(f"a tagger with feature {config.feature!r} needs its feature vocabulary")
+        self.config = config
+        self.labels = list(labels)
+        self.label_ids = {label: i for i, label in enumerate(self.labels)}
+        self.feature_vocab = feature_vocab if config.feature else None
+        self.hybrid = hybrid
+        self.meta: dict[str, Any] = {}  # tagger.json of a loaded tagger
+        self.train_words: set[str] | None = None  # training word types of a loaded tagger
+        model = hybrid.model
+        dim = int(model.config.hidden_size)
+        num_layers = int(getattr(model.config, "num_hidden_layers", 0))
+        self.s2w: S2WEncoder | None = None
+        self.pooling: WordPooling | None = None
+        if config.s2w_layers > 0 or config.feature:
+            merge_after = config.s2w_layers if config.s2w_layers > 0 else num_layers
+            self.s2w = S2WEncoder(dim, num_layers, merge_after, config.pool,
+                                  len(self.feature_vocab) if self.feature_vocab else 0, config.feature_mode)
+        else:
+            self.pooling = build_pooling(config.pool, dim)
+        self.dropout = nn.Dropout(config.dropout)
+        self.head: nn.Module = (BiLSTMHead(dim, config.lstm_hidden, len(self.labels)) if config.head == "bilstm"
+                                else LinearHead(dim, len(self.labels)))
+
+    # --- views ---------------------------------------------------------------------------------
+    @property
+    def teacher(self) -> Any:
+        return self.hybrid.teacher
+
+    def new_modules(self) -> list[nn.Module]:
+        """Modules that did not exist before fine-tuning (they get the head learning rate)."""
+        return [m for m in (self.pooling, self.s2w, self.head) if m is not None]
+
+    def feature_tensor(self, features: Sequence[Sequence[str]] | None, width: int) -> torch.Tensor | None:
+        """``(B, W)`` feature ids (0 = padding) of a batch, or None for a tagger without a feature."""
+        if self.feature_vocab is None:
+            return None
+        if features is None:
+            raise ValueError(f"this tagger uses the word feature {self.config.feature!r}: pass one value per word")
+        ids = torch.zeros((len(features), width), dtype=torch.long)
+        for b, values in enumerate(features):
+            if values:
+                ids[b, : len(values)] = torch.tensor(self.feature_vocab.ids(values), dtype=torch.long)
+        return ids
+
+    # --- forward -------------------------------------------------------------------------------
+    def forward(self, words: Sequence[Sequence[str]], features: Sequence[Sequence[str]] | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        inputs = self.hybrid.prepare(words)
+        counts = torch.tensor([len(w) for w in words], dtype=torch.long, device=inputs.word_index.device)
+        width = int(counts.max()) if len(words) else 0
+        if self.s2w is not None:
+            feature_ids = self.feature_tensor(features, width)
+            if feature_ids is not None:
+                feature_ids = feature_ids.to(inputs.word_index.device)
+            states, mask = self.s2w(self.hybrid.model, inputs, counts, feature_ids)
+        else:
+            hidden = self.hybrid(inputs=inputs).outputs.last_hidden_state
+            states, mask = self.pooling(hidden, inputs.word_index, counts)
+        return self.head(self.dropout(states), mask), mask
+
+    def targets(self, tags: Sequence[Sequence[str]], shape: torch.Size, device: torch.device) -> torch.Tensor:
+        """Label ids ``(B, W)`` of a batch; -100 (ignored) for padding and tags the tagger does not know."""
+        target = torch.full(tuple(shape), -100, dtype=torch.long, device=device)
+        for b, sentence_tags in enumerate(tags):
+            ids = [self.label_ids.get(t, -100) for t in sentence_tags]
+            if ids:
+                target[b, : len(ids)] = torch.tensor(ids, dtype=torch.long, device=device)
+        return target
+
+    def loss(self, words: Sequence[Sequence[str]], tags: Sequence[Sequence[str]],
+             features: Sequence[Sequence[str]] | None = None) -> torch.Tensor:
+        """Mean cross-entropy over the words of a batch."""
+        logits, mask = self(words, features)
+        return tagging_loss(logits, self.targets(tags, mask.shape, logits.device))
+
+    @torch.inference_mode()
+    def predict(self, sentences: Sequence[Sequence[str]], features: Sequence[Sequence[str]] | None = None,
+                batch_size: int = 64) -> list[list[str]]:
+        """One label per word of every sentence (batched by length; order preserved)."""
+        was_training = self.training
+        self.eval()
+        out: list[list[str]] = [[] for _ in sentences]
+        order = sorted((i for i in range(len(sentences)) if len(sentences[i])), key=lambda i: len(sentences[i]))
+        try:
+            for start in range(0, len(order), batch_size):
+                idx = order[start : start + batch_size]
+                feats = [features[i] for i in idx] if features is not None else None
+                logits, _ = self([sentences[i] for i in idx], feats)
+                best = logits.argmax(dim=-1).cpu()
+                for row, i in enumerate(idx):
+                    out[i] = [self.labels[j] for j in best[row, : len(sentences[i])].tolist()]
+        finally:
+            self.train(was_training)
+        return out
+
+    # --- persistence ---------------------------------------------------------------------------
+    def save(self, directory: str | os.PathLike, extra: dict[str, Any] | None = None,
+             train_words: Sequence[str] | None = None) -> Path:
+        """Write the tagger to ``directory`` atomically (temporary directory, then rename)."""
+        from .encoders.base import replace_directory
+
+        directory = Path(directory)
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+        try:
+            self.hybrid.model.save_pretrained(tmp / "model", safe_serialization=True)
+            self.teacher.tokenizer.save_pretrained(tmp / "model")
+            if self.hybrid.encoder is not None:
+                self.hybrid.encoder.save_pretrained(tmp / "char_encoder")
+            own = {}
+            for prefix, module in (("pooling", self.pooling), ("s2w", self.s2w), ("head", self.head)):
+                if module is not None:
+                    own.update({f"{prefix}.{k}": v.detach().cpu().contiguous() for k, v in module.state_dict().items()})
+            save_file(own, str(tmp / "tagger.safetensors"), metadata={"format": FORMAT})
+            meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "config": asdict(self.config),
+                    "labels": self.labels,
+                    "feature_vocab": self.feature_vocab.to_dict() if self.feature_vocab else None,
+                    "teacher": self.teacher.describe(), **(extra or {})}
+            (tmp / "tagger.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
+            if train_words is not None:
+                (tmp / "train_words.json").write_text(json.dumps(sorted(set(train_words)), ensure_ascii=False),
+                                                      encoding="utf-8")
+            replace_directory(tmp, directory)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return directory
+
+
+def build_tagger(config: TaggerConfig, labels: Sequence[str], feature_vocab: FeatureVocab | None = None,
+                 teacher: Any = None, encoder: Any = None) -> Tagger:
+    """A fresh tagger: the teacher's model (loaded anew: fine-tuning changes it), the policy's
+    character encoder, and new pooling / head parameters drawn from ``config.seed``."""
+    from .hybrid import HybridModel
+    from .policies import get_policy
+    from .pretrained import available as available_encoders, load as load_encoder
+    from .teachers import Teacher
+
+    config.validate()
+    teacher = teacher if teacher is not None else Teacher.load(config.teacher)
+    policy = get_policy(config.policy, config.seed)
+    if encoder is None and policy.name != "none":
+        if config.char_encoder is None and teacher.name not in available_encoders():
+            raise ValueError(f"policy '{policy.name}' needs a character encoder and teacher '{teacher.name}' has no "
+                             "shipped one: pass --char-encoder DIR (train one with `charwise train`)")
+        encoder = load_encoder(config.char_encoder or teacher.name)
+    hybrid = HybridModel(teacher.model, teacher, encoder if policy.name != "none" else None, policy, seed=config.seed)
+    torch.manual_seed(config.seed)
+    return Tagger(hybrid, labels, config, feature_vocab)
+
+
+def resolve_tagger_dir(path: str | os.PathLike) -> Path:
+    """``path`` itself or ``path/tagger`` (the output directory of a training run)."""
+    path = Path(path)
+    for candidate in (path, path / BEST_DIR):
+        if (candidate / "tagger.json").is_file():
+            return candidate
+    raise FileNotFoundError(f"no tagger in '{path}' (expected tagger.json there or in {path / BEST_DIR})")
+
+
+def load_tagger(path: str | os.PathLike) -> Tagger:
+    """Load a tagger saved by :meth:`Tagger.save` (or a training run's output directory)."""
+    from .encoders.base import CharEncoder
+    from .teachers import Teacher
+
+    directory = resolve_tagger_dir(path)
+    try:
+        meta = json.loads((directory / "tagger.json").read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"'{directory / 'tagger.json'}' is not valid JSON: {e}") from None
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"'{directory}' is not a charwise tagger (format {meta.get('format')!r})")
+    config = TaggerConfig.from_dict(meta["config"])
+    teacher = Teacher.load(directory / "model")
+    encoder = CharEncoder.from_pretrained(directory / "char_encoder") if (directory / "char_encoder").is_dir() else None
+    vocab = FeatureVocab.from_dict(meta["feature_vocab"]) if meta.get("feature_vocab") else None
+    tagger = build_tagger(config, meta["labels"], vocab, teacher=teacher, encoder=encoder)
+    state = load_file(str(directory / "tagger.safetensors"))
+    for prefix, module in (("pooling", tagger.pooling), ("s2w", tagger.s2w), ("head", tagger.head)):
+        if module is not None:
+            own = {k[len(prefix) + 1 :]: v for k, v in state.items() if k.startswith(prefix + ".")}
+            module.load_state_dict(own)
+    tagger.meta = meta
+    words_file = directory / "train_words.json"
+    tagger.train_words = set(json.loads(words_file.read_text(encoding="utf-8"))) if words_file.is_file() else None
+    return tagger.eval()
+
+
+# --- data helpers --------------------------------------------------------------------------------
+def subsample(sentences: Sequence[TaggedSentence], n: int, seed: int, salt: str) -> list[TaggedSentence]:
+    """A seeded subsample of ``n`` sentences in their original order (all of them if ``n <= 0``)."""
+    if n <= 0 or n >= len(sentences):
+        return list(sentences)
+    keep = sorted(random.Random(f"{seed}-{salt}").sample(range(len(sentences)), n))
+    return [sentences[i] for i in keep]
+
+
+def noisy_sentences(sentences: Sequence[TaggedSentence], rate: float, seed: int, teacher: Any
+                    ) -> tuple[list[TaggedSentence], float]:
+    """The sentences with synthetic typos in a share ``rate`` of the eligible words (labels and
+    feature columns kept), and the share of all words actually changed."""
+    from .evaluation import noise_config_for
+    from .noise import add_typos
+
+    if rate <= 0:
+        return list(sentences), 0.0
+    config = noise_config_for(teacher)
+    out, changed, total = [], 0, 0
+    for i, s in enumerate(sentences):
+        words, mask = add_typos(s.words, rate, seed * 1_000_003 + i, config)
+        out.append(TaggedSentence(words, list(s.tags), {k: list(v) for k, v in s.columns.items()}))
+        changed += sum(mask)
+        total += len(words)
+    return out, (changed / total if total else 0.0)
+
+
+def single_piece_flags(teacher: Any, sentences: Sequence[Sequence[str]]) -> list[list[bool]]:
+    """True for words the base tokenizer keeps as one normal vocabulary token (in context)."""
+    types = sorted({w for s in sentences for w in s})
+    ids = teacher.piece_ids(types) if types else []
+    kinds = teacher.vocab.kinds
+    single = {w: len(p) == 1 and kinds[p[0]] == "normal" for w, p in zip(types, ids)}
+    return [[single[w] for w in s] for s in sentences]
+
+
+def _features(sentences: Sequence[TaggedSentence], column: str | None) -> list[list[str]] | None:
+    if not column:
+        return None
+    out = []
+    for s in sentences:
+        if column not in s.columns:
+            raise ValueError(f"the data has no {column!r} column (columns: {', '.join(s.columns) or 'none'})")
+        out.append(s.columns[column])
+    return out
+
+
+def evaluate_tagger(tagger: Tagger, sentences: Sequence[TaggedSentence], *, metric: str = "accuracy",
+                    train_words: set[str] | None = None, noise: float = 0.0, seed: int = 0) -> dict[str, Any]:
+    """Score ``tagger`` on ``sentences`` (after typos at word rate ``noise``).
+
+    Returns ``score`` (entity F1 for ``metric="entity_f1"``, else accuracy), the metric's details,
+    and the word-accuracy splits ``acc_single`` / ``acc_multi`` / ``acc_unseen``.
+    """
+    data, changed = noisy_sentences(sentences, noise, seed, tagger.teacher)
+    words = [s.words for s in data]
+    gold = [s.tags for s in data]
+    pred = tagger.predict(words, _features(data, tagger.config.feature), batch_size=tagger.config.eval_batch_size)
+    single = single_piece_flags(tagger.teacher, words)
+    unseen = [[w not in train_words for w in s] for s in words] if train_words is not None else None
+    result: dict[str, Any] = {"sentences": len(data), "noise": noise, "changed_words": changed}
+    result.update(accuracy_report(gold, pred, single, unseen))
+    if metric == "entity_f1":
+        f1 = entity_f1(gold, pred)
+        result.update({"score": f1["f1"], "precision": f1["precision"], "recall": f1["recall"],
+                       "per_type": f1["per_type"]})
+    else:
+        result["score"] = result["accuracy"]
+    return result
+
+
+# --- training ------------------------------------------------------------------------------------
+def epoch_batches(n: int, batch_size: int, lengths: Sequence[int], seed: int, epoch: int) -> list[list[int]]:
+    """Seeded batches of one epoch: shuffle, sort chunks of 50 batches by length (less padding),
+    shuffle the batches. A pure function of (seed, epoch)."""
+    rng = random.Random(f"{seed}-epoch-{epoch}")
+    order = list(range(n))
+    rng.shuffle(order)
+    chunk = batch_size * 50
+    batches = []
+    for start in range(0, n, chunk):
+        part = sorted(order[start : start + chunk], key=lambda i: lengths[i])
+        batches += [part[i : i + batch_size] for i in range(0, len(part), batch_size)]
+    rng.shuffle(batches)
+    return batches
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train_tagger` reports (also written to ``OUT/result.json``)."""
+
+    best_dev: float
+    best_epoch: int
+    epochs_run: int
+    steps: int
+    train_minutes: float  # wall time of the training epochs (evaluations excluded)
+    minutes_per_epoch: float
+    cpu_minutes_per_epoch: float  # process CPU time: the cost on an unshared machine, whatever the load
+    history: list[dict[str, Any]] = field(default_factory=list)
+    protocol: dict[str, Any] = field(default_factory=dict)
+
+
+def _labels_of(sentences: Sequence[TaggedSentence]) -> list[str]:
+    labels = sorted({t for s in sentences for t in s.tags})
+    if "O" in labels:  # O first: a readable convention for NER label lists
+        labels.remove("O")
+        labels.insert(0, "O")
+    return labels
+
+
+def train_tagger(config: TaggerConfig, out: str | os.PathLike, *, data: TaskData | None = None,
+                 teacher: Any = None, encoder: Any = None, progress: bool = True,
+                 log: Callable[[str], None] | None = None) -> TrainResult:
+    """Fine-tune a tagger on ``data`` (default: the built-in task ``config.task``) and save the best
+    one (by dev score) to ``OUT/tagger``. ``OUT/log.jsonl`` gets one line per evaluation."""
+    from accelerate import Accelerator, DistributedDataParallelKwargs
+    from transformers import get_linear_schedule_with_warmup
+
+    config.validate()
+    out = Path(out)
+    if (out / BEST_DIR).exists():
+        raise FileExistsError(f"'{out}' already holds a trained tagger; choose another --out")
+    if data is None:
+        data = load_task(config.task, config.data_dir)
+    train = subsample(data.train, config.train_sentences, config.seed, "train")
+    # The dev subsample does not depend on the seed: every run of a comparison stops on the same set.
+    dev = subsample(data.dev, config.dev_sentences, 0, "dev")
+    if not train or not dev:
+        raise ValueError("training needs non-empty train and dev sets")
+    labels = _labels_of(train)
+    feature_vocab = None
+    if config.feature:
+        values = _features(train, config.feature)
+        feature_vocab = FeatureVocab.build((v for s in values for v in s), config.feature_min_count)
+    train_features = _features(train, config.feature)
+    train_words = {w for s in train for w in s.words}
+
+    # find_unused_parameters: a batch in which the policy picks no word leaves the encoder unused.
+    accelerator = Accelerator(kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])
+    tagger = build_tagger(config, labels, feature_vocab, teacher=teacher, encoder=encoder)
+    new_ids = {id(p) for m in tagger.new_modules() for p in m.parameters()}
+    char_ids = {id(p) for p in tagger.hybrid.encoder.parameters()} if tagger.hybrid.encoder is not None else set()
+    groups = [{"params": [p for p in tagger.parameters() if id(p) not in new_ids | char_ids], "lr": config.lr},
+              {"params": [p for p in tagger.parameters() if id(p) in new_ids], "lr": config.head_lr},
+              {"params": [p for p in tagger.parameters() if id(p) in char_ids],
+               "lr": config.encoder_lr if config.encoder_lr is not None else config.lr}]
+    optimizer = torch.optim.AdamW([g for g in groups if g["params"]], weight_decay=config.weight_decay)
+    per_epoch = math.ceil(len(train) / config.batch_size)
+    total = per_epoch * config.epochs
+    if config.max_steps > 0:
+        total = min(total, config.max_steps)
+    scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(config.warmup_ratio * total), total)
+    model, optimizer, scheduler = accelerator.prepare(tagger, optimizer, scheduler)
+    metric = data.spec.metric
+    say = log or (lambda msg: None)
+
+    def evaluate_dev() -> dict[str, Any]:
+        inner = accelerator.unwrap_model(model)
+        return evaluate_tagger(inner, dev, metric=metric, train_words=train_words)
+
+    lengths = [len(s.words) for s in train]
+    out.mkdir(parents=True, exist_ok=True)
+    if accelerator.is_main_process:
+        (out / "train_config.json").write_text(json.dumps(asdict(config), indent=2), encoding="utf-8")
+    history: list[dict[str, Any]] = []
+    best, best_epoch, bad, step = -1.0, 0, 0, 0
+    started = time.time()
+    train_seconds = cpu_seconds = 0.0
+    epoch = 0
+    torch.manual_seed(config.seed)
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc="tag train", disable=not (progress and accelerator.is_main_process),
+               dynamic_ncols=True)
+    stop = False
+    while epoch < config.epochs and not stop:
+        model.train()
+        t0, c0 = time.time(), time.process_time()
+        running, seen = 0.0, 0
+        for batch in epoch_batches(len(train), config.batch_size, lengths, config.seed, epoch):
+            shard = batch[accelerator.process_index :: accelerator.num_processes] or batch[:1]
+            words = [train[i].words for i in shard]
+            tags = [train[i].tags for i in shard]
+            feats = [train_features[i] for i in shard] if train_features is not None else None
+            # Through the (possibly DDP-wrapped) model's forward, so that gradients are synchronised.
+            logits, mask = model(words, feats)
+            loss = tagging_loss(logits, tagger.targets(tags, mask.shape, logits.device))
+            optimizer.zero_grad(set_to_none=True)
+            accelerator.backward(loss)
+            if config.grad_clip > 0:
+                accelerator.clip_grad_norm_(model.parameters(), config.grad_clip)
+            optimizer.step()
+            scheduler.step()
+            step += 1
+            running += loss.item()
+            seen += 1
+            bar.update(1)
+            bar.set_postfix(loss=f"{running / seen:.3f}")
+            if config.max_steps > 0 and step >= config.max_steps:
+                stop = True
+                break
+        train_seconds += time.time() - t0
+        cpu_seconds += time.process_time() - c0
+        epoch += 1
+        scores = evaluate_dev() if accelerator.is_main_process else {"score": -1.0}
+        record = {"epoch": epoch, "step": step, "train_loss": running / max(seen, 1), "dev": scores["score"],
+                  "dev_acc_multi": scores.get("acc_multi"), "elapsed_s": round(time.time() - started, 1)}
+        history.append(record)
+        say(f"epoch {epoch}: loss {record['train_loss']:.4f}, dev {scores['score']:.4f}")
+        if accelerator.is_main_process:
+            with open(out / "log.jsonl", "a", encoding="utf-8") as f:
+                f.write(json.dumps(record) + "\n")
+            if scores["score"] > best:
+                best, best_epoch, bad = scores["score"], epoch, 0
+                accelerator.unwrap_model(model).save(out / BEST_DIR, extra={
+                    "dev": scores, "epoch": epoch, "step": step, "data": _data_description(data.spec, train, dev)},
+                    train_words=train_words)
+            else:
+                bad += 1
+                if bad >= config.patience:
+                    stop = True
+        accelerator.wait_for_everyone()
+    bar.close()
+    result = TrainResult(best_dev=best, best_epoch=best_epoch, epochs_run=epoch, steps=step,
+                         train_minutes=round(train_seconds / 60, 3),
+                         minutes_per_epoch=round(train_seconds / 60 / max(epoch, 1), 3),
+                         cpu_minutes_per_epoch=round(cpu_seconds / 60 / max(epoch, 1), 3), history=history,
+                         protocol=_data_description(data.spec, train, dev))
+    if accelerator.is_main_process:
+        (out / "result.json").write_text(json.dumps(asdict(result), indent=2), encoding="utf-8")
+    return result
+
+
+def tagging_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy over the words whose target is not -100."""
+    return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1), ignore_index=-100)
+
+
+def _data_description(spec: TaskSpec, train: Sequence[TaggedSentence], dev: Sequence[TaggedSentence]
+                      ) -> dict[str, Any]:
+    return {"task": spec.name, "metric": spec.metric, "train_sentences": len(train),
+            "train_words": sum(len(s) for s in train), "dev_sentences": len(dev)}

@@ -1,0 +1,190 @@
+"""``charwise tag train|eval|predict``: the command-line face of :mod:`charwise.tagging`.
+
+Kept out of ``cli.py`` so that the main parser only registers the group (see :func:`add_tag_parser`).
+Errors are raised as ``ValueError`` / ``FileNotFoundError``, which ``charwise.cli.main`` prints as
+one line with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .corpora import TASKS
+
+
+def _tagger_defaults():
+    from .tagging import TaggerConfig
+
+    return TaggerConfig()
+
+
+def add_tag_parser(sub: Any) -> None:
+    """Register ``tag`` and its subcommands on the main parser's subparsers."""
+    from .pooling import POOLINGS
+    from .s2w import FEATURE_MODES
+    from .tagging import HEADS
+
+    d = _tagger_defaults()
+    g = sub.add_parser("tag", help="word-level tagging (NER on WNUT17, POS on UD EWT): train, eval, predict")
+    tsub = g.add_subparsers(dest="tag_command", required=True)
+
+    t = tsub.add_parser("train", help="fine-tune a tagger (hybrid model + pooling or S2W merge + head)")
+    t.add_argument("--task", required=True, choices=sorted(TASKS))
+    t.add_argument("--teacher", default=d.teacher, help="minilm or a HF model directory (BERT family)")
+    t.add_argument("--policy", default=d.policy,
+                   help="none (base model), oov, multi, no-suffix, random:P, all")
+    t.add_argument("--char-encoder", default=None,
+                   help="character encoder for hybrid policies (shipped name or directory; default: the teacher's)")
+    t.add_argument("--pool", default=d.pool, choices=sorted(POOLINGS),
+                   help="pieces -> word pooling (with --s2w-layers: the merge inside the encoder)")
+    t.add_argument("--head", default=d.head, choices=list(HEADS))
+    t.add_argument("--s2w-layers", type=int, default=d.s2w_layers,
+                   help="merge pieces into words after this many layers (S2W; 0 = no merge)")
+    t.add_argument("--feature", default=None, help="word-feature column, e.g. lemma (CoNLL-U tasks)")
+    t.add_argument("--feature-mode", default=d.feature_mode, choices=list(FEATURE_MODES),
+                   help="merge: add after the S2W merge; copy: add to every piece (Sennrich & Haddow)")
+    t.add_argument("--epochs", type=int, default=d.epochs)
+    t.add_argument("--batch-size", type=int, default=d.batch_size)
+    t.add_argument("--lr", type=float, default=d.lr, help="learning rate of the pretrained model and encoder")
+    t.add_argument("--head-lr", type=float, default=d.head_lr, help="learning rate of the new layers")
+    t.add_argument("--encoder-lr", type=float, default=None,
+                   help="learning rate of the character encoder (default: --lr)")
+    t.add_argument("--patience", type=int, default=d.patience, help="dev evaluations without improvement")
+    t.add_argument("--max-steps", type=int, default=d.max_steps, help="stop after this many steps (0: no limit)")
+    t.add_argument("--train-sentences", type=int, default=0, help="seeded subsample of the training set (0: all)")
+    t.add_argument("--dev-sentences", type=int, default=0, help="seeded subsample of dev (0: all)")
+    t.add_argument("--seed", type=int, default=d.seed)
+    t.add_argument("--data-dir", default=None, help="directory holding wnut17/ and ud_en_ewt/ (default: data/)")
+    t.add_argument("--out", required=True, help="output directory (tagger/, log.jsonl, result.json)")
+    t.add_argument("--no-test", action="store_true", help="do not score the best model on the test set")
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    t.set_defaults(func=cmd_tag_train)
+
+    e = tsub.add_parser("eval", help="score a trained tagger on its task's test (or dev) set, clean and noisy")
+    e.add_argument("dir", help="a training run's --out directory or its tagger/ directory")
+    e.add_argument("--noise", type=float, nargs="+", default=[0.0],
+                   help="word typo rates of the evaluation sets (e.g. --noise 0 0.2)")
+    e.add_argument("--split", default="test", choices=["dev", "test"])
+    e.add_argument("--seed", type=int, default=1234, help="seed of the typos")
+    e.add_argument("--max-sentences", type=int, default=0, help="score only the first N sentences (0: all)")
+    e.add_argument("--data-dir", default=None)
+    e.add_argument("--json", help="write the scores as JSON to this file")
+    e.set_defaults(func=cmd_tag_eval)
+
+    p = tsub.add_parser("predict", help="tag the sentences of a file; prints CoNLL (word TAB tag)")
+    p.add_argument("dir", help="a training run's --out directory or its tagger/ directory")
+    p.add_argument("file", help="plain text (one sentence per line), CoNLL or CoNLL-U")
+    p.add_argument("--format", default="auto", choices=["auto", "text", "conll", "conllu"])
+    p.add_argument("--out", help="write the CoNLL output here instead of stdout")
+    p.set_defaults(func=cmd_tag_predict)
+
+
+def cmd_tag_train(args: argparse.Namespace) -> int:
+    from .corpora import load_task
+    from .tagging import TaggerConfig, evaluate_tagger, load_tagger, train_tagger
+
+    config = TaggerConfig(
+        task=args.task, teacher=args.teacher, policy=args.policy, char_encoder=args.char_encoder, pool=args.pool,
+        head=args.head, s2w_layers=args.s2w_layers, feature=args.feature, feature_mode=args.feature_mode,
+        epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, head_lr=args.head_lr,
+        encoder_lr=args.encoder_lr, patience=args.patience,
+        max_steps=args.max_steps, train_sentences=args.train_sentences, dev_sentences=args.dev_sentences,
+        seed=args.seed, data_dir=args.data_dir)
+    config.validate()
+    from .policies import get_policy
+
+    get_policy(config.policy)  # a bad policy fails before any data or model is loaded
+    data = load_task(config.task, config.data_dir)
+    result = train_tagger(config, args.out, data=data, progress=not args.quiet,
+                          log=lambda m: print(m, file=sys.stderr))
+    summary: dict[str, Any] = {"out": str(args.out), "best_dev": result.best_dev, "best_epoch": result.best_epoch,
+                               "epochs": result.epochs_run, "steps": result.steps,
+                               "minutes_per_epoch": result.minutes_per_epoch}
+    if not args.no_test:
+        tagger = load_tagger(args.out)
+        summary["test"] = evaluate_tagger(tagger, data.test, metric=data.spec.metric,
+                                          train_words=tagger.train_words)["score"]
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+def _format_row(noise: float, r: dict[str, Any]) -> str:
+    extra = "  ".join(f"{k} {100 * r[k]:.2f}" for k in ("acc_single", "acc_multi", "acc_unseen") if k in r)
+    return f"noise {noise:<4g}  score {100 * r['score']:.2f}  accuracy {100 * r['accuracy']:.2f}  {extra}"
+
+
+def cmd_tag_eval(args: argparse.Namespace) -> int:
+    from .corpora import load_task
+    from .tagging import evaluate_tagger, load_tagger
+
+    for rate in args.noise:
+        if not 0.0 <= rate <= 1.0:
+            raise ValueError(f"--noise must be in [0, 1], got {rate}")
+    tagger = load_tagger(args.dir)
+    task = tagger.config.task
+    if task not in TASKS:
+        raise ValueError(f"the tagger was trained on {task!r}, not a built-in task: evaluate it from Python")
+    data = load_task(task, args.data_dir or tagger.config.data_dir, splits=(args.split,))
+    sentences = getattr(data, args.split)
+    if args.max_sentences > 0:
+        sentences = sentences[: args.max_sentences]
+    results = {}
+    print(f"{task} {args.split} ({len(sentences)} sentences, metric {data.spec.metric})")
+    for rate in args.noise:
+        r = evaluate_tagger(tagger, sentences, metric=data.spec.metric, train_words=tagger.train_words,
+                            noise=rate, seed=args.seed)
+        results[f"{rate:g}"] = r
+        print(_format_row(rate, r))
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"task": task, "split": args.split, "results": results}, indent=2),
+                        encoding="utf-8")
+    return 0
+
+
+def _read_for_prediction(path: str, format: str) -> tuple[list[list[str]], dict[str, list[list[str]]]]:
+    """Sentences of words (and their CoNLL-U columns) from a text, CoNLL or CoNLL-U file."""
+    from .corpora import parse_labelled_conll, parse_labelled_conllu, read_lines
+    from .stats import detect_format
+    from .words import split_words
+
+    lines = read_lines(path)
+    if format == "auto":
+        format = detect_format(path, lines)
+    if format == "conllu":
+        sentences = parse_labelled_conllu(lines, strict=False, source=path)
+        columns = {name: [s.columns[name] for s in sentences] for name in (sentences[0].columns if sentences else {})}
+        return [s.words for s in sentences], columns
+    if format == "conll":
+        return [s.words for s in parse_labelled_conll(lines, require_tags=False, source=path)], {}
+    return [split_words(line).words for line in lines if line.strip()], {}
+
+
+def cmd_tag_predict(args: argparse.Namespace) -> int:
+    from .tagging import load_tagger
+
+    if not Path(args.file).is_file():
+        raise FileNotFoundError(f"no such file: {args.file}")
+    sentences, columns = _read_for_prediction(args.file, args.format)  # a bad file fails before the model loads
+    tagger = load_tagger(args.dir)
+    features = None
+    if tagger.config.feature:
+        if tagger.config.feature not in columns:
+            raise ValueError(f"this tagger uses the word feature {tagger.config.feature!r}: "
+                             "give a CoNLL-U file that has it")
+        features = columns[tagger.config.feature]
+    tags = tagger.predict(sentences, features, batch_size=tagger.config.eval_batch_size)
+    text = "".join("".join(f"{w}\t{t}\n" for w, t in zip(ws, ts)) + "\n" for ws, ts in zip(sentences, tags))
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+        print(f"{len(sentences)} sentences tagged, written to {out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
