@@ -47,6 +47,10 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "hybrid-random:0.1": {"policy": "random:0.1", "pool": "first"},
     # The character encoder at 10x the model's learning rate: can it adapt within the short budget?
     "hybrid-oov-enc-lr10x": {"policy": "oov", "pool": "first", "encoder_lr_factor": 10.0},
+    # The encoder after hybrid tuning (charwise tune, issue #3): `charwise tune
+    # data/ud_en_ewt/en_ewt-ud-train.conllu data/wnut17/raw_text/*.10000 --out runs/tune-minilm
+    # --steps 400 --batch-size 16 --eval-every 100`.
+    "hybrid-oov-tuned": {"policy": "oov", "pool": "first", "char_encoder": "runs/tune-minilm/encoder"},
     "base-last": {"policy": "none", "pool": "last"},
     "base-mean": {"policy": "none", "pool": "mean"},
     "base-max": {"policy": "none", "pool": "max"},
@@ -61,7 +65,7 @@ NEEDS_LEMMA = {"s2w+lemma", "lemma-copy"}
 # (task, setting) in the order they are run.
 PRIORITY: list[tuple[str, str]] = (
     [("wnut17", s) for s in ("base-first", "hybrid-oov", "hybrid-no-suffix", "hybrid-random:0.1")]
-    + [("wnut17", "hybrid-oov-enc-lr10x")]
+    + [("wnut17", "hybrid-oov-enc-lr10x"), ("wnut17", "hybrid-oov-tuned")]
     + [("wnut17", s) for s in ("base-last", "base-mean", "base-max", "base-attention", "base-gru")]
     + [("wnut17", "s2w")]
     + [("ewt-upos", s) for s in ("base-first", "s2w", "s2w+lemma", "lemma-copy")]
