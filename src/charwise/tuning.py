@@ -40,6 +40,7 @@ from .encoders.base import CharEncoder
 from .evaluation import noise_config_for
 from .hybrid import HybridInputs, HybridModel
 from .noise import add_typos
+from .pooling import ReducePooling, word_layout
 from .sentence import mean_pool
 from .stats import detect_format, read_corpus
 from .teachers import Teacher
@@ -80,15 +81,9 @@ class TuneConfig:
 
 def word_means(states: torch.Tensor, inputs: HybridInputs) -> tuple[torch.Tensor, torch.Tensor]:
     """``(B, W, H)`` mean state of each word's positions and a ``(B, W)`` mask of words present."""
-    batch, _, hidden = states.shape
-    width = max((len(s) for s in inputs.word_spans), default=0)
-    index = inputs.word_index.clamp(min=0)
-    present = (inputs.word_index >= 0).to(states.dtype).unsqueeze(-1)
-    sums = torch.zeros((batch, max(width, 1), hidden), dtype=states.dtype, device=states.device)
-    sums = sums.scatter_add(1, index.unsqueeze(-1).expand(-1, -1, hidden), states * present)
-    counts = torch.zeros((batch, max(width, 1)), dtype=states.dtype, device=states.device)
-    counts = counts.scatter_add(1, index, present.squeeze(-1))
-    return sums / counts.clamp(min=1).unsqueeze(-1), counts > 0
+    layout = word_layout(inputs.word_index, [len(s) for s in inputs.word_spans])
+    means = ReducePooling("mean").pool(states, layout)
+    return means, (layout.counts > 0).view(layout.batch, layout.num_words)
 
 
 def _sentences(path: str) -> list[list[str]]:
