@@ -59,6 +59,10 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "s2w": {"policy": "none", "pool": "gru", "s2w_layers": 3},
     "s2w+lemma": {"policy": "none", "pool": "gru", "s2w_layers": 3, "feature": "lemma", "feature_mode": "merge"},
     "lemma-copy": {"policy": "none", "pool": "first", "feature": "lemma", "feature_mode": "copy"},
+    # Every word keeps its pieces and also gets its character vector (char_fusion), instead of the
+    # vector replacing the pieces as in the hybrid policies.
+    "chars-concat": {"policy": "none", "pool": "first", "char_fusion": "concat"},
+    "s2w+chars": {"policy": "none", "pool": "gru", "s2w_layers": 3, "char_fusion": "merge"},
 }
 NEEDS_LEMMA = {"s2w+lemma", "lemma-copy"}
 
@@ -71,6 +75,7 @@ PRIORITY: list[tuple[str, str]] = (
     + [("ewt-upos", s) for s in ("base-first", "s2w", "s2w+lemma", "lemma-copy")]
     + [("ewt-upos", s) for s in ("hybrid-oov", "hybrid-no-suffix", "hybrid-random:0.1")]
     + [("ewt-upos", s) for s in ("base-last", "base-mean", "base-max", "base-attention", "base-gru")]
+    + [(t, s) for s in ("chars-concat", "s2w+chars") for t in ("wnut17", "ewt-upos")]
 )
 SPLITS = ("acc_single", "acc_multi", "acc_unseen")
 NOISE_SEED = 1234
@@ -246,6 +251,9 @@ def main() -> int:
     p.add_argument("--fresh", action="store_true", help="discard the existing JSON instead of resuming")
     p.add_argument("--timing-run", help="a `charwise tag train --epochs 1` output directory on full WNUT17: "
                                         "its minutes per epoch are recorded as epoch_timing")
+    p.add_argument("--merge", nargs="+", metavar="JSON",
+                   help="add the runs of these result files (same protocol; e.g. written by parallel "
+                        "invocations with their own --json) to --json, then exit")
     p.add_argument("--plot-only", action="store_true")
     p.add_argument("--markdown", action="store_true", help="print the rows as a Markdown table and exit")
     args = p.parse_args()
@@ -259,6 +267,21 @@ def main() -> int:
         print(markdown(results))
         return 0
     if args.plot_only:
+        print(plot(results, out_png))
+        return 0
+    if args.merge:
+        for other_path in args.merge:
+            other = json.loads(Path(other_path).read_text(encoding="utf-8"))
+            if results.get("protocol") not in (None, other.get("protocol")):
+                raise SystemExit(f"{other_path} was written with another protocol than {out_json}")
+            results.setdefault("protocol", other.get("protocol"))
+            results.setdefault("runs", [])
+            done = {(r["task"], r["setting"], r["seed"]) for r in results["runs"]}
+            added = [r for r in other.get("runs", []) if (r["task"], r["setting"], r["seed"]) not in done]
+            results["runs"] += added
+            print(f"{other_path}: {len(added)} runs added", file=sys.stderr)
+        results["rows"] = aggregate(results["runs"], len(args.seeds))
+        _write(results, out_json)
         print(plot(results, out_png))
         return 0
 

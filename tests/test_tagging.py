@@ -341,6 +341,38 @@ def test_feature_injection_shapes_and_effect(tiny_teacher, two_layer_model, mode
         s2w(two_layer_model, inputs, [6, 2])
 
 
+@pytest.mark.parametrize("merge_after", [1, 2])
+def test_s2w_word_vectors_are_added_after_the_merge(tiny_teacher, two_layer_model, merge_after):
+    from charwise.hybrid import HybridModel
+
+    hm = HybridModel(two_layer_model, tiny_teacher, None, "none").eval()
+    inputs = hm.prepare(WORDS)
+    torch.manual_seed(0)
+    vectors = torch.randn(2, 6, 5)
+    s2w = S2WEncoder(16, 2, merge_after=merge_after, merge="first", word_vector_dim=5).eval()
+    plain = S2WEncoder(16, 2, merge_after=merge_after, merge="first").eval()
+    with torch.no_grad():
+        zero, _ = s2w(two_layer_model, inputs, [6, 2], word_vectors=vectors)  # zero-initialised projection
+        base, _ = plain(two_layer_model, inputs, [6, 2])
+        torch.nn.init.normal_(s2w.word_vectors[1].weight)
+        with_vectors, _ = s2w(two_layer_model, inputs, [6, 2], word_vectors=vectors)
+        other = vectors.clone()
+        other[0, 3] = torch.randn(5)  # not a shift: the LayerNorm would remove that
+        changed, _ = s2w(two_layer_model, inputs, [6, 2], word_vectors=other)
+        # Values beyond a sentence's words are ignored.
+        padded = vectors.clone()
+        padded[1, 2:] = 100.0
+        same, _ = s2w(two_layer_model, inputs, [6, 2], word_vectors=padded)
+    assert torch.allclose(zero, base) and not torch.allclose(with_vectors, base)
+    assert torch.allclose(same, with_vectors)
+    moved = (changed[0] - with_vectors[0]).abs().sum(dim=-1) > 1e-6
+    # Merged after the last layer: only word 3 moves; with a layer above the merge, its context too.
+    assert moved[3] and (moved.sum() == 1) == (merge_after == 2)
+    assert torch.allclose(changed[1], with_vectors[1])
+    with pytest.raises(ValueError, match="word_vectors"):
+        s2w(two_layer_model, inputs, [6, 2])
+
+
 def test_s2w_rejects_bad_settings():
     with pytest.raises(ValueError, match="merge_after"):
         S2WEncoder(16, 2, merge_after=3)
@@ -514,6 +546,43 @@ def test_s2w_and_feature_taggers_train(tmp_path, tiny_bert_dir, extra):
         assert len(tagger.predict([["the", "cat"]], [["the", "cat"]])[0]) == 2
 
 
+@pytest.mark.parametrize("extra", [dict(char_fusion="concat"),
+                                   dict(char_fusion="merge", s2w_layers=1, pool="gru"),
+                                   dict(char_fusion="concat", policy="oov", head="bilstm")])
+def test_char_fusion_taggers_train_save_and_reload(tmp_path, tiny_bert_dir, make_encoder, extra):
+    teacher = Teacher.load(str(tiny_bert_dir))
+    encoder = make_encoder("cnn", info=teacher.describe(), dim=teacher.dim)
+    before = {k: v.clone() for k, v in encoder.state_dict().items()}
+    config = toy_config(tiny_bert_dir, epochs=2, **extra)
+    result = train_tagger(config, tmp_path / "run", data=TOY, teacher=teacher, encoder=encoder, progress=False)
+    assert result.best_dev > 0.6
+    # Every word's characters reach the loss, so the encoder trains even under policy none.
+    assert any(not torch.equal(before[k], v) for k, v in encoder.state_dict().items())
+    sentences = [s.words for s in TOY.test[:10]]
+    loaded = load_tagger(tmp_path / "run")
+    assert loaded.hybrid.encoder is not None and loaded.config.char_fusion == extra["char_fusion"]
+    assert (loaded.char_norm is not None) == (extra["char_fusion"] == "concat")
+    reloaded = load_tagger(tmp_path / "run")
+    with torch.inference_mode():
+        assert torch.allclose(loaded(sentences)[0], reloaded(sentences)[0], atol=1e-6)
+
+
+def test_word_char_vectors_are_each_words_own(tiny_bert_dir, make_encoder):
+    teacher = Teacher.load(str(tiny_bert_dir))
+    encoder = make_encoder("cnn", info=teacher.describe(), dim=teacher.dim)
+    tagger = build_tagger(toy_config(tiny_bert_dir, char_fusion="concat"), ["A", "B"], teacher=teacher,
+                          encoder=encoder).eval()
+    words = [["the", "cat", "the"], ["xqzv"], []]
+    with torch.inference_mode():
+        vectors = tagger.word_char_vectors(words, 3)
+        expected = encoder.embed(["the", "cat", "the", "xqzv"])
+    assert vectors.shape == (3, 3, teacher.dim)
+    assert torch.allclose(vectors[0], expected[:3], atol=1e-6) and torch.allclose(vectors[1, 0], expected[3], atol=1e-6)
+    assert not vectors[1, 1:].any() and not vectors[2].any()
+    # Concatenated at the head: the head reads model dim + encoder dim.
+    assert tagger.head.out.in_features == 2 * teacher.dim
+
+
 def test_config_validation():
     with pytest.raises(ValueError, match="s2w-layers"):
         TaggerConfig(feature="lemma", feature_mode="merge").validate()
@@ -521,6 +590,10 @@ def test_config_validation():
         TaggerConfig(pool="median").validate()
     with pytest.raises(ValueError, match="unknown head"):
         TaggerConfig(head="crf").validate()
+    with pytest.raises(ValueError, match="unknown char fusion"):
+        TaggerConfig(char_fusion="sum").validate()
+    with pytest.raises(ValueError, match="s2w-layers"):
+        TaggerConfig(char_fusion="merge").validate()
 
 
 # --- CLI -----------------------------------------------------------------------------------------

@@ -115,10 +115,12 @@ class S2WEncoder(nn.Module):
         feature_vocab_size: size of the word-feature vocabulary (0: no feature).
         feature_mode: ``merge`` (S2W: added to the merged word states) or ``copy`` (Sennrich &
             Haddow: added to the input embedding of every piece of the word, before layer 1).
+        word_vector_dim: size of a dense per-word vector (e.g. the word's character-encoder
+            vector) that is layer-normed, projected and added to the merged word states (0: none).
     """
 
     def __init__(self, dim: int, num_layers: int, merge_after: int, merge: str = "gru",
-                 feature_vocab_size: int = 0, feature_mode: str = "merge") -> None:
+                 feature_vocab_size: int = 0, feature_mode: str = "merge", word_vector_dim: int = 0) -> None:
         super().__init__()
         if not 1 <= merge_after <= num_layers:
             raise ValueError(f"merge_after must be in 1..{num_layers}, got {merge_after}")
@@ -134,12 +136,21 @@ class S2WEncoder(nn.Module):
             # Zero init: training starts from the model without features, in both modes, so the
             # two injection points are compared from the same starting point.
             nn.init.zeros_(self.feature.weight)
+        self.word_vectors: nn.Sequential | None = None
+        if word_vector_dim:
+            project = nn.Linear(word_vector_dim, dim)
+            # Zero init, as for the categorical feature: training starts from plain S2W.
+            nn.init.zeros_(project.weight)
+            nn.init.zeros_(project.bias)
+            self.word_vectors = nn.Sequential(nn.LayerNorm(word_vector_dim), project)
 
     def forward(self, model: nn.Module, inputs: Any, num_words: Sequence[int] | torch.Tensor,
-                feature_ids: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+                feature_ids: torch.Tensor | None = None, word_vectors: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
         """Word states ``(B, W, d)`` and word mask ``(B, W)`` for a prepared hybrid batch.
 
-        ``feature_ids`` ``(B, W)`` holds each word's feature id (0 beyond a sentence's words).
+        ``feature_ids`` ``(B, W)`` holds each word's feature id (0 beyond a sentence's words);
+        ``word_vectors`` ``(B, W, word_vector_dim)`` each word's dense vector.
         """
         embeddings, layers = _bert_parts(model)
         if len(layers) != self.num_layers:
@@ -153,6 +164,8 @@ class S2WEncoder(nn.Module):
             raise ValueError("this S2W encoder has a word feature: pass feature_ids")
         if feature_ids is not None and self.feature is None:
             raise ValueError("feature_ids given to an S2W encoder built without a feature")
+        if (word_vectors is None) != (self.word_vectors is None):
+            raise ValueError("word_vectors must be given exactly when the S2W encoder was built with word_vector_dim")
 
         embeds = inputs.inputs_embeds
         if self.feature is not None and self.feature_mode == "copy":
@@ -176,12 +189,20 @@ class S2WEncoder(nn.Module):
         group_of_word = group_of_word.scatter(0, flat_w.reshape(-1), groups.reshape(-1))[: batch * width]
         group_of_word = group_of_word.view(batch, width)
         has_group = group_of_word >= 0
+        # Word-level additions (categorical feature, dense vector) go onto each word's group.
+        extra = None
         if self.feature is not None and self.feature_mode == "merge":
+            extra = self.feature(feature_ids[:, :width])
+        if self.word_vectors is not None:
+            projected = self.word_vectors(word_vectors[:, :width].to(merged.dtype))
+            extra = projected if extra is None else extra + projected
+        if extra is not None:
             flat_g = torch.where(has_group, group_of_word + torch.arange(batch, device=device).unsqueeze(1) * g_width,
-                                 torch.full_like(group_of_word, batch * g_width))
-            group_feature = torch.zeros(batch * g_width + 1, dtype=torch.long, device=device)
-            group_feature = group_feature.scatter(0, flat_g.reshape(-1), feature_ids[:, :width].reshape(-1))
-            merged = merged + self.feature(group_feature[: batch * g_width].view(batch, g_width))
+                                 torch.full_like(group_of_word, batch * g_width))  # the extra row sinks padding
+            dim = merged.shape[-1]
+            per_group = torch.zeros(batch * g_width + 1, dim, dtype=merged.dtype, device=device)
+            per_group = per_group.index_add(0, flat_g.reshape(-1), extra.reshape(-1, dim))
+            merged = merged + per_group[: batch * g_width].view(batch, g_width, dim)
         if self.merge_after < self.num_layers:
             mask = _bidirectional_mask(model, merged, group_mask)
             for layer in layers[self.merge_after :]:

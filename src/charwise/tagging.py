@@ -11,7 +11,10 @@ from their characters), then either
   piece (``copy``, Sennrich & Haddow),
 
 and a ``linear`` or ``bilstm`` head (XRayEmb's NER head: a BiLSTM over word states, then a linear
-layer). :func:`train_tagger` fine-tunes everything under HF Accelerate: AdamW, linear warm-up over
+layer). ``char_fusion`` gives every word its character-encoder vector *in addition* to the pieces
+(the hybrid policies replace the pieces instead): ``concat`` joins it to the word state at the head
+(as character features join word embeddings in neural NER taggers), ``merge`` adds it after the S2W
+merge, so the layers above the merge contextualise it. :func:`train_tagger` fine-tunes everything under HF Accelerate: AdamW, linear warm-up over
 10 % of the steps then linear decay to zero, evaluation on dev after every epoch, early stopping,
 seeded batches. The best model is written atomically to ``OUT/tagger``: ``tagger.json`` (config,
 labels, feature vocabulary, dev scores), ``tagger.safetensors`` (pooling / S2W / head),
@@ -51,6 +54,7 @@ from .pooling import POOLINGS, WordPooling, build_pooling
 from .s2w import FEATURE_MODES, FeatureVocab, S2WEncoder
 
 __all__ = [
+    "CHAR_FUSIONS",
     "HEADS",
     "Tagger",
     "TaggerConfig",
@@ -64,6 +68,7 @@ FORMAT = "charwise-tagger"
 FORMAT_VERSION = 1
 BEST_DIR = "tagger"
 HEADS = ("linear", "bilstm")
+CHAR_FUSIONS = ("none", "concat", "merge")
 
 
 @dataclass
@@ -76,6 +81,7 @@ class TaggerConfig:
     char_encoder: str | None = None  # encoder name or directory for hybrid policies (None: the shipped one)
     pool: str = "first"  # word pooling; with s2w_layers > 0, the merge inside the encoder
     head: str = "linear"
+    char_fusion: str = "none"  # every word's character vector: "concat" at the head, "merge" after the S2W merge
     lstm_hidden: int = 128
     s2w_layers: int = 0  # > 0: merge pieces into words after this many layers (S2W)
     feature: str | None = None  # a corpus column used as a word feature (e.g. "lemma")
@@ -106,6 +112,10 @@ class TaggerConfig:
             raise ValueError(f"unknown head {self.head!r} (known: {', '.join(HEADS)})")
         if self.feature_mode not in FEATURE_MODES:
             raise ValueError(f"unknown feature mode {self.feature_mode!r} (known: {', '.join(FEATURE_MODES)})")
+        if self.char_fusion not in CHAR_FUSIONS:
+            raise ValueError(f"unknown char fusion {self.char_fusion!r} (known: {', '.join(CHAR_FUSIONS)})")
+        if self.char_fusion == "merge" and self.s2w_layers <= 0:
+            raise ValueError("--char-fusion merge adds character vectors after the S2W merge: give --s2w-layers N")
         if self.feature and self.feature_mode == "merge" and self.s2w_layers <= 0:
             raise ValueError("--feature-mode merge adds the feature after the S2W merge: give --s2w-layers N")
         if self.s2w_layers < 0:
@@ -172,26 +182,55 @@ class Tagger(nn.Module):
         model = hybrid.model
         dim = int(model.config.hidden_size)
         num_layers = int(getattr(model.config, "num_hidden_layers", 0))
+        char_dim = 0
+        if config.char_fusion != "none":
+            if hybrid.encoder is None:
+                raise ValueError(f"char fusion {config.char_fusion!r} needs a character encoder")
+            char_dim = int(hybrid.encoder.dim)
         self.s2w: S2WEncoder | None = None
         self.pooling: WordPooling | None = None
         if config.s2w_layers > 0 or config.feature:
             merge_after = config.s2w_layers if config.s2w_layers > 0 else num_layers
             self.s2w = S2WEncoder(dim, num_layers, merge_after, config.pool,
-                                  len(self.feature_vocab) if self.feature_vocab else 0, config.feature_mode)
+                                  len(self.feature_vocab) if self.feature_vocab else 0, config.feature_mode,
+                                  word_vector_dim=char_dim if config.char_fusion == "merge" else 0)
         else:
             self.pooling = build_pooling(config.pool, dim)
+        # concat: the character vector lives in the embedding table's scale, the word state in the
+        # last layer's; a LayerNorm puts the two on one footing for the head.
+        self.char_norm: nn.LayerNorm | None = nn.LayerNorm(char_dim) if config.char_fusion == "concat" else None
+        head_dim = dim + (char_dim if self.char_norm is not None else 0)
         self.dropout = nn.Dropout(config.dropout)
-        self.head: nn.Module = (BiLSTMHead(dim, config.lstm_hidden, len(self.labels)) if config.head == "bilstm"
-                                else LinearHead(dim, len(self.labels)))
+        self.head: nn.Module = (BiLSTMHead(head_dim, config.lstm_hidden, len(self.labels)) if config.head == "bilstm"
+                                else LinearHead(head_dim, len(self.labels)))
 
     # --- views ---------------------------------------------------------------------------------
     @property
     def teacher(self) -> Any:
         return self.hybrid.teacher
 
-    def new_modules(self) -> list[nn.Module]:
-        """Modules that did not exist before fine-tuning (they get the head learning rate)."""
-        return [m for m in (self.pooling, self.s2w, self.head) if m is not None]
+    def own_modules(self) -> dict[str, nn.Module]:
+        """Modules that did not exist before fine-tuning, by name (head learning rate; saved in
+        ``tagger.safetensors``)."""
+        named = {"pooling": self.pooling, "s2w": self.s2w, "char_norm": self.char_norm, "head": self.head}
+        return {name: m for name, m in named.items() if m is not None}
+
+    def word_char_vectors(self, words: Sequence[Sequence[str]], width: int) -> torch.Tensor:
+        """``(B, W, d)`` character-encoder vectors of every word (zeros beyond a sentence's words);
+        each distinct word of the batch is encoded once."""
+        types = list(dict.fromkeys(w for sentence in words for w in sentence))
+        vectors = self.hybrid.char_vectors(types) if types else None
+        out_dim = int(self.hybrid.encoder.dim)
+        device = vectors.device if vectors is not None else torch.device("cpu")
+        out = torch.zeros((len(words), width, out_dim), dtype=torch.float32, device=device)
+        if vectors is None:
+            return out
+        index = {w: i for i, w in enumerate(types)}
+        rows = torch.tensor([index[w] for sentence in words for w in sentence], dtype=torch.long, device=device)
+        batch = torch.tensor([b for b, sentence in enumerate(words) for _ in sentence], dtype=torch.long, device=device)
+        position = torch.tensor([i for sentence in words for i in range(len(sentence))], dtype=torch.long,
+                                device=device)
+        return out.index_put((batch, position), vectors[rows].float())
 
     def feature_tensor(self, features: Sequence[Sequence[str]] | None, width: int) -> torch.Tensor | None:
         """``(B, W)`` feature ids (0 = padding) of a batch, or None for a tagger without a feature."""
@@ -211,14 +250,20 @@ class Tagger(nn.Module):
         inputs = self.hybrid.prepare(words)
         counts = torch.tensor([len(w) for w in words], dtype=torch.long, device=inputs.word_index.device)
         width = int(counts.max()) if len(words) else 0
+        chars = None
+        if self.config.char_fusion != "none":
+            chars = self.word_char_vectors(words, width).to(inputs.word_index.device)
         if self.s2w is not None:
             feature_ids = self.feature_tensor(features, width)
             if feature_ids is not None:
                 feature_ids = feature_ids.to(inputs.word_index.device)
-            states, mask = self.s2w(self.hybrid.model, inputs, counts, feature_ids)
+            states, mask = self.s2w(self.hybrid.model, inputs, counts, feature_ids,
+                                    chars if self.config.char_fusion == "merge" else None)
         else:
             hidden = self.hybrid(inputs=inputs).outputs.last_hidden_state
             states, mask = self.pooling(hidden, inputs.word_index, counts)
+        if self.char_norm is not None:
+            states = torch.cat([states, self.char_norm(chars.to(states.dtype))], dim=-1)
         return self.head(self.dropout(states), mask), mask
 
     def targets(self, tags: Sequence[Sequence[str]], shape: torch.Size, device: torch.device) -> torch.Tensor:
@@ -270,10 +315,8 @@ class Tagger(nn.Module):
             self.teacher.tokenizer.save_pretrained(tmp / "model")
             if self.hybrid.encoder is not None:
                 self.hybrid.encoder.save_pretrained(tmp / "char_encoder")
-            own = {}
-            for prefix, module in (("pooling", self.pooling), ("s2w", self.s2w), ("head", self.head)):
-                if module is not None:
-                    own.update({f"{prefix}.{k}": v.detach().cpu().contiguous() for k, v in module.state_dict().items()})
+            own = {f"{prefix}.{k}": v.detach().cpu().contiguous()
+                   for prefix, module in self.own_modules().items() for k, v in module.state_dict().items()}
             save_file(own, str(tmp / "tagger.safetensors"), metadata={"format": FORMAT})
             meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "config": asdict(self.config),
                     "labels": self.labels,
@@ -301,12 +344,14 @@ def build_tagger(config: TaggerConfig, labels: Sequence[str], feature_vocab: Fea
     config.validate()
     teacher = teacher if teacher is not None else Teacher.load(config.teacher)
     policy = get_policy(config.policy, config.seed)
-    if encoder is None and policy.name != "none":
+    needs_encoder = policy.name != "none" or config.char_fusion != "none"
+    if encoder is None and needs_encoder:
+        user = f"policy '{policy.name}'" if policy.name != "none" else f"char fusion '{config.char_fusion}'"
         if config.char_encoder is None and teacher.name not in available_encoders():
-            raise ValueError(f"policy '{policy.name}' needs a character encoder and teacher '{teacher.name}' has no "
+            raise ValueError(f"{user} needs a character encoder and teacher '{teacher.name}' has no "
                              "shipped one: pass --char-encoder DIR (train one with `charwise train`)")
         encoder = load_encoder(config.char_encoder or teacher.name)
-    hybrid = HybridModel(teacher.model, teacher, encoder if policy.name != "none" else None, policy, seed=config.seed)
+    hybrid = HybridModel(teacher.model, teacher, encoder if needs_encoder else None, policy, seed=config.seed)
     torch.manual_seed(config.seed)
     return Tagger(hybrid, labels, config, feature_vocab)
 
@@ -338,10 +383,9 @@ def load_tagger(path: str | os.PathLike) -> Tagger:
     vocab = FeatureVocab.from_dict(meta["feature_vocab"]) if meta.get("feature_vocab") else None
     tagger = build_tagger(config, meta["labels"], vocab, teacher=teacher, encoder=encoder)
     state = load_file(str(directory / "tagger.safetensors"))
-    for prefix, module in (("pooling", tagger.pooling), ("s2w", tagger.s2w), ("head", tagger.head)):
-        if module is not None:
-            own = {k[len(prefix) + 1 :]: v for k, v in state.items() if k.startswith(prefix + ".")}
-            module.load_state_dict(own)
+    for prefix, module in tagger.own_modules().items():
+        own = {k[len(prefix) + 1 :]: v for k, v in state.items() if k.startswith(prefix + ".")}
+        module.load_state_dict(own)
     tagger.meta = meta
     words_file = directory / "train_words.json"
     tagger.train_words = set(json.loads(words_file.read_text(encoding="utf-8"))) if words_file.is_file() else None
@@ -489,7 +533,7 @@ def train_tagger(config: TaggerConfig, out: str | os.PathLike, *, data: TaskData
     # find_unused_parameters: a batch in which the policy picks no word leaves the encoder unused.
     accelerator = Accelerator(kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])
     tagger = build_tagger(config, labels, feature_vocab, teacher=teacher, encoder=encoder)
-    new_ids = {id(p) for m in tagger.new_modules() for p in m.parameters()}
+    new_ids = {id(p) for m in tagger.own_modules().values() for p in m.parameters()}
     char_ids = {id(p) for p in tagger.hybrid.encoder.parameters()} if tagger.hybrid.encoder is not None else set()
     groups = [{"params": [p for p in tagger.parameters() if id(p) not in new_ids | char_ids], "lr": config.lr},
               {"params": [p for p in tagger.parameters() if id(p) in new_ids], "lr": config.head_lr},

@@ -26,7 +26,7 @@ def add_tag_parser(sub: Any) -> None:
     """Register ``tag`` and its subcommands on the main parser's subparsers."""
     from .pooling import POOLINGS
     from .s2w import FEATURE_MODES
-    from .tagging import HEADS
+    from .tagging import CHAR_FUSIONS, HEADS
 
     d = _tagger_defaults()
     g = sub.add_parser("tag", help="word-level tagging (NER on WNUT17, POS on UD EWT): train, eval, predict")
@@ -38,10 +38,14 @@ def add_tag_parser(sub: Any) -> None:
     t.add_argument("--policy", default=d.policy,
                    help="none (base model), oov, multi, no-suffix, random:P, all")
     t.add_argument("--char-encoder", default=None,
-                   help="character encoder for hybrid policies (shipped name or directory; default: the teacher's)")
+                   help="character encoder for hybrid policies and --char-fusion (shipped name or directory; "
+                        "default: the teacher's)")
     t.add_argument("--pool", default=d.pool, choices=sorted(POOLINGS),
                    help="pieces -> word pooling (with --s2w-layers: the merge inside the encoder)")
     t.add_argument("--head", default=d.head, choices=list(HEADS))
+    t.add_argument("--char-fusion", default=d.char_fusion, choices=list(CHAR_FUSIONS),
+                   help="also give every word its character vector: concat (at the head) or merge (after the "
+                        "S2W merge, needs --s2w-layers)")
     t.add_argument("--s2w-layers", type=int, default=d.s2w_layers,
                    help="merge pieces into words after this many layers (S2W; 0 = no merge)")
     t.add_argument("--feature", default=None, help="word-feature column, e.g. lemma (CoNLL-U tasks)")
@@ -89,7 +93,7 @@ def cmd_tag_train(args: argparse.Namespace) -> int:
 
     config = TaggerConfig(
         task=args.task, teacher=args.teacher, policy=args.policy, char_encoder=args.char_encoder, pool=args.pool,
-        head=args.head, s2w_layers=args.s2w_layers, feature=args.feature, feature_mode=args.feature_mode,
+        head=args.head, char_fusion=args.char_fusion, s2w_layers=args.s2w_layers, feature=args.feature, feature_mode=args.feature_mode,
         epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, head_lr=args.head_lr,
         encoder_lr=args.encoder_lr, patience=args.patience,
         max_steps=args.max_steps, train_sentences=args.train_sentences, dev_sentences=args.dev_sentences,
