@@ -414,6 +414,22 @@ def test_entity_f1_hand_made():
         entity_f1([["O"]], [["O", "O"]])
 
 
+def test_entity_f1_restricted_to_chosen_spans():
+    # Word 2 is "split by the tokenizer": only spans covering it are kept, on both sides.
+    gold = [["B-PER", "O", "B-LOC", "I-LOC", "B-ORG"]]
+    pred = [["B-PER", "O", "B-LOC", "O", "B-PER"]]
+
+    def covers_2(sentence: int, first: int, last: int) -> bool:
+        return first <= 2 <= last
+
+    r = entity_f1(gold, pred, keep=covers_2)
+    # gold: LOC 2-3; predicted: LOC 2-2 (wrong span) -> no match, support 1.
+    assert (r["precision"], r["recall"], r["support"]) == (0.0, 0.0, 1)
+    rest = entity_f1(gold, pred, keep=lambda s, a, b: not covers_2(s, a, b))
+    # gold: PER 0, ORG 4; predicted: PER 0, PER 4 -> one match.
+    assert (rest["precision"], rest["recall"], rest["support"]) == (0.5, 0.5, 2)
+
+
 def test_accuracy_report_splits():
     gold = [["A", "B", "C"], ["A"]]
     pred = [["A", "X", "C"], ["X"]]
@@ -554,7 +570,8 @@ def test_char_fusion_taggers_train_save_and_reload(tmp_path, tiny_bert_dir, make
     encoder = make_encoder("cnn", info=teacher.describe(), dim=teacher.dim)
     before = {k: v.clone() for k, v in encoder.state_dict().items()}
     config = toy_config(tiny_bert_dir, epochs=2, **extra)
-    result = train_tagger(config, tmp_path / "run", data=TOY, teacher=teacher, encoder=encoder, progress=False)
+    result = train_tagger(config, tmp_path / "run", data=TOY, teacher=teacher, encoder=encoder,
+                          progress=False)
     assert result.best_dev > 0.6
     # Every word's characters reach the loss, so the encoder trains even under policy none.
     assert any(not torch.equal(before[k], v) for k, v in encoder.state_dict().items())
@@ -577,7 +594,8 @@ def test_word_char_vectors_are_each_words_own(tiny_bert_dir, make_encoder):
         vectors = tagger.word_char_vectors(words, 3)
         expected = encoder.embed(["the", "cat", "the", "xqzv"])
     assert vectors.shape == (3, 3, teacher.dim)
-    assert torch.allclose(vectors[0], expected[:3], atol=1e-6) and torch.allclose(vectors[1, 0], expected[3], atol=1e-6)
+    assert torch.allclose(vectors[0], expected[:3], atol=1e-6)
+    assert torch.allclose(vectors[1, 0], expected[3], atol=1e-6)
     assert not vectors[1, 1:].any() and not vectors[2].any()
     # Concatenated at the head: the head reads model dim + encoder dim.
     assert tagger.head.out.in_features == 2 * teacher.dim
@@ -612,7 +630,10 @@ def test_cli_round_trip(tmp_path, tiny_bert_dir, capsys):
     assert "noise 0 " in printed and "noise 0.3" in printed
     results = json.loads(report.read_text())["results"]
     assert results["0"]["changed_words"] == 0.0 and results["0.3"]["changed_words"] > 0.0
-    assert {"acc_single", "acc_multi", "acc_unseen"} <= set(results["0"])
+    assert {"acc_single", "acc_multi", "acc_unseen", "f1_multi", "f1_single"} <= set(results["0"])
+    # Every gold entity is in exactly one of the two entity splits.
+    gold_entities = sum(len(get_entities(s.tags)) for s in load_task("wnut17", splits=("test",)).test[:40])
+    assert results["0"]["n_entities_multi"] + results["0"]["n_entities_single"] == gold_entities > 0
 
     text = tmp_path / "in.txt"
     text.write_text("I love Paris!\n\nhello world\n", encoding="utf-8")

@@ -10,7 +10,7 @@ counts), a type change ends one, an entity can end at the end of a sentence, and
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Callable, Sequence
 
 __all__ = ["accuracy_report", "entity_f1", "get_entities"]
 
@@ -61,11 +61,14 @@ def _prf(tp: int, n_pred: int, n_gold: int) -> dict[str, float]:
     return {"precision": p, "recall": r, "f1": f, "support": n_gold}
 
 
-def entity_f1(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> dict[str, object]:
+def entity_f1(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]],
+              keep: Callable[[int, int, int], bool] | None = None) -> dict[str, object]:
     """Micro-averaged entity precision / recall / F1 over sentences, plus one entry per type.
 
     Sentences are scored separately (an entity never spans two sentences), as seqeval does when
-    it joins sentences with an ``O`` between them.
+    it joins sentences with an ``O`` between them. ``keep(sentence, first, last)`` restricts the
+    score to the gold and predicted entities over the spans it accepts (e.g. entities containing a
+    word the tokenizer splits); a span is kept or dropped on both sides alike.
     """
     if len(gold) != len(pred):
         raise ValueError(f"{len(gold)} gold sentences but {len(pred)} predicted ones")
@@ -74,8 +77,8 @@ def entity_f1(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> d
     for s, (g, p) in enumerate(zip(gold, pred)):
         if len(g) != len(p):
             raise ValueError(f"sentence {s}: {len(g)} gold tags but {len(p)} predicted ones")
-        gold_set.update((s, *e) for e in get_entities(g))
-        pred_set.update((s, *e) for e in get_entities(p))
+        gold_set.update((s, *e) for e in get_entities(g) if keep is None or keep(s, e[1], e[2]))
+        pred_set.update((s, *e) for e in get_entities(p) if keep is None or keep(s, e[1], e[2]))
     tp = gold_set & pred_set
     result: dict[str, object] = _prf(len(tp), len(pred_set), len(gold_set))
     n_gold, n_pred, n_tp = Counter(e[1] for e in gold_set), Counter(e[1] for e in pred_set), Counter(e[1] for e in tp)

@@ -165,7 +165,8 @@ class S2WEncoder(nn.Module):
         if feature_ids is not None and self.feature is None:
             raise ValueError("feature_ids given to an S2W encoder built without a feature")
         if (word_vectors is None) != (self.word_vectors is None):
-            raise ValueError("word_vectors must be given exactly when the S2W encoder was built with word_vector_dim")
+            raise ValueError("word_vectors must be given exactly when the S2W encoder was built with "
+                             "word_vector_dim")
 
         embeds = inputs.inputs_embeds
         if self.feature is not None and self.feature_mode == "copy":
@@ -198,7 +199,7 @@ class S2WEncoder(nn.Module):
             extra = projected if extra is None else extra + projected
         if extra is not None:
             flat_g = torch.where(has_group, group_of_word + torch.arange(batch, device=device).unsqueeze(1) * g_width,
-                                 torch.full_like(group_of_word, batch * g_width))  # the extra row sinks padding
+                                 torch.full_like(group_of_word, batch * g_width))  # extra row: padding
             dim = merged.shape[-1]
             per_group = torch.zeros(batch * g_width + 1, dim, dtype=merged.dtype, device=device)
             per_group = per_group.index_add(0, flat_g.reshape(-1), extra.reshape(-1, dim))

@@ -14,13 +14,14 @@ and a ``linear`` or ``bilstm`` head (XRayEmb's NER head: a BiLSTM over word stat
 layer). ``char_fusion`` gives every word its character-encoder vector *in addition* to the pieces
 (the hybrid policies replace the pieces instead): ``concat`` joins it to the word state at the head
 (as character features join word embeddings in neural NER taggers), ``merge`` adds it after the S2W
-merge, so the layers above the merge contextualise it. :func:`train_tagger` fine-tunes everything under HF Accelerate: AdamW, linear warm-up over
+merge, so the layers above the merge contextualise it.
+:func:`train_tagger` fine-tunes everything under HF Accelerate: AdamW, linear warm-up over
 10 % of the steps then linear decay to zero, evaluation on dev after every epoch, early stopping,
 seeded batches. The best model is written atomically to ``OUT/tagger``: ``tagger.json`` (config,
 labels, feature vocabulary, dev scores), ``tagger.safetensors`` (pooling / S2W / head),
 ``model/`` (the fine-tuned HF model and its tokenizer, ``save_pretrained``), ``char_encoder/``
-(the fine-tuned character encoder, if the policy uses one) and ``train_words.json`` (the training
-word types, for the unseen-word split of the evaluation).
+(the fine-tuned character encoder, if the policy or the char fusion uses one) and
+``train_words.json`` (the training word types, for the unseen-word split of the evaluation).
 
 Scores: entity-level F1 with seqeval conventions for NER (``wnut17``), accuracy for POS
 (``ewt-upos``); both tasks also report word accuracy split into words that are one vocabulary token
@@ -81,7 +82,8 @@ class TaggerConfig:
     char_encoder: str | None = None  # encoder name or directory for hybrid policies (None: the shipped one)
     pool: str = "first"  # word pooling; with s2w_layers > 0, the merge inside the encoder
     head: str = "linear"
-    char_fusion: str = "none"  # every word's character vector: "concat" at the head, "merge" after the S2W merge
+    # Every word's character vector as well as its pieces: "concat" at the head, "merge" after the S2W merge.
+    char_fusion: str = "none"
     lstm_hidden: int = 128
     s2w_layers: int = 0  # > 0: merge pieces into words after this many layers (S2W)
     feature: str | None = None  # a corpus column used as a word feature (e.g. "lemma")
@@ -115,7 +117,8 @@ class TaggerConfig:
         if self.char_fusion not in CHAR_FUSIONS:
             raise ValueError(f"unknown char fusion {self.char_fusion!r} (known: {', '.join(CHAR_FUSIONS)})")
         if self.char_fusion == "merge" and self.s2w_layers <= 0:
-            raise ValueError("--char-fusion merge adds character vectors after the S2W merge: give --s2w-layers N")
+            raise ValueError("--char-fusion merge adds character vectors after the S2W merge: "
+                             "give --s2w-layers N")
         if self.feature and self.feature_mode == "merge" and self.s2w_layers <= 0:
             raise ValueError("--feature-mode merge adds the feature after the S2W merge: give --s2w-layers N")
         if self.s2w_layers < 0:
@@ -198,11 +201,11 @@ class Tagger(nn.Module):
             self.pooling = build_pooling(config.pool, dim)
         # concat: the character vector lives in the embedding table's scale, the word state in the
         # last layer's; a LayerNorm puts the two on one footing for the head.
-        self.char_norm: nn.LayerNorm | None = nn.LayerNorm(char_dim) if config.char_fusion == "concat" else None
+        self.char_norm = nn.LayerNorm(char_dim) if config.char_fusion == "concat" else None
         head_dim = dim + (char_dim if self.char_norm is not None else 0)
         self.dropout = nn.Dropout(config.dropout)
-        self.head: nn.Module = (BiLSTMHead(head_dim, config.lstm_hidden, len(self.labels)) if config.head == "bilstm"
-                                else LinearHead(head_dim, len(self.labels)))
+        self.head: nn.Module = (BiLSTMHead(head_dim, config.lstm_hidden, len(self.labels))
+                                if config.head == "bilstm" else LinearHead(head_dim, len(self.labels)))
 
     # --- views ---------------------------------------------------------------------------------
     @property
@@ -226,10 +229,12 @@ class Tagger(nn.Module):
         if vectors is None:
             return out
         index = {w: i for i, w in enumerate(types)}
-        rows = torch.tensor([index[w] for sentence in words for w in sentence], dtype=torch.long, device=device)
-        batch = torch.tensor([b for b, sentence in enumerate(words) for _ in sentence], dtype=torch.long, device=device)
-        position = torch.tensor([i for sentence in words for i in range(len(sentence))], dtype=torch.long,
-                                device=device)
+        def ids(values: list[int]) -> torch.Tensor:
+            return torch.tensor(values, dtype=torch.long, device=device)
+
+        rows = ids([index[w] for sentence in words for w in sentence])
+        batch = ids([b for b, sentence in enumerate(words) for _ in sentence])
+        position = ids([i for sentence in words for i in range(len(sentence))])
         return out.index_put((batch, position), vectors[rows].float())
 
     def feature_tensor(self, features: Sequence[Sequence[str]] | None, width: int) -> torch.Tensor | None:
@@ -445,7 +450,9 @@ def evaluate_tagger(tagger: Tagger, sentences: Sequence[TaggedSentence], *, metr
     """Score ``tagger`` on ``sentences`` (after typos at word rate ``noise``).
 
     Returns ``score`` (entity F1 for ``metric="entity_f1"``, else accuracy), the metric's details,
-    and the word-accuracy splits ``acc_single`` / ``acc_multi`` / ``acc_unseen``.
+    and the word-accuracy splits ``acc_single`` / ``acc_multi`` / ``acc_unseen``; for entity F1
+    also ``f1_multi`` / ``f1_single``: F1 over the entities that contain a word the base tokenizer
+    splits into several pieces, and over the others.
     """
     data, changed = noisy_sentences(sentences, noise, seed, tagger.teacher)
     words = [s.words for s in data]
@@ -459,6 +466,10 @@ def evaluate_tagger(tagger: Tagger, sentences: Sequence[TaggedSentence], *, metr
         f1 = entity_f1(gold, pred)
         result.update({"score": f1["f1"], "precision": f1["precision"], "recall": f1["recall"],
                        "per_type": f1["per_type"]})
+        # Entities with a word the base tokenizer splits (or maps to [UNK]) vs the other entities.
+        for name, wanted in (("multi", False), ("single", True)):
+            part = entity_f1(gold, pred, keep=lambda s, a, b, w=wanted: all(single[s][a : b + 1]) == w)
+            result[f"f1_{name}"], result[f"n_entities_{name}"] = part["f1"], part["support"]
     else:
         result["score"] = result["accuracy"]
     return result

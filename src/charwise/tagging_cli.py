@@ -93,7 +93,8 @@ def cmd_tag_train(args: argparse.Namespace) -> int:
 
     config = TaggerConfig(
         task=args.task, teacher=args.teacher, policy=args.policy, char_encoder=args.char_encoder, pool=args.pool,
-        head=args.head, char_fusion=args.char_fusion, s2w_layers=args.s2w_layers, feature=args.feature, feature_mode=args.feature_mode,
+        head=args.head, char_fusion=args.char_fusion, s2w_layers=args.s2w_layers, feature=args.feature,
+        feature_mode=args.feature_mode,
         epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, head_lr=args.head_lr,
         encoder_lr=args.encoder_lr, patience=args.patience,
         max_steps=args.max_steps, train_sentences=args.train_sentences, dev_sentences=args.dev_sentences,
@@ -117,7 +118,8 @@ def cmd_tag_train(args: argparse.Namespace) -> int:
 
 
 def _format_row(noise: float, r: dict[str, Any]) -> str:
-    extra = "  ".join(f"{k} {100 * r[k]:.2f}" for k in ("acc_single", "acc_multi", "acc_unseen") if k in r)
+    splits = ("acc_single", "acc_multi", "acc_unseen", "f1_single", "f1_multi")
+    extra = "  ".join(f"{k} {100 * r[k]:.2f}" for k in splits if k in r)
     return f"noise {noise:<4g}  score {100 * r['score']:.2f}  accuracy {100 * r['accuracy']:.2f}  {extra}"
 
 
