@@ -186,3 +186,38 @@ def tiny_llama_teacher(bytebpe_tokenizer) -> Teacher:
     model = LlamaForCausalLM(config).eval()
     return Teacher.from_parts(bytebpe_tokenizer, model.get_input_embeddings().weight.detach().clone(),
                               name="tiny-llama", model_loader=lambda: model)
+
+
+
+@pytest.fixture(scope="session")
+def two_cpu_processes() -> Callable[..., Any]:
+    """``run(args, timeout=300)``: run ``python -m <args>`` on 2 CPU processes under Accelerate
+    (gloo) and return the ``CompletedProcess``; on timeout every process is killed.
+
+    ``accelerate launch --cpu --num_processes 2`` starts ONE process; torchrun's two processes only
+    become a process group for Accelerate with ``ACCELERATE_USE_CPU``. This interpreter's launcher
+    is used (a ``torchrun`` on PATH may belong to another Python), on a free port.
+    """
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    def run(args: list[str], timeout: float = 300) -> subprocess.CompletedProcess:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(port),
+               "-m", *args]
+        env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1"}
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the workers too, not only the launcher
+            out, err = proc.communicate()
+            raise AssertionError(f"2-process run timed out after {timeout} s: {err[-2000:]}") from None
+        return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+    return run

@@ -133,15 +133,15 @@ def test_train_and_eval_end_to_end(tmp_path, tiny_bert_dir, capsys):
 
 
 @pytest.mark.slow
-def test_accelerate_launch_two_processes(tmp_path, tiny_bert_dir):
-    """`accelerate launch` spreads the same command over processes without code changes."""
+def test_two_process_training(tmp_path, tiny_bert_dir, two_cpu_processes):
+    """The same `charwise train` command spreads over processes without code changes."""
     run = tmp_path / "run"
-    # The launcher of this interpreter (an `accelerate` on PATH may belong to another Python).
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--cpu", "--num_processes", "2", "--num_machines", "1", "--mixed_precision", "no",
-           "--dynamo_backend", "no", "-m", "charwise.cli", "train", "--teacher", str(tiny_bert_dir), "--out", str(run),
-           "--preset", "kim-small", "--steps", "4", "--eval-every", "2", "--batch-size", "64", "--quiet", "--no-report"]
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    result = two_cpu_processes(["charwise.cli", "train", "--teacher", str(tiny_bert_dir), "--out", str(run),
+                                "--preset", "kim-small", "--steps", "4", "--eval-every", "2", "--batch-size", "64",
+                                "--quiet", "--no-report"])
     assert result.returncode == 0, result.stderr[-2000:]
+    validations = [r for r in map(json.loads, (run / "log.jsonl").read_text().splitlines()) if "validation" in r]
+    assert [r["processes"] for r in validations] == [2, 2]
     state = json.loads((run / "checkpoint" / "state.json").read_text())
     assert state["step"] == 4
     assert (run / "encoder" / "model.safetensors").exists()

@@ -676,6 +676,33 @@ def test_cli_help():
         assert info.value.code == 0
 
 
+@pytest.mark.slow
+def test_two_process_training(tmp_path, tiny_bert_dir, two_cpu_processes):
+    """`charwise tag train` on 2 processes (gloo): one schedule step per optimizer step, and early
+    stopping decided by the main process stops every process."""
+    out = tmp_path / "run"
+    result = two_cpu_processes(["charwise.cli", "tag", "train", "--task", "wnut17", "--teacher", str(tiny_bert_dir),
+                                "--train-sentences", "64", "--dev-sentences", "16", "--epochs", "4", "--patience", "1",
+                                "--lr", "1e-3", "--head-lr", "1e-3", "--out", str(out), "--quiet", "--no-test"])
+    assert result.returncode == 0, result.stderr[-2000:]
+    log = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    done = json.loads((out / "result.json").read_text())
+    assert done["processes"] == 2
+    per_epoch = math.ceil(64 / 16)  # every process takes a shard of each global batch of 16
+    total, warmup = 4 * per_epoch, math.ceil(0.1 * 4 * per_epoch)
+    assert log[0]["step"] == per_epoch
+    assert math.isclose(log[0]["lr"], 1e-3 * (total - per_epoch) / (total - warmup), rel_tol=1e-6)
+    # The early-stopping rule replayed on the main process's dev scores gives the epochs run.
+    best, bad, expected = -1.0, 0, 0
+    for record in log:
+        expected += 1
+        best, bad = (record["dev"], 0) if record["dev"] > best else (best, bad + 1)
+        if bad >= 1:
+            break
+    assert done["epochs_run"] == len(log) == expected
+    assert (out / "tagger" / "tagger.safetensors").is_file()
+
+
 # --- real weights --------------------------------------------------------------------------------
 @pytest.mark.real
 def test_minilm_tagger_base_and_hybrid(tmp_path):

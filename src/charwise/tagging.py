@@ -502,6 +502,7 @@ class TrainResult:
     train_minutes: float  # wall time of the training epochs (evaluations excluded)
     minutes_per_epoch: float
     cpu_minutes_per_epoch: float  # process CPU time: the cost on an unshared machine, whatever the load
+    processes: int = 1  # Accelerate processes that shared each batch
     history: list[dict[str, Any]] = field(default_factory=list)
     protocol: dict[str, Any] = field(default_factory=dict)
 
@@ -520,6 +521,7 @@ def train_tagger(config: TaggerConfig, out: str | os.PathLike, *, data: TaskData
     """Fine-tune a tagger on ``data`` (default: the built-in task ``config.task``) and save the best
     one (by dev score) to ``OUT/tagger``. ``OUT/log.jsonl`` gets one line per evaluation."""
     from accelerate import Accelerator, DistributedDataParallelKwargs
+    from accelerate.utils import broadcast_object_list
     from transformers import get_linear_schedule_with_warmup
 
     config.validate()
@@ -542,7 +544,10 @@ def train_tagger(config: TaggerConfig, out: str | os.PathLike, *, data: TaskData
     train_words = {w for s in train for w in s.words}
 
     # find_unused_parameters: a batch in which the policy picks no word leaves the encoder unused.
-    accelerator = Accelerator(kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])
+    # Every process takes a shard of the same global batch, so all run the same number of steps and
+    # the schedule must advance once per step (Accelerate's default steps it once per process).
+    accelerator = Accelerator(kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)],
+                              step_scheduler_with_optimizer=False)
     tagger = build_tagger(config, labels, feature_vocab, teacher=teacher, encoder=encoder)
     new_ids = {id(p) for m in tagger.own_modules().values() for p in m.parameters()}
     char_ids = {id(p) for p in tagger.hybrid.encoder.parameters()} if tagger.hybrid.encoder is not None else set()
@@ -610,7 +615,8 @@ def train_tagger(config: TaggerConfig, out: str | os.PathLike, *, data: TaskData
         epoch += 1
         scores = evaluate_dev() if accelerator.is_main_process else {"score": -1.0}
         record = {"epoch": epoch, "step": step, "train_loss": running / max(seen, 1), "dev": scores["score"],
-                  "dev_acc_multi": scores.get("acc_multi"), "elapsed_s": round(time.time() - started, 1)}
+                  "dev_acc_multi": scores.get("acc_multi"), "lr": scheduler.get_last_lr()[0],
+                  "elapsed_s": round(time.time() - started, 1)}
         history.append(record)
         say(f"epoch {epoch}: loss {record['train_loss']:.4f}, dev {scores['score']:.4f}")
         if accelerator.is_main_process:
@@ -625,12 +631,16 @@ def train_tagger(config: TaggerConfig, out: str | os.PathLike, *, data: TaskData
                 bad += 1
                 if bad >= config.patience:
                     stop = True
+        # Only the main process evaluates: it tells the others whether to stop (else they would
+        # wait forever for it in the next epoch's gradient synchronisation).
+        stop = bool(broadcast_object_list([stop], from_process=0)[0])
         accelerator.wait_for_everyone()
     bar.close()
     result = TrainResult(best_dev=best, best_epoch=best_epoch, epochs_run=epoch, steps=step,
                          train_minutes=round(train_seconds / 60, 3),
                          minutes_per_epoch=round(train_seconds / 60 / max(epoch, 1), 3),
-                         cpu_minutes_per_epoch=round(cpu_seconds / 60 / max(epoch, 1), 3), history=history,
+                         cpu_minutes_per_epoch=round(cpu_seconds / 60 / max(epoch, 1), 3),
+                         processes=accelerator.num_processes, history=history,
                          protocol=_data_description(data.spec, train, dev))
     if accelerator.is_main_process:
         (out / "result.json").write_text(json.dumps(asdict(result), indent=2), encoding="utf-8")

@@ -267,7 +267,7 @@ class Trainer:
             return
         metrics = self.validate()
         self.model.train()
-        self._log({"step": self.step, "validation": metrics})
+        self._log({"step": self.step, "validation": metrics, "processes": self.accelerator.num_processes})
         if metrics["score"] > self.best_score:
             self.best_score = metrics["score"]
             enc = self.accelerator.unwrap_model(self.model)
