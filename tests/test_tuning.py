@@ -111,3 +111,20 @@ def test_lm_objective_on_a_causal_lm(tiny_llama_teacher, make_encoder, corpus, t
 def test_unknown_objective(teacher, make_encoder, corpus, tmp_path):
     with pytest.raises(ValueError, match="objective"):
         tuner_for(teacher, make_encoder, corpus, tmp_path / "x", objective="mlm")
+
+
+@pytest.mark.slow
+def test_two_process_tuning(teacher, make_encoder, corpus, tmp_path, two_cpu_processes):
+    """`charwise tune` spreads over 2 processes (gloo) without code changes."""
+    import json
+
+    enc_dir = tmp_path / "enc"
+    make_encoder("cnn", info=teacher.describe(), dim=teacher.dim).save_pretrained(enc_dir)
+    out = tmp_path / "t"
+    result = two_cpu_processes(["charwise.cli", "tune", corpus, "--out", str(out), "--teacher", teacher.name,
+                                "--encoder", str(enc_dir), "--steps", "4", "--batch-size", "8", "--eval-every", "2",
+                                "--quiet"])
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (out / "encoder" / "model.safetensors").is_file()
+    records = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    assert [r["processes"] for r in records if "validation" in r] == [2, 2, 2]  # steps 0, 2, 4

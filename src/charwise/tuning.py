@@ -259,7 +259,7 @@ class HybridTuner:
             (self.out / "tune_config.json").write_text(json.dumps(asdict(self.config), indent=2))
             if self.step == 0 and not (self.out / BEST_DIR).exists():
                 start = self.validate()
-                self._log({"step": 0, "validation": start})
+                self._log({"step": 0, "validation": start, "processes": self.accelerator.num_processes})
         cfg, acc = self.config, self.accelerator
         end = cfg.steps if stop_after is None else min(cfg.steps, self.step + stop_after)
         bar = tqdm(total=cfg.steps, initial=self.step, desc="tune", disable=not self.progress, dynamic_ncols=True)
@@ -284,7 +284,7 @@ class HybridTuner:
                            "elapsed_s": round(time.time() - started, 1)})
             if acc.is_main_process and (self.step % cfg.eval_every == 0 or self.step == cfg.steps):
                 metrics = self.validate()
-                self._log({"step": self.step, "validation": metrics})
+                self._log({"step": self.step, "validation": metrics, "processes": acc.num_processes})
                 if metrics["score"] > self.best:
                     self.best = metrics["score"]
                     self._save_best(metrics)
