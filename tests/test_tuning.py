@@ -122,8 +122,8 @@ def test_two_process_tuning(teacher, make_encoder, corpus, tmp_path, two_cpu_pro
     make_encoder("cnn", info=teacher.describe(), dim=teacher.dim).save_pretrained(enc_dir)
     out = tmp_path / "t"
     result = two_cpu_processes(["charwise.cli", "tune", corpus, "--out", str(out), "--teacher", teacher.name,
-                                "--encoder", str(enc_dir), "--steps", "4", "--batch-size", "8", "--eval-every", "2",
-                                "--quiet"])
+                                "--encoder", str(enc_dir), "--steps", "4", "--batch-size", "8",
+                                "--eval-every", "2", "--quiet"])
     assert result.returncode == 0, result.stderr[-2000:]
     assert (out / "encoder" / "model.safetensors").is_file()
     records = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
