@@ -229,6 +229,7 @@ class Tagger(nn.Module):
         if vectors is None:
             return out
         index = {w: i for i, w in enumerate(types)}
+
         def ids(values: list[int]) -> torch.Tensor:
             return torch.tensor(values, dtype=torch.long, device=device)
 
