@@ -78,6 +78,7 @@ PRIORITY: list[tuple[str, str]] = (
     + [(t, s) for s in ("chars-concat", "s2w+chars") for t in ("wnut17", "ewt-upos")]
 )
 SPLITS = ("acc_single", "acc_multi", "acc_unseen")
+ENTITY_SPLITS = ("f1_multi", "f1_single")
 NOISE_SEED = 1234
 
 
@@ -115,6 +116,11 @@ def aggregate(runs: list[dict[str, Any]], seeds_wanted: int) -> list[dict[str, A
             for key in SPLITS:
                 row[key] = _stats([t[key] for t in tests])
                 row[f"n_{key.split('_')[1]}"] = tests[0][f"n_{key.split('_')[1]}"]
+            # Entity F1 over entities with / without a split word (runs made since it was measured).
+            for key in ENTITY_SPLITS:
+                if all(key in t for t in tests):
+                    row[key] = _stats([t[key] for t in tests])
+                    row[f"n_entities_{key.split('_')[1]}"] = tests[0][f"n_entities_{key.split('_')[1]}"]
             rows.append(row)
     return rows
 
@@ -218,12 +224,16 @@ def markdown(results: dict[str, Any]) -> str:
     def cell(stat: dict[str, float]) -> str:
         return f"{100 * stat['mean']:.1f} ± {100 * stat['std']:.1f}"
 
-    lines = ["| task | setting | typo rate | seeds | dev | test | acc single | acc multi | acc unseen | train min |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in results.get("rows", []):
+    rows = results.get("rows", [])
+    entity = any(k in r for r in rows for k in ENTITY_SPLITS)
+    lines = ["| task | setting | typo rate | seeds | dev | test | acc single | acc multi | acc unseen | "
+             + ("F1 multi | F1 single | " if entity else "") + "train min |",
+             "|---" * (12 if entity else 10) + "|"]
+    for r in rows:
+        extra = "".join(f"{cell(r[k]) if k in r else '-'} | " for k in ENTITY_SPLITS) if entity else ""
         lines.append(f"| {r['task']} | {r['setting']} | {r['noise']:g} | {len(r['seeds'])} | {cell(r['dev'])} | "
                      f"{cell(r['test'])} | {cell(r['acc_single'])} | {cell(r['acc_multi'])} | "
-                     f"{cell(r['acc_unseen'])} | {r['train_minutes']['mean']:.1f} |")
+                     f"{cell(r['acc_unseen'])} | {extra}{r['train_minutes']['mean']:.1f} |")
     return "\n".join(lines)
 
 
