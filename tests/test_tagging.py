@@ -730,3 +730,27 @@ def test_minilm_tagger_base_and_hybrid(tmp_path):
     tagger = load_tagger(tmp_path / "run")
     assert tagger.hybrid.encoder is not None and tagger.hybrid.policy.name == "oov"
     assert len(tagger.predict([["hello", "@paulwalk"]])[0]) == 2
+
+
+@pytest.mark.real
+def test_minilm_char_fusion_uses_the_shipped_encoder():
+    """Char fusion on the real MiniLM: every word's vector is the shipped encoder's, added after the
+    S2W merge with a zero-initialised projection (so the untrained tagger is plain S2W)."""
+    from charwise.pretrained import load as load_encoder
+
+    teacher = Teacher.load("minilm")
+    words = [["Tokenization", "of", "@paulwalk", "is", "unbelievably", "fun"], ["héllo", "🙂"]]
+    config = TaggerConfig(task="ewt-upos", pool="gru", s2w_layers=3, char_fusion="merge")
+    fused = build_tagger(config, ["NOUN", "VERB"], teacher=teacher).eval()
+    plain = build_tagger(TaggerConfig(task="ewt-upos", pool="gru", s2w_layers=3), ["NOUN", "VERB"],
+                         teacher=teacher).eval()
+    plain.s2w.merge.load_state_dict(fused.s2w.merge.state_dict())
+    with torch.inference_mode():
+        vectors = fused.word_char_vectors(words, 6)
+        expected = load_encoder("minilm").embed([w for s in words for w in s])
+        inputs = fused.hybrid.prepare(words)
+        with_chars, _ = fused.s2w(fused.hybrid.model, inputs, [6, 2], word_vectors=vectors)
+        without, _ = plain.s2w(plain.hybrid.model, inputs, [6, 2])
+    assert torch.allclose(vectors[0], expected[:6], atol=1e-5)
+    assert torch.allclose(vectors[1, :2], expected[6:], atol=1e-5)
+    assert torch.allclose(with_chars, without, atol=1e-5)
