@@ -650,6 +650,7 @@ def test_cli_round_trip(tmp_path, tiny_bert_dir, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["tag", "train", "--task", "wnut17", "--policy", "sometimes", "--out", "{tmp}/r"], "policy"),
     (["tag", "train", "--task", "ewt-upos", "--feature", "lemma", "--out", "{tmp}/r"], "s2w-layers"),
+    (["tag", "train", "--task", "ewt-upos", "--char-fusion", "merge", "--out", "{tmp}/r"], "s2w-layers"),
     (["tag", "eval", "{tmp}/nothing"], "no tagger"),
     (["tag", "predict", "{tmp}/nothing", "{tmp}/missing.txt"], "no such file"),
 ])
@@ -660,13 +661,29 @@ def test_cli_errors_are_one_line(tmp_path, capsys, argv, message):
     assert not (tmp_path / "r").exists()
 
 
-def test_cli_hybrid_policy_without_an_encoder_for_the_teacher(tmp_path, tiny_bert_dir, capsys):
-    argv = ["tag", "train", "--task", "wnut17", "--teacher", str(tiny_bert_dir), "--policy", "oov",
+@pytest.mark.parametrize("option", [["--policy", "oov"], ["--char-fusion", "concat"]])
+def test_cli_char_encoder_missing_for_the_teacher(tmp_path, tiny_bert_dir, capsys, option):
+    argv = ["tag", "train", "--task", "wnut17", "--teacher", str(tiny_bert_dir), *option,
             "--train-sentences", "8", "--out", str(tmp_path / "r"), "--quiet"]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--char-encoder" in err[0]
+    assert len(err) == 1 and "--char-encoder" in err[0] and option[1] in err[0]
     assert not (tmp_path / "r").exists()
+
+
+def test_cli_char_fusion_round_trip(tmp_path, tiny_bert_dir, make_encoder, capsys):
+    teacher = Teacher.load(str(tiny_bert_dir))
+    make_encoder("cnn", info=teacher.describe(), dim=teacher.dim).save_pretrained(tmp_path / "enc")
+    out = tmp_path / "run"
+    assert main(["tag", "train", "--task", "wnut17", "--teacher", str(tiny_bert_dir), "--char-fusion", "concat",
+                 "--char-encoder", str(tmp_path / "enc"), "--train-sentences", "32", "--dev-sentences", "8",
+                 "--epochs", "1", "--out", str(out), "--quiet", "--no-test"]) == 0
+    capsys.readouterr()
+    assert json.loads((out / "tagger" / "tagger.json").read_text())["config"]["char_fusion"] == "concat"
+    assert (out / "tagger" / "char_encoder" / "model.safetensors").is_file()
+    (tmp_path / "in.txt").write_text("hello wrold\n", encoding="utf-8")
+    assert main(["tag", "predict", str(out), str(tmp_path / "in.txt")]) == 0
+    assert [line.split("\t")[0] for line in capsys.readouterr().out.strip().splitlines()] == ["hello", "wrold"]
 
 
 def test_cli_help():
