@@ -188,7 +188,6 @@ def tiny_llama_teacher(bytebpe_tokenizer) -> Teacher:
                               name="tiny-llama", model_loader=lambda: model)
 
 
-
 @pytest.fixture(scope="session")
 def two_cpu_processes() -> Callable[..., Any]:
     """``run(args, timeout=300)``: run ``python -m <args>`` on 2 CPU processes under Accelerate
