@@ -55,8 +55,8 @@ def reconstruction_metrics(pred: torch.Tensor, rows: torch.Tensor, teacher) -> d
 
 def run_teacher(name: str, max_words: int, seed: int, methods: list[str], vectors) -> dict:
     import charwise
-    from charwise.expansion import Expander, pieces_without
-    from charwise.targets import split_for_encoder
+    from charwise.expansion.core import Expander, pieces_without
+    from charwise.training.targets import split_for_encoder
 
     started = time.time()
     encoder = charwise.load(name)
@@ -144,7 +144,7 @@ def main() -> int:
 
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
-    from charwise.vectors import StaticVectors
+    from charwise.expansion.vectors import StaticVectors
 
     vectors = StaticVectors.load(args.vectors)
     result = {

@@ -26,8 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import torch  # noqa: E402
 
 import tagging as tagging_benchmark  # noqa: E402  (benchmarks/tagging.py)
+from charwise.io import data_root  # noqa: E402
 from charwise.cli import main as charwise_main  # noqa: E402
-from charwise.corpora import load_task  # noqa: E402
+from charwise.tagging.data import load_task  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "expansion_ner.json"
@@ -39,7 +40,7 @@ def expanded_model(method: str, work: Path) -> str:
         return "minilm"
     target = work / method / "model"
     if not (target / "config.json").exists():
-        code = charwise_main(["expand", "--teacher", "minilm", "--corpus", str(ROOT / "data/wnut17/raw_text"),
+        code = charwise_main(["expand", "--teacher", "minilm", "--corpus", str(data_root() / "wnut17/raw_text"),
                               "--min-count", "5", "--method", method, "--vectors", "glove50", "--out", str(target),
                               "--force"])
         if code != 0:

@@ -25,13 +25,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from charwise.io import data_root  # noqa: E402
 from charwise import HybridModel, SentenceEncoder, Teacher  # noqa: E402
-from charwise.sentence import mean_pool  # noqa: E402
-from charwise.stats import read_corpus  # noqa: E402
+from charwise.hybrid.sentence import mean_pool  # noqa: E402
+from charwise.corpora import read_sentences  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results"
-CORPORA = {"wnut17-train": ROOT / "data/wnut17/wnut17train.conll", "ewt-test": ROOT / "data/ud_en_ewt/en_ewt-ud-test.conllu"}
+CORPORA = {"wnut17-train": data_root() / "wnut17/wnut17train.conll", "ewt-test": data_root() / "ud_en_ewt/en_ewt-ud-test.conllu"}
 POLICIES = ["none", "oov", "multi", "no-suffix", "random:0.1", "all"]
 
 
@@ -70,13 +71,13 @@ def timed(fn, *args) -> float:
 def main() -> None:
     result: dict = {"benchmark": "hybrid sequence length and speed", "threads": torch.get_num_threads(),
                     "command": "python benchmarks/hybrid_speed.py", "length": {}}
-    corpora = {name: read_corpus(path) for name, path in CORPORA.items()}
+    corpora = {name: read_sentences(path, comments=True) for name, path in CORPORA.items()}
     for name in ("minilm", "smollm2"):
         teacher = Teacher.load(name)
         result["length"][name] = {c: lengths(teacher, s) for c, s in corpora.items()}
         print(name, result["length"][name], flush=True)
 
-    texts = [" ".join(s) for s in read_corpus(ROOT / "data/wnut17/emerging.test.annotated")[:1000]]
+    texts = [" ".join(s) for s in read_sentences(data_root() / "wnut17/emerging.test.annotated", comments=True)[:1000]]
     hybrid = SentenceEncoder("minilm", policy="oov")
     teacher = hybrid.hybrid.teacher
     plain_encode(teacher, texts[:64])  # warm-up of the model itself, for both

@@ -13,16 +13,18 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from charwise.stats import corpus_stats, format_table, plot_stats, read_corpus  # noqa: E402
+from charwise.io import data_root  # noqa: E402
+from charwise.corpora import read_sentences  # noqa: E402
+from charwise.stats import corpus_stats, format_table, plot_stats  # noqa: E402
 from charwise.teachers import Teacher  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "data" / "wnut17" / "wnut17train.conll"
+CORPUS = data_root() / "wnut17" / "wnut17train.conll"
 OUT = ROOT / "benchmarks" / "results"
 
 
 def main() -> None:
-    sentences = read_corpus(CORPUS)
+    sentences = read_sentences(CORPUS, comments=True)  # the published convention: "#" lines are comments
     results = []
     for name in ("minilm", "smollm2"):
         teacher = Teacher.load(name)

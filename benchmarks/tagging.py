@@ -158,7 +158,7 @@ def run_one(task: str, setting: str, seed: int, args: argparse.Namespace, data: 
 
 
 def protocol(args: argparse.Namespace) -> dict[str, Any]:
-    from charwise.tagging import TaggerConfig
+    from charwise.tagging.model import TaggerConfig
 
     d = TaggerConfig()
     return {"teacher": args.teacher, "epochs": args.epochs, "max_steps": args.max_steps,
@@ -306,7 +306,7 @@ def main() -> int:
 
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
-    from charwise.corpora import load_task
+    from charwise.tagging.data import load_task
 
     proto = protocol(args)
     if results.get("protocol") not in (None, proto):

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from charwise.cli import main
-from charwise.expansion import (
+from charwise.expansion.core import (
     Expander,
     Selection,
     csls,
@@ -33,7 +33,7 @@ from charwise.expansion import (
     write_expanded_model,
 )
 from charwise.teachers import Teacher
-from charwise.vectors import StaticVectors
+from charwise.expansion.vectors import StaticVectors
 
 NEW_WORDS = ["nanotechnologi", "bsusinessses", "zorblax"]
 PLAIN_TEXT = "The quick brown fox jumps over the lazy dog, doesn't it?"

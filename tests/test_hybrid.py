@@ -9,8 +9,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from charwise.hybrid import HybridModel, ModelAdapter
-from charwise.policies import SUFFIXES, Policy, RandomPolicy, get_policy
+from charwise.io import data_root
+from charwise.hybrid.model import HybridModel, ModelAdapter
+from charwise.hybrid.policies import SUFFIXES, Policy, RandomPolicy, get_policy
 from charwise.teachers import Teacher
 from charwise.words import split_words
 
@@ -318,10 +319,10 @@ def test_sentence_encoder_hybrid_is_typo_robust():
 
     from charwise import SentenceEncoder
     from charwise.evaluation import noise_config_for
-    from charwise.noise import add_typos
+    from charwise.training.noise import add_typos
     from charwise.words import join_words
 
-    path = Path(__file__).resolve().parents[1] / "data" / "ud_en_ewt" / "en_ewt-ud-test.conllu"
+    path = data_root() / "ud_en_ewt" / "en_ewt-ud-test.conllu"
     texts = [line[9:].strip() for line in path.open(encoding="utf-8") if line.startswith("# text = ")]
     texts = [t for t in texts if len(t.split()) >= 8][:120]
     recall = {}

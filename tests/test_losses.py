@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from charwise.losses import (
+from charwise.training.losses import (
     ApproximationLoss,
     ContrastiveLoss,
     LossWeights,

@@ -8,7 +8,7 @@ import unicodedata
 
 import pytest
 
-from charwise.noise import (
+from charwise.training.noise import (
     LAYOUTS,
     OPERATIONS,
     WITHIN_WORD_PUNCTUATION,

@@ -11,10 +11,10 @@ import torch
 
 import charwise
 from charwise.evaluation import evaluate
-from charwise.losses import LossWeights
-from charwise.pretrained import SHIPPED_DIR
+from charwise.training.losses import LossWeights
+from charwise.encoders.shipped import SHIPPED_DIR
 from charwise.retrieval import topk_rows
-from charwise.trainer import TrainConfig, Trainer
+from charwise.training.approximation import TrainConfig, Trainer
 
 pytestmark = pytest.mark.real
 

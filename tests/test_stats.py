@@ -8,20 +8,21 @@ from pathlib import Path
 import pytest
 
 from charwise.cli import main
-from charwise.stats import (
-    corpus_stats,
-    detect_format,
-    format_table,
-    parse_conll,
-    parse_conllu,
-    parse_text,
-    plot_stats,
-    read_corpus,
-)
+from charwise.corpora import parse_labelled_conll, parse_labelled_conllu, read_sentences
+from charwise.io import data_root, detect_format, text_sentences
+from charwise.stats import corpus_stats, format_table, plot_stats
 from charwise.teachers import Teacher
 
 REPO = Path(__file__).resolve().parents[1]
-WNUT = REPO / "data" / "wnut17" / "wnut17train.conll"
+WNUT = data_root() / "wnut17" / "wnut17train.conll"
+
+
+def parse_conll(lines, comments=True):
+    return [x.words for x in parse_labelled_conll(lines, comments=comments, require_tags=False)]
+
+
+def parse_conllu(lines):
+    return [x.words for x in parse_labelled_conllu(lines, strict=False)]
 REQUIRED_KEYS = {
     "teacher", "corpus", "sentences", "words", "types", "type_token_ratio", "multitoken_types_pct",
     "token_mass_increase_pct", "pieces_per_word_histogram", "sentence_length_words",
@@ -34,8 +35,8 @@ HAND = [["the", "cat", "charwise"], ["The", "cat", "xqzv"], ["the", "tokenizer"]
 
 
 # --- readers -----------------------------------------------------------------------------------
-def test_parse_text():
-    assert parse_text(["hello  world\t!", "", "   ", "one"]) == [["hello", "world", "!"], ["one"]]
+def test_text_sentences():
+    assert text_sentences(["hello  world\t!", "", "   ", "one"]) == [["hello", "world", "!"], ["one"]]
 
 
 def test_parse_conll_blank_lines_with_tab_and_docstart():
@@ -64,21 +65,21 @@ def test_format_detection_and_override(tmp_path):
     conllu.write_text("# c\n1\tx\n2-3\tyz\n2\ty\n3\tz\n", encoding="utf-8")
     assert detect_format(conll) == "conll" and detect_format(text) == "text"
     assert detect_format(conllu) == "conllu" and detect_format(tmp_path / "q.annotated", []) == "conll"
-    assert read_corpus(conll) == [["a", "b"], ["c"]]
-    assert read_corpus(text) == [["a", "b"], ["c"]]
-    assert read_corpus(conllu) == [["x", "y", "z"]]
-    assert read_corpus(conll, format="text") == [["a", "O"], ["b", "O"], ["c", "O"]]
+    assert read_sentences(conll, comments=True) == [["a", "b"], ["c"]]
+    assert read_sentences(text) == [["a", "b"], ["c"]]
+    assert read_sentences(conllu) == [["x", "y", "z"]]
+    assert read_sentences(conll, format="text") == [["a", "O"], ["b", "O"], ["c", "O"]]
     with pytest.raises(ValueError):
-        read_corpus(text, format="xml")
+        read_sentences(text, format="xml")
 
 
 def test_reader_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="not found"):
-        read_corpus(tmp_path / "missing.txt")
+        read_sentences(tmp_path / "missing.txt")
     bad = tmp_path / "latin1.txt"
     bad.write_bytes("café\n".encode("latin-1"))
     with pytest.raises(ValueError, match="not UTF-8"):
-        read_corpus(bad)
+        read_sentences(bad)
 
 
 # --- counts ------------------------------------------------------------------------------------
@@ -127,7 +128,7 @@ def test_leading_space_rule_sentencepiece(sentencepiece_teacher):
 def test_empty_input_gives_zeros(wordpiece_teacher, tmp_path):
     empty = tmp_path / "empty.conll"
     empty.write_text("", encoding="utf-8")
-    sentences = read_corpus(empty)
+    sentences = read_sentences(empty)
     assert sentences == []
     r = corpus_stats(wordpiece_teacher, sentences)
     assert r["sentences"] == r["words"] == r["types"] == 0
@@ -175,11 +176,11 @@ def test_cli_errors(patched_load, tmp_path, capsys):
 # The reference numbers (61,902 words, 14,157 types) treat '#'-initial lines as comments, the CoNLL
 # reader's default; keeping the 828 hashtag tokens (comments=False) is pinned too.
 def _check_wnut(teacher, multitoken, mass, full_multitoken, full_mass):
-    ref = corpus_stats(teacher, read_corpus(WNUT))
+    ref = corpus_stats(teacher, read_sentences(WNUT, comments=True))
     assert ref["words"] == 61902 and ref["types"] == 14157
     assert ref["multitoken_types_pct"] == pytest.approx(multitoken, abs=0.05)
     assert ref["token_mass_increase_pct"] == pytest.approx(mass, abs=0.05)
-    full = corpus_stats(teacher, read_corpus(WNUT, conll_comments=False))
+    full = corpus_stats(teacher, read_sentences(WNUT))
     assert full["sentences"] == 3394 and full["words"] == 62730 and full["types"] == 14878
     assert full["multitoken_types_pct"] == pytest.approx(full_multitoken, abs=0.05)
     assert full["token_mass_increase_pct"] == pytest.approx(full_mass, abs=0.05)

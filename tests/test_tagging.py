@@ -15,28 +15,20 @@ import torch
 from charwise.cli import main
 from charwise.corpora import (
     TaggedSentence,
-    TaskData,
-    TaskSpec,
-    load_task,
     parse_labelled_conll,
     parse_labelled_conllu,
     read_conll,
     read_conllu,
-    read_lines,
+    read_sentences,
 )
-from charwise.metrics import accuracy_report, entity_f1, get_entities
-from charwise.pooling import POOLINGS, AttentionPooling, GRUPooling, build_pooling, word_layout
-from charwise.s2w import FeatureVocab, S2WEncoder, merge_groups
-from charwise.stats import parse_conll, read_corpus
-from charwise.tagging import (
-    TaggerConfig,
-    build_tagger,
-    evaluate_tagger,
-    load_tagger,
-    noisy_sentences,
-    single_piece_flags,
-    train_tagger,
-)
+from charwise.io import data_root, read_lines
+from charwise.tagging.data import TaskData, TaskSpec, load_task
+from charwise.tagging.metrics import accuracy_report, entity_f1, get_entities
+from charwise.hybrid.pooling import POOLINGS, AttentionPooling, GRUPooling, build_pooling, word_layout
+from charwise.tagging.s2w import FeatureVocab, S2WEncoder, merge_groups
+from charwise.tagging import TaggerConfig, evaluate_tagger, load_tagger, noisy_sentences, train_tagger
+from charwise.tagging.evaluate import single_piece_flags
+from charwise.tagging.model import build_tagger
 from charwise.teachers import Teacher
 
 REPO = Path(__file__).resolve().parents[1]
@@ -101,7 +93,7 @@ def test_conllu_reader(tmp_path):
 
 def test_stats_reads_through_the_same_parser():
     lines = ["EU\tB-ORG", "#tag\tO", "", "x\tO"]
-    assert parse_conll(lines) == [["EU"], ["x"]]  # stats: '#' lines are comments by default
+    assert [s.words for s in parse_labelled_conll(lines, comments=True)] == [["EU"], ["x"]]
     assert [s.words for s in parse_labelled_conll(lines)] == [["EU", "#tag"], ["x"]]
 
 
@@ -110,8 +102,8 @@ def test_repository_tasks_load():
     assert (len(wnut.train), len(wnut.dev), len(wnut.test)) == (3394, 1009, 1287)
     # 62,730 words: the Emerging NER row of XRayEmb table 3 (hashtag tokens included).
     assert sum(len(s) for s in wnut.train) == 62730
-    assert sum(len(s) for s in wnut.train) == sum(len(s) for s in read_corpus(
-        REPO / "data/wnut17/wnut17train.conll", conll_comments=False))
+    assert sum(len(s) for s in wnut.train) == sum(len(s) for s in read_sentences(
+        data_root() / "wnut17/wnut17train.conll"))
     labels = {t for s in wnut.train for t in s.tags}
     assert labels == {"O"} | {f"{p}-{t}" for p in "BI" for t in
                               ("corporation", "creative-work", "group", "location", "person", "product")}
@@ -280,7 +272,7 @@ WORDS = [["the", "tokenization", "of", "unbelievably", "long", "words"], ["hi", 
 
 
 def test_s2w_with_all_layers_equals_pooling_after_the_encoder(tiny_teacher, two_layer_model):
-    from charwise.hybrid import HybridModel
+    from charwise.hybrid.model import HybridModel
 
     hm = HybridModel(two_layer_model, tiny_teacher, None, "none").eval()
     inputs = hm.prepare(WORDS)
@@ -296,7 +288,7 @@ def test_s2w_with_all_layers_equals_pooling_after_the_encoder(tiny_teacher, two_
 
 
 def test_s2w_shortens_the_sequence_after_the_merge(tiny_teacher, two_layer_model):
-    from charwise.hybrid import HybridModel
+    from charwise.hybrid.model import HybridModel
 
     hm = HybridModel(two_layer_model, tiny_teacher, None, "none").eval()
     inputs = hm.prepare(WORDS)
@@ -316,7 +308,7 @@ def test_s2w_shortens_the_sequence_after_the_merge(tiny_teacher, two_layer_model
 
 @pytest.mark.parametrize("mode, merge_after", [("merge", 1), ("copy", 1), ("copy", 2)])
 def test_feature_injection_shapes_and_effect(tiny_teacher, two_layer_model, mode, merge_after):
-    from charwise.hybrid import HybridModel
+    from charwise.hybrid.model import HybridModel
 
     hm = HybridModel(two_layer_model, tiny_teacher, None, "none").eval()
     inputs = hm.prepare(WORDS)
@@ -343,7 +335,7 @@ def test_feature_injection_shapes_and_effect(tiny_teacher, two_layer_model, mode
 
 @pytest.mark.parametrize("merge_after", [1, 2])
 def test_s2w_word_vectors_are_added_after_the_merge(tiny_teacher, two_layer_model, merge_after):
-    from charwise.hybrid import HybridModel
+    from charwise.hybrid.model import HybridModel
 
     hm = HybridModel(two_layer_model, tiny_teacher, None, "none").eval()
     inputs = hm.prepare(WORDS)
@@ -753,7 +745,7 @@ def test_minilm_tagger_base_and_hybrid(tmp_path):
 def test_minilm_char_fusion_uses_the_shipped_encoder():
     """Char fusion on the real MiniLM: every word's vector is the shipped encoder's, added after the
     S2W merge with a zero-initialised projection (so the untrained tagger is plain S2W)."""
-    from charwise.pretrained import load as load_encoder
+    from charwise.encoders.shipped import load as load_encoder
 
     teacher = Teacher.load("minilm")
     words = [["Tokenization", "of", "@paulwalk", "is", "unbelievably", "fun"], ["héllo", "🙂"]]

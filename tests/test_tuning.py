@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from charwise.cli import main
-from charwise.hybrid import HybridModel
+from charwise.hybrid.model import HybridModel
 from charwise.teachers import Teacher
-from charwise.tuning import HybridTuner, TuneConfig, word_means
+from charwise.training.tuning import HybridTuner, TuneConfig, word_means
 
 SENTENCES = [
     "the weather was beautiful yesterday afternoon", "our accommodation looked wonderful",

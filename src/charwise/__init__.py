@@ -1,12 +1,12 @@
 """charwise: open-vocabulary, typo-robust word vectors for pretrained subword models, from characters."""
 
-from .encoders import CharEncoder, build_encoder
-from .hybrid import HybridInputs, HybridModel, HybridOutput, ModelAdapter
-from .policies import Policy, get_policy
-from .pretrained import load
-from .sentence import SentenceEncoder
-from .teachers import Teacher, TeacherNotFoundError
-from .words import split_words
+from charwise.encoders import CharEncoder, build_encoder
+from charwise.encoders.shipped import load
+from charwise.hybrid.model import HybridInputs, HybridModel, HybridOutput, ModelAdapter
+from charwise.hybrid.policies import Policy, get_policy
+from charwise.hybrid.sentence import SentenceEncoder
+from charwise.teachers import Teacher, TeacherNotFoundError
+from charwise.words import split_words
 
 __all__ = [
     "CharEncoder", "HybridInputs", "HybridModel", "HybridOutput", "ModelAdapter", "Policy", "SentenceEncoder",

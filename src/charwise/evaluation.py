@@ -21,10 +21,10 @@ from typing import Any
 
 import torch
 
-from .encoders.base import CharEncoder
-from .noise import OPERATIONS, NoiseConfig, NoiseNotApplicable, Noiser
-from .retrieval import topk_rows
-from .teachers import Teacher
+from charwise.encoders.base import CharEncoder
+from charwise.retrieval import topk_rows
+from charwise.teachers import Teacher
+from charwise.training.noise import OPERATIONS, NoiseConfig, NoiseNotApplicable, Noiser
 
 MAX_K = 15
 

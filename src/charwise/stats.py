@@ -1,6 +1,7 @@
 """Corpus statistics: how badly does a teacher's tokenizer shatter the words of a corpus?
 
-Readers turn plain text, CoNLL and CoNLL-U files into sentences of words; :func:`corpus_stats`
+:func:`charwise.corpora.read_sentences` turns a plain-text, CoNLL or CoNLL-U file into sentences of
+words; :func:`corpus_stats`
 tokenises every word TYPE once (as it appears inside a sentence, see :meth:`Teacher.piece_ids`)
 and counts by frequency, so a million words take seconds.
 """
@@ -10,66 +11,9 @@ from __future__ import annotations
 import math
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from .corpora import parse_labelled_conll, parse_labelled_conllu, read_lines
-
-FORMATS = ("auto", "text", "conll", "conllu")
 HIST_KEYS = ("1", "2", "3", "4", "5+")
-
-
-# --- readers ---------------------------------------------------------------------------------
-def _read_lines(path: str | Path) -> list[str]:
-    return read_lines(path)
-
-
-def parse_text(lines: Iterable[str]) -> list[list[str]]:
-    """One sentence per line, words split on whitespace; blank lines are skipped."""
-    return [words for words in (line.split() for line in lines) if words]
-
-
-def parse_conll(lines: Iterable[str], comments: bool = True) -> list[list[str]]:
-    """Token in the first column (tab or space separated); blank lines separate sentences.
-
-    With ``comments=True`` (the default) lines starting with ``#`` are comments, as in CoNLL-U and
-    most CoNLL tools; this is the convention behind the published WNUT 2017 statistics (61,902
-    words), and it drops the corpus's 828 hashtag tokens. ``comments=False`` keeps them.
-    (:func:`charwise.corpora.read_conll`, the labelled reader, keeps them by default.)
-    """
-    return [s.words for s in parse_labelled_conll(lines, comments=comments, require_tags=False)]
-
-
-def parse_conllu(lines: Iterable[str]) -> list[list[str]]:
-    """CoNLL-U: FORM (column 2) of each word line; comments, multi-word tokens and empty nodes skipped."""
-    return [s.words for s in parse_labelled_conllu(lines, strict=False)]
-
-
-def detect_format(path: str | Path, lines: list[str] | None = None) -> str:
-    """``conllu`` / ``conll`` from the extension, ``conll`` if every non-blank line has >= 2
-    tab-separated columns, else ``text``."""
-    suffix = Path(path).suffix.lower()
-    if suffix == ".conllu":
-        return "conllu"
-    if suffix in (".conll", ".annotated"):
-        return "conll"
-    if lines is None:
-        lines = _read_lines(path)
-    nonblank = [line for line in lines if line.strip()]
-    if nonblank and all(len(line.split("\t")) >= 2 for line in nonblank):
-        return "conll"
-    return "text"
-
-
-def read_corpus(path: str | Path, format: str = "auto", conll_comments: bool = True) -> list[list[str]]:
-    """Sentences of words from a plain-text, CoNLL or CoNLL-U file (see :func:`parse_conll`)."""
-    if format not in FORMATS:
-        raise ValueError(f"unknown corpus format {format!r} (known: {', '.join(FORMATS)})")
-    lines = _read_lines(path)
-    if format == "auto":
-        format = detect_format(path, lines)
-    if format == "conll":
-        return parse_conll(lines, comments=conll_comments)
-    return {"text": parse_text, "conllu": parse_conllu}[format](lines)
 
 
 # --- statistics ------------------------------------------------------------------------------

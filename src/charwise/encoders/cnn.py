@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from ..charset import PAD
-from .base import CharEncoder, register
+from charwise.charset import PAD
+from charwise.encoders.base import CharEncoder, register
 
 
 @dataclass

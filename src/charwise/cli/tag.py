@@ -13,20 +13,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .corpora import TASKS
+from charwise.tagging.data import TASKS
 
 
 def _tagger_defaults():
-    from .tagging import TaggerConfig
+    from charwise.tagging.model import TaggerConfig
 
     return TaggerConfig()
 
 
 def add_tag_parser(sub: Any) -> None:
     """Register ``tag`` and its subcommands on the main parser's subparsers."""
-    from .pooling import POOLINGS
-    from .s2w import FEATURE_MODES
-    from .tagging import CHAR_FUSIONS, HEADS
+    from charwise.hybrid.pooling import POOLINGS
+    from charwise.tagging.model import CHAR_FUSIONS, HEADS
+    from charwise.tagging.s2w import FEATURE_MODES
 
     d = _tagger_defaults()
     g = sub.add_parser("tag", help="word-level tagging (NER on WNUT17, POS on UD EWT): train, eval, predict")
@@ -88,8 +88,8 @@ def add_tag_parser(sub: Any) -> None:
 
 
 def cmd_tag_train(args: argparse.Namespace) -> int:
-    from .corpora import load_task
-    from .tagging import TaggerConfig, evaluate_tagger, load_tagger, train_tagger
+    from charwise.tagging.data import load_task
+    from charwise.tagging import TaggerConfig, evaluate_tagger, load_tagger, train_tagger
 
     config = TaggerConfig(
         task=args.task, teacher=args.teacher, policy=args.policy, char_encoder=args.char_encoder, pool=args.pool,
@@ -100,7 +100,7 @@ def cmd_tag_train(args: argparse.Namespace) -> int:
         max_steps=args.max_steps, train_sentences=args.train_sentences, dev_sentences=args.dev_sentences,
         seed=args.seed, data_dir=args.data_dir)
     config.validate()
-    from .policies import get_policy
+    from charwise.hybrid.policies import get_policy
 
     get_policy(config.policy)  # a bad policy fails before any data or model is loaded
     data = load_task(config.task, config.data_dir)
@@ -124,8 +124,8 @@ def _format_row(noise: float, r: dict[str, Any]) -> str:
 
 
 def cmd_tag_eval(args: argparse.Namespace) -> int:
-    from .corpora import load_task
-    from .tagging import evaluate_tagger, load_tagger
+    from charwise.tagging.data import load_task
+    from charwise.tagging import evaluate_tagger, load_tagger
 
     for rate in args.noise:
         if not 0.0 <= rate <= 1.0:
@@ -155,9 +155,8 @@ def cmd_tag_eval(args: argparse.Namespace) -> int:
 
 def _read_for_prediction(path: str, format: str) -> tuple[list[list[str]], dict[str, list[list[str]]]]:
     """Sentences of words (and their CoNLL-U columns) from a text, CoNLL or CoNLL-U file."""
-    from .corpora import parse_labelled_conll, parse_labelled_conllu, read_lines
-    from .stats import detect_format
-    from .words import split_words
+    from charwise.corpora import parse_labelled_conll, parse_labelled_conllu
+    from charwise.io import detect_format, read_lines, text_sentences
 
     lines = read_lines(path)
     if format == "auto":
@@ -168,11 +167,11 @@ def _read_for_prediction(path: str, format: str) -> tuple[list[list[str]], dict[
         return [s.words for s in sentences], columns
     if format == "conll":
         return [s.words for s in parse_labelled_conll(lines, require_tags=False, source=path)], {}
-    return [split_words(line).words for line in lines if line.strip()], {}
+    return text_sentences(lines), {}
 
 
 def cmd_tag_predict(args: argparse.Namespace) -> int:
-    from .tagging import load_tagger
+    from charwise.tagging.model import load_tagger
 
     if not Path(args.file).is_file():
         raise FileNotFoundError(f"no such file: {args.file}")

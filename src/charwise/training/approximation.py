@@ -23,14 +23,20 @@ from typing import Any
 
 import torch
 
-from .charset import CharVocab
-from .checkpoints import load_training_state, read_training_state, save_training_state
-from .encoders.base import CharEncoder, build_encoder
-from .evaluation import evaluate, noise_config_for, noisy_samples, retrieval_hits, approximation_metrics
-from .losses import ApproximationLoss, LossWeights
-from .noise import NoiseNotApplicable, Noiser
-from .targets import TargetSplit, split_targets
-from .teachers import Teacher
+from charwise.charset import CharVocab
+from charwise.encoders.base import CharEncoder, build_encoder
+from charwise.evaluation import (
+    approximation_metrics,
+    evaluate,
+    noise_config_for,
+    noisy_samples,
+    retrieval_hits,
+)
+from charwise.teachers import Teacher
+from charwise.training.checkpoints import load_training_state, read_training_state, save_training_state
+from charwise.training.losses import ApproximationLoss, LossWeights
+from charwise.training.noise import NoiseNotApplicable, Noiser
+from charwise.training.targets import TargetSplit, split_targets
 
 CHECKPOINT_DIR = "checkpoint"
 BEST_DIR = "encoder"

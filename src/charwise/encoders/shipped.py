@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .encoders.base import CharEncoder
+from charwise.encoders.base import CharEncoder
 
 SHIPPED_DIR = Path(__file__).parent / "pretrained"
 

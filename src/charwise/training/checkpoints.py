@@ -14,7 +14,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from .encoders.base import replace_directory
+from charwise.encoders.base import replace_directory
 
 
 def save_training_state(directory: Path, module: nn.Module, optimizer: torch.optim.Optimizer,

@@ -51,9 +51,10 @@ from typing import Any, Iterable
 import torch
 import torch.nn.functional as F
 
-from .retrieval import topk_rows
-from .teachers import Teacher, _byte_decoder
-from .vectors import StaticVectors
+from charwise.expansion.vectors import StaticVectors
+from charwise.io import read_lines
+from charwise.retrieval import topk_rows
+from charwise.teachers import Teacher, _byte_decoder
 
 BASE_METHODS = ("mean", "char", "mixture", "joint")
 STATIC_METHODS = ("mixture", "joint")
@@ -209,15 +210,13 @@ def corpus_word_counts(teacher: Teacher, lines: Iterable[str]) -> Counter[str]:
 def read_corpus_lines(path: str | os.PathLike) -> list[str]:
     """Lines of a UTF-8 plain-text corpus file, or of every file in a directory (sorted by name,
     hidden files skipped), such as WNUT 2017's ``raw_text/``."""
-    from .vectors import read_utf8_lines
-
     path = Path(path)
     if path.is_dir():
         files = sorted(f for f in path.iterdir() if f.is_file() and not f.name.startswith("."))
         if not files:
             raise FileNotFoundError(f"corpus directory {path} holds no files")
-        return [line for f in files for line in read_utf8_lines(f)]
-    return read_utf8_lines(path)
+        return [line for f in files for line in read_lines(f)]
+    return read_lines(path)
 
 
 def select_from_corpus(teacher: Teacher, lines: Iterable[str], min_count: int, max_words: int = 0) -> Selection:
@@ -787,7 +786,7 @@ def write_expanded_model(
     """
     from transformers import AutoTokenizer
 
-    from .encoders.base import replace_directory
+    from charwise.encoders.base import replace_directory
 
     out = Path(out)
     check_output_dir(out, force)
@@ -874,8 +873,8 @@ def check_output_dir(out: Path, force: bool) -> None:
 def default_encoder(teacher: Teacher, name_or_path: str | None) -> Any:
     """The character encoder for ``teacher``: ``name_or_path`` if given, else the shipped encoder of
     the same name (``minilm``, ``smollm2``), else None. Its vocabulary must match the teacher's."""
-    from .encoders.base import check_teacher
-    from .pretrained import available, load
+    from charwise.encoders.base import check_teacher
+    from charwise.encoders.shipped import available, load
 
     if name_or_path is None:
         if teacher.name not in available():

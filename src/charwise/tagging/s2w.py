@@ -26,7 +26,7 @@ from typing import Any, Iterable, Sequence
 import torch
 from torch import nn
 
-from .pooling import WordPooling, build_pooling
+from charwise.hybrid.pooling import WordPooling, build_pooling
 
 __all__ = ["FEATURE_MODES", "FeatureVocab", "S2WEncoder", "merge_groups"]
 

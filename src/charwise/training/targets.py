@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .teachers import Teacher
+from charwise.teachers import Teacher
 
 
 @dataclass

@@ -35,17 +35,16 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from .checkpoints import load_training_state, read_training_state, save_training_state
-from .encoders.base import CharEncoder
-from .evaluation import noise_config_for
-from .hybrid import HybridInputs, HybridModel
-from .noise import add_typos
-from .pooling import ReducePooling, word_layout
-from .sentence import mean_pool
-from .stats import detect_format, read_corpus
-from .teachers import Teacher
-from .trainer import lr_factor
-from .words import split_words
+from charwise.corpora import read_sentences
+from charwise.encoders.base import CharEncoder
+from charwise.evaluation import noise_config_for
+from charwise.hybrid.model import HybridInputs, HybridModel
+from charwise.hybrid.pooling import ReducePooling, word_layout
+from charwise.hybrid.sentence import mean_pool
+from charwise.teachers import Teacher
+from charwise.training.approximation import lr_factor
+from charwise.training.checkpoints import load_training_state, read_training_state, save_training_state
+from charwise.training.noise import add_typos
 
 CHECKPOINT_DIR = "checkpoint"
 BEST_DIR = "encoder"
@@ -86,20 +85,13 @@ def word_means(states: torch.Tensor, inputs: HybridInputs) -> tuple[torch.Tensor
     return means, (layout.counts > 0).view(layout.batch, layout.num_words)
 
 
-def _sentences(path: str) -> list[list[str]]:
-    """Words of each sentence: CoNLL(-U) tokens, or plain-text lines split as hybrid models split text."""
-    if detect_format(path) == "text":
-        return [split_words(line).words for line in Path(path).read_text(encoding="utf-8").splitlines()]
-    return read_corpus(path)
-
-
 class SentenceSource:
     """Training and validation sentences, and seeded noisy batches."""
 
     def __init__(self, config: TuneConfig, teacher: Teacher) -> None:
         if not config.corpora:
             raise ValueError("hybrid tuning needs at least one corpus (plain text, CoNLL or CoNLL-U)")
-        sentences = [s[: config.max_words] for path in config.corpora for s in _sentences(path) if s]
+        sentences = [s[: config.max_words] for path in config.corpora for s in read_sentences(path) if s]
         if len(sentences) < 2 * config.batch_size:
             raise ValueError(f"only {len(sentences)} sentences in {config.corpora}; need at least {2 * config.batch_size}")
         order = list(range(len(sentences)))
@@ -135,7 +127,7 @@ class HybridTuner:
                  encoder: CharEncoder | None = None, progress: bool = True) -> None:
         from accelerate import Accelerator
 
-        from .pretrained import load
+        from charwise.encoders.shipped import load
 
         self.config, self.out = config, Path(out)
         self.accelerator = Accelerator()

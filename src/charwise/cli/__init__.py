@@ -11,6 +11,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Sequence
 
+from charwise.io import read_lines
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # weights come from installed packages, never a hub
 
 
@@ -19,7 +21,7 @@ class CLIError(Exception):
 
 
 def _load_encoder(name_or_path: str):
-    from .pretrained import load
+    from charwise.encoders.shipped import load
 
     return load(name_or_path)
 
@@ -34,8 +36,8 @@ def _write_json(path: str, data: dict) -> None:
 
 # --- train -------------------------------------------------------------------------------------
 def cmd_train(args: argparse.Namespace) -> int:
-    from .losses import LossWeights
-    from .trainer import TrainConfig, Trainer
+    from charwise.training.approximation import TrainConfig, Trainer
+    from charwise.training.losses import LossWeights
 
     out = Path(args.out)
     if args.resume and (out / "train_config.json").exists():
@@ -57,7 +59,7 @@ def cmd_train(args: argparse.Namespace) -> int:
               file=sys.stderr)
     trainer.train(resume=args.resume)
     if trainer.accelerator.is_main_process and not args.no_report:
-        from .evaluation import format_report
+        from charwise.evaluation import format_report
 
         report = trainer.final_report()
         report["train_config"] = asdict(config)
@@ -71,8 +73,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     import torch
 
-    from .evaluation import evaluate, format_report
-    from .targets import split_for_encoder
+    from charwise.evaluation import evaluate, format_report
+    from charwise.training.targets import split_for_encoder
 
     encoder = _load_encoder(args.encoder)
     teacher = encoder.teacher
@@ -91,8 +93,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 # --- neighbors ---------------------------------------------------------------------------------
 def cmd_neighbors(args: argparse.Namespace) -> int:
-    from .evaluation import piece_mean_vectors
-    from .retrieval import topk_rows
+    from charwise.evaluation import piece_mean_vectors
+    from charwise.retrieval import topk_rows
 
     encoder = _load_encoder(args.encoder)
     teacher = encoder.teacher
@@ -117,24 +119,11 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
 def cmd_embed(args: argparse.Namespace) -> int:
     encoder = _load_encoder(args.encoder)  # fail on a bad encoder before reading any input
     # Row i is line i, always: empty lines give the empty-string vector instead of being dropped.
-    words = [line.strip() for line in _read_lines(args.words_file, "give one word per line")]
+    words = [line.strip() for line in read_lines(args.words_file)]
     vectors = encoder.embed(words, batch_size=args.batch_size, progress=len(words) > 10 * args.batch_size)
     _save_npy(args.out, vectors)
     print(f"{len(words)} vectors of dimension {vectors.shape[1]} written to {args.out}", file=sys.stderr)
     return 0
-
-
-def _read_lines(source: str, hint: str) -> list[str]:
-    """Lines of a UTF-8 file (or stdin for ``-``), with a one-line error for anything else."""
-    if source == "-":
-        return sys.stdin.read().splitlines()
-    path = Path(source)
-    if not path.is_file():
-        raise CLIError(f"no such file: {path}")
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as e:
-        raise CLIError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start}); {hint}") from None
 
 
 def _save_npy(path: str, vectors) -> None:
@@ -150,9 +139,9 @@ def _save_npy(path: str, vectors) -> None:
 
 # --- encode ------------------------------------------------------------------------------------
 def cmd_encode(args: argparse.Namespace) -> int:
-    from .sentence import SentenceEncoder
+    from charwise.hybrid.sentence import SentenceEncoder
 
-    sentences = _read_lines(args.file, "give one sentence per line")
+    sentences = read_lines(args.file)
     encoder = SentenceEncoder(args.teacher, policy=args.policy, encoder=args.encoder, max_length=args.max_length)
     vectors = encoder.encode(sentences, batch_size=args.batch_size, normalize=not args.no_normalize,
                              progress=len(sentences) > 10 * args.batch_size)
@@ -164,7 +153,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 # --- tune --------------------------------------------------------------------------------------
 def cmd_tune(args: argparse.Namespace) -> int:
-    from .tuning import HybridTuner, TuneConfig
+    from charwise.training.tuning import HybridTuner, TuneConfig
 
     out = Path(args.out)
     if args.resume and (out / "tune_config.json").exists():
@@ -188,9 +177,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     import torch
 
-    from .hybrid import HybridModel
-    from .retrieval import topk_rows
-    from .words import split_words
+    from charwise.hybrid.model import HybridModel
+    from charwise.retrieval import topk_rows
+    from charwise.words import split_words
 
     hybrid = HybridModel.from_teacher(args.teacher, policy=args.policy, encoder=args.encoder)
     teacher = hybrid.teacher
@@ -219,11 +208,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 # --- stats -------------------------------------------------------------------------------------
 def cmd_stats(args: argparse.Namespace) -> int:
-    from .stats import corpus_stats, format_table, plot_stats, read_corpus
-    from .teachers import Teacher
+    from charwise.corpora import read_sentences
+    from charwise.stats import corpus_stats, format_table, plot_stats
+    from charwise.teachers import Teacher
 
     # Read every corpus before loading any teacher: a bad file fails fast.
-    corpora = [(path, read_corpus(path, args.format, conll_comments=not args.keep_hash_lines)) for path in args.corpus]
+    corpora = [(path, read_sentences(path, args.format, comments=not args.keep_hash_lines)) for path in args.corpus]
     results = []
     for name in args.teacher or ["minilm"]:
         teacher = Teacher.load(name)
@@ -239,10 +229,19 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 # --- expand ------------------------------------------------------------------------------------
 def cmd_expand(args: argparse.Namespace) -> int:
-    from .expansion import (STATIC_METHODS, Expander, check_output_dir, default_encoder, parse_method,
-                            read_corpus_lines, select_from_corpus, select_words, write_expanded_model)
-    from .teachers import Teacher
-    from .vectors import StaticVectors, read_utf8_lines
+    from charwise.expansion.core import (
+        STATIC_METHODS,
+        Expander,
+        check_output_dir,
+        default_encoder,
+        parse_method,
+        read_corpus_lines,
+        select_from_corpus,
+        select_words,
+        write_expanded_model,
+    )
+    from charwise.expansion.vectors import StaticVectors
+    from charwise.teachers import Teacher
 
     # Cheap checks first: a bad method, option, output or input file fails before any model loads.
     parts = parse_method(args.method)
@@ -254,7 +253,7 @@ def cmd_expand(args: argparse.Namespace) -> int:
         raise CLIError("--max-words must be >= 0")
     out = Path(args.out)
     check_output_dir(out, args.force)
-    lines = read_utf8_lines(args.words) if args.words else read_corpus_lines(args.corpus)
+    lines = read_lines(args.words) if args.words else read_corpus_lines(args.corpus)
     vectors = None
     if any(p in STATIC_METHODS for p in parts):
         vectors = StaticVectors.load(args.vectors, args.vectors_words)
@@ -302,8 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="charwise", description="Character-built word vectors in a subword model's space.")
     sub = p.add_subparsers(dest="command", required=True)
 
-    from .losses import LossWeights
-    from .trainer import TrainConfig
+    from charwise.training.approximation import TrainConfig
+    from charwise.training.losses import LossWeights
 
     tc, lw = TrainConfig(), LossWeights()
     t = sub.add_parser("train", help="train a character encoder to reproduce a teacher's embedding table")
@@ -422,7 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--report", help="also write the expansion report (JSON) to this file")
     x.set_defaults(func=cmd_expand)
 
-    from .tagging_cli import add_tag_parser
+    from charwise.cli.tag import add_tag_parser
 
     add_tag_parser(sub)  # charwise tag train|eval|predict (issue #4)
     return p
@@ -435,8 +434,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # charwise prints its own progress; transformers' weight-loading bars would bury the output.
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
-    from .encoders.base import CheckpointError
-    from .teachers import TeacherNotFoundError
+    from charwise.encoders.base import CheckpointError
+    from charwise.teachers import TeacherNotFoundError
 
     try:
         return args.func(args)
@@ -448,5 +447,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-if __name__ == "__main__":
-    sys.exit(main())
