@@ -1,8 +1,8 @@
-"""Downstream check of vocabulary expansion (issue #5): WNUT 2017 NER with MiniLM, after adding the
-words of the WNUT17 raw tweets (data/wnut17/raw_text, min-count 5) with each method, vs no expansion.
+"""Downstream check of vocabulary expansion: WNUT 2017 NER with MiniLM, after adding the words of
+the WNUT17 raw tweets (src/charwise/data/wnut17/raw_text, min-count 5) with each method, vs no expansion.
 
 Each method expands MiniLM with ``charwise expand`` into runs/expansion_ner/<method>/model, then
-the tagger of issue #4 (``benchmarks/tagging.py``'s ``run_one``, setting ``base-first``: policy none,
+the word-level tagger of ``benchmarks/tagging.py`` (its ``run_one``, setting ``base-first``: policy none,
 first-piece pooling, linear head) is fine-tuned on that model with the same reduced protocol as
 benchmarks/results/tagging.json (defaults below) and scored on the full test set, clean and with
 typos. Results: benchmarks/results/expansion_ner.json (+ .png); resumable (finished runs are kept).

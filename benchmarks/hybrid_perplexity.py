@@ -1,8 +1,8 @@
 """SmolLM2 per-word perplexity on held-out King James verses: base vs hybrid, clean and with typos.
 
-Verses: the last N of data/kjv/kjv_verses.txt (Revelation; no charwise component was trained on
-KJV text). For every word the model reads the verse up to that word (built by the policy, with
-typos in the noisy setting) and predicts the word's *clean* pieces (teacher forcing), so all rows
+Verses: the last N of src/charwise/data/kjv/kjv_verses.txt (Revelation; no charwise component was
+trained on KJV text). For every word the model reads the verse up to that word (built by the policy,
+with typos in the noisy setting) and predicts the word's *clean* pieces (teacher forcing), so all rows
 score the same targets: ``HybridModel.word_log_likelihoods``. Per-word perplexity =
 exp(-mean word log-likelihood). ``words_from_characters_pct`` is the share of words the policy
 builds from characters (in the context of the words after them), and

@@ -1,4 +1,6 @@
-"""Print the README's result tables (Markdown) from the JSON files in benchmarks/results/.
+"""Print the approximation result tables of docs/approximation.md (Markdown) from benchmarks/results/.
+
+The page of every result is docs/results.md, written by ``benchmarks/make_results.py``.
 
     python benchmarks/tables.py
 """

@@ -1,4 +1,4 @@
-"""Word-level tagging benchmark (issue #4): MiniLM on WNUT17 NER and UD EWT UPOS, base vs hybrid
+"""Word-level tagging benchmark: MiniLM on WNUT17 NER and UD EWT UPOS, base vs hybrid
 policies, word poolings, S2W merge and word features, clean and noisy test sets.
 
     python benchmarks/tagging.py                               # the full grid, full protocol
@@ -47,9 +47,9 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "hybrid-random:0.1": {"policy": "random:0.1", "pool": "first"},
     # The character encoder at 10x the model's learning rate: can it adapt within the short budget?
     "hybrid-oov-enc-lr10x": {"policy": "oov", "pool": "first", "encoder_lr_factor": 10.0},
-    # The encoder after hybrid tuning (charwise tune, issue #3): `charwise tune
-    # data/ud_en_ewt/en_ewt-ud-train.conllu data/wnut17/raw_text/*.10000 --out runs/tune-minilm
-    # --steps 400 --batch-size 16 --eval-every 100`.
+    # The encoder after hybrid tuning (docs/hybrid.md): `charwise tune
+    # src/charwise/data/ud_en_ewt/en_ewt-ud-train.conllu src/charwise/data/wnut17/raw_text/*.10000
+    # --out runs/tune-minilm --steps 400 --batch-size 16 --eval-every 100`.
     "hybrid-oov-tuned": {"policy": "oov", "pool": "first", "char_encoder": "runs/tune-minilm/encoder"},
     "base-last": {"policy": "none", "pool": "last"},
     "base-mean": {"policy": "none", "pool": "mean"},

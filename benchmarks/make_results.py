@@ -1,0 +1,617 @@
+"""Write ``docs/results.md`` from every ``benchmarks/results/*.json``.
+
+    python benchmarks/make_results.py            # rewrites docs/results.md (atomically)
+    python benchmarks/make_results.py --check    # exit status 1 if docs/results.md is out of date
+
+One section per JSON file, in file-name order: what the benchmark measures (the first sentence of
+its script's docstring), the command that regenerates it, a table of its key figures and links to
+the JSON and its PNG. The output depends only on the JSON files (no dates, no machine names), so it
+is reproducible; ``tests/test_results_doc.py`` checks that the committed page is up to date.
+
+Only the standard library is used (no torch, no charwise import), so this runs in a fraction of a
+second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+BENCHMARKS = Path(__file__).resolve().parent
+ROOT = BENCHMARKS.parent
+RESULTS = BENCHMARKS / "results"
+DOC = ROOT / "docs" / "results.md"
+
+Lines = list[str]
+
+# Commands for results whose JSON records none (or records only part of the recipe). Paths to the
+# built-in data are given in the package layout (src/charwise/data/...).
+COMMANDS: dict[str, list[str]] = {
+    "tagging": [
+        "python benchmarks/tagging.py --epochs 1 --train-sentences 2000 --dev-sentences 400 --lr 1e-4 \\",
+        "    --threads 1 --budget-minutes 95    # resumes: runs what the JSON does not have yet",
+        "# the second core: another invocation with its own JSON, joined afterwards",
+        "python benchmarks/tagging.py --epochs 1 --train-sentences 2000 --dev-sentences 400 --lr 1e-4 \\",
+        "    --threads 1 --settings chars-concat s2w+chars --json runs/fusion.json",
+        "python benchmarks/tagging.py --merge runs/fusion.json",
+    ],
+    "tagging_full": [
+        "python benchmarks/tagging.py --tasks wnut17 --settings base-first hybrid-oov chars-concat --seeds 0 \\",
+        "    --json runs/full_s0.json --work runs/tagging_full        # and --seeds 1 on the other core",
+        "python benchmarks/tagging.py --json benchmarks/results/tagging_full.json --seeds 0 1 \\",
+        "    --merge runs/full_s0.json runs/full_s1.json",
+    ],
+    "tagging_ewt_full": [
+        "python benchmarks/tagging.py --tasks ewt-upos --settings base-first --seeds 0 1 2 --epochs 1 \\",
+        "    --json runs/ewt_base.json         # and --settings s2w+chars --json runs/ewt_chars.json alongside",
+        "python benchmarks/tagging.py --json benchmarks/results/tagging_ewt_full.json \\",
+        "    --merge runs/ewt_base.json runs/ewt_chars.json",
+    ],
+}
+
+# Steps that must run before the recorded command.
+BEFORE: dict[str, list[str]] = {
+    "hybrid_perplexity_tuned": [
+        "head -n -300 src/charwise/data/kjv/kjv_verses.txt > runs/kjv_train.txt",
+        "charwise tune runs/kjv_train.txt --teacher smollm2 --encoder smollm2 --objective lm \\",
+        "    --out runs/tune-smollm2 --steps 80 --batch-size 8 --eval-every 40 --lr 5e-4",
+    ],
+}
+
+# Which user-guide page explains each result (by file-name prefix; the longest prefix wins).
+PAGES = {
+    "ablation": "approximation.md",
+    "approximation": "approximation.md",
+    "eval": "approximation.md",
+    "throughput": "approximation.md",
+    "hybrid": "hybrid.md",
+    "tagging": "tagging.md",
+    "expansion": "expansion.md",
+    "stats": "stats.md",
+}
+
+
+# --- formatting ----------------------------------------------------------------------------------
+def pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}"
+
+
+def plural(n: int | float, word: str) -> str:
+    return f"{n:g} {word}" + ("" if n == 1 else "s")
+
+
+def mean_std(stat: dict[str, float]) -> str:
+    return f"{100 * stat['mean']:.1f} ± {100 * stat['std']:.1f}"
+
+
+def table(header: list[str], rows: list[list[str]], right: set[int] | None = None) -> Lines:
+    """A Markdown table; columns in ``right`` are right-aligned (numbers)."""
+    right = right or set()
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "| " + " | ".join("---:" if i in right else "---" for i in range(len(header))) + " |",
+    ]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def packaged_paths(text: str) -> str:
+    """``data/...`` (where the built-in data lived when a JSON was written) -> ``src/charwise/data/...``."""
+    return re.sub(r"(^|[\s=])data/", r"\1src/charwise/data/", text)
+
+
+# --- one renderer per kind of result -------------------------------------------------------------
+APPROX_METRICS = ["accuracy", "prec@1", "prec@5", "prec@15", "avg_prec", "cosine"]
+
+
+def _eval_tables(rep: dict[str, Any]) -> Lines:
+    """The tables of a ``charwise eval`` report: clean words, then one typo per word."""
+    base = rep["baseline"]
+    rows = []
+    for split, label in (("heldin", "held-in"), ("heldout", "held-out (never trained)")):
+        rows.append([f"{label} (n={rep[split]['n']})", "charwise", *(pct(rep[split][m]) for m in APPROX_METRICS)])
+        rows.append([label, "mean of teacher pieces", *(pct(base[split][m]) for m in APPROX_METRICS)])
+    lines = table(["words", "vectors", *APPROX_METRICS], rows, right=set(range(2, 2 + len(APPROX_METRICS))))
+    ops = list(rep["noise_operations"]) + ["mean"]
+    rows = []
+    for split, label in (("noise", "held-in"), ("noise_heldout", "held-out")):
+        for who, block in (("charwise", rep), ("mean of teacher pieces", base)):
+            rows.append(
+                [label, who, *(f"{pct(block[split][op]['top1'])} / {pct(block[split][op]['top10'])}" for op in ops)]
+            )
+    lines += ["", "One typo, clean word retrieved among the teacher's whole-word rows (top-1 / top-10, %):", ""]
+    lines += table(["words", "vectors", *ops], rows, right=set(range(2, 2 + len(ops))))
+    return lines
+
+
+def render_approximation(data: dict[str, Any]) -> Lines:
+    rep, enc = data["report"], data["encoder"]
+    t = rep["teacher"]
+    lines = [
+        f"Teacher **{t['name']}** ({t['family']}, d={t['dim']}); encoder {enc['kind']}, "
+        f"{enc['parameters']:,} parameters = {100 * enc['ratio_to_table']:.1f} % of the table; "
+        f"training {data['train_minutes']:.1f} min, best checkpoint at step {enc['best_step']}. "
+        f"Training command: `{data['command']}`.",
+        "",
+    ]
+    curve = data.get("validation_curve", [])
+    if curve:
+        keys = ["accuracy", "avg_prec", "cosine", "noisy_top1", "noisy_top10"]
+        lines += ["Validation curve (held-in validation words, %):", ""]
+        lines += table(
+            ["step", *keys],
+            [[str(c["step"]), *(pct(c[k]) for k in keys)] for c in curve],
+            right=set(range(len(keys) + 1)),
+        )
+        lines.append("")
+    return lines + _eval_tables(rep)
+
+
+def render_eval(data: dict[str, Any]) -> Lines:
+    t = data["teacher"]
+    return [f"Teacher **{t['name']}** ({t['family']}, d={t['dim']}).", ""] + _eval_tables(data)
+
+
+def render_ablation(data: dict[str, Any]) -> Lines:
+    keys = ["accuracy", "avg_prec", "cosine", "noisy_top1", "noisy_top10"]
+    rows = [[name, *(pct(v["final"][k]) for k in keys), f"{v['minutes']:.1f}"] for name, v in data["variants"].items()]
+    lines = [f"Validation (held-in words) after {data['steps']} steps, %:", ""]
+    lines += table(["variant", *keys, "minutes"], rows, right=set(range(1, len(keys) + 2)))
+    lines += ["", "Each variant's training command:", ""]
+    lines += [f"* {name}: `{v['command']}`" for name, v in data["variants"].items()]
+    return lines
+
+
+def render_throughput(data: dict[str, Any]) -> Lines:
+    lines = [
+        f"Words per second at batch {data['batch_size']} ({data['device']}, {data['torch_threads']} threads, "
+        f"{data['cpu_count']} CPUs; {data['words']:,} words):",
+        "",
+    ]
+    rows = [[r["encoder"], r["preset"], f"{r['parameters']:,}", f"{r['words_per_s']:,.0f}"] for r in data["rows"]]
+    return lines + table(["encoder", "preset", "parameters", "words/s"], rows, right={2, 3})
+
+
+def render_expansion(data: dict[str, Any]) -> Lines:
+    teachers = data["teachers"]
+    names = list(teachers)
+    v = data["vectors"]
+    lines = [
+        f"Static vectors: {v['source']} ({v['words']:,} words, {v['dim']}-d); "
+        f"{plural(data['torch_threads'], 'torch thread')}.",
+        "",
+    ]
+    info = [
+        [
+            name,
+            str(t["heldout_whole_words"]),
+            str(t["evaluated"]),
+            str(t["glove_covered"]),
+            str(t["case_variants_excluded"]),
+            f"{t['mean_pieces_per_word']:.2f}",
+            f"{100 * t['joint_alignment']['prec@1']:.1f} / {100 * t['joint_alignment']['prec@10']:.1f}",
+            f"{t['seconds']:.1f}",
+        ]
+        for name, t in teachers.items()
+    ]
+    lines += table(
+        [
+            "teacher",
+            "held-out whole words",
+            "evaluated",
+            "with a static vector",
+            "case variants excluded",
+            "pieces per word",
+            "joint alignment prec@1 / @10",
+            "seconds",
+        ],
+        info,
+        right=set(range(1, 8)),
+    )
+    methods = list(dict.fromkeys(m for t in teachers.values() for m in t["methods"]))
+    rows = []
+    for m in methods:
+        row = [f"`{m}`"]
+        for name in names:
+            r = teachers[name]["methods"].get(m)
+            row += [pct(r["cosine"]), pct(r["prec@1"]), pct(r["prec@10"])] if r else ["-", "-", "-"]
+        rows.append(row)
+    header = ["method"] + [f"{name} {k}" for name in names for k in ("cosine", "prec@1", "prec@10")]
+    lines += [
+        "",
+        "Rebuilt rows, all evaluated words: mean cosine to the true row, prec@1 / prec@10 of retrieving " "it (%):",
+        "",
+    ]
+    return lines + table(header, rows, right=set(range(1, len(header))))
+
+
+def render_expansion_ner(data: dict[str, Any]) -> Lines:
+    p = data["protocol"]
+    noises = sorted({r["noise"] for r in data["rows"]})
+    methods = list(dict.fromkeys(r["method"] for r in data["rows"]))
+    by = {(r["method"], r["noise"]): r for r in data["rows"]}
+    rows = []
+    for m in methods:
+        first = by[(m, noises[0])]
+        rows.append(
+            [
+                f"`{m}`",
+                str(len(first["seeds"])),
+                pct(first["dev_f1"]),
+                *(mean_std(by[(m, n)]["test_f1"]) if (m, n) in by else "-" for n in noises),
+            ]
+        )
+    lines = [
+        f"Task {p['task']}, tagger setting `{p['setting']}`; {plural(p['epochs'], 'epoch')} on {p['train_sentences']} "
+        f"training sentences, dev subsample {p['dev_sentences']}, lr {p['lr']:g} / {p['head_lr']:g}, batch "
+        f"{p['batch_size']}. Expansion: `{packaged_paths(p['expansion'])}`.",
+        "",
+        "Entity F1 x 100 (mean ± std over seeds):",
+        "",
+    ]
+    header = ["new rows", "seeds", "dev F1"] + [f"test F1, typo rate {n:g}" for n in noises]
+    return lines + table(header, rows, right=set(range(1, len(header))))
+
+
+def render_hybrid_perplexity(data: dict[str, Any]) -> Lines:
+    lines = [
+        f"{data['benchmark']}: {data['verses']} verses ({data['words']:,} words); typos: rate {data['typo_rate']:g} "
+        f"per eligible word ({data['words_changed_pct']:.2f} % of all words changed); encoder: {data['encoder']}; "
+        f"{data['threads']} threads.",
+        "",
+    ]
+    rows = [
+        [
+            f"`{r['policy']}`",
+            r["setting"],
+            f"{r['ppl']:.2f}",
+            f"{r['words_from_characters_pct']:.2f}",
+            "-" if r["ppl_of_words_from_characters"] is None else f"{r['ppl_of_words_from_characters']:,.1f}",
+            f"{r['seconds']:.1f}",
+        ]
+        for r in data["rows"]
+    ]
+    return lines + table(
+        ["policy", "context", "per-word perplexity", "% words from characters", "perplexity of those words", "seconds"],
+        rows,
+        right={2, 3, 4, 5},
+    )
+
+
+def render_hybrid_retrieval(data: dict[str, Any]) -> Lines:
+    rates = data["rates"]
+    first = next(iter(data["policies"].values()))
+    changed = ", ".join(f"{e['words_changed_pct']:.2f} % at r = {e['rate']:g}" for e in first)
+    lines = [
+        f"{data['benchmark']}: {data['sentences']:,} sentences of `{packaged_paths(data['corpus'])}`, encoder "
+        f"{data['encoder']}, seed {data['seed']}. Words changed: {changed}.",
+        "",
+        "MRR / recall@1 (%) of the clean sentence:",
+        "",
+    ]
+    rows = []
+    for policy, entries in data["policies"].items():
+        by = {e["rate"]: e for e in entries}
+        rows.append(
+            [
+                f"`{policy}`",
+                *(f"{by[r]['mrr']:.2f} / {by[r]['recall@1']:.2f}" if r in by else "-" for r in rates),
+                f"{data.get('seconds', {}).get(policy, 0):.1f}",
+            ]
+        )
+    return lines + table(
+        ["policy", *(f"r = {r:g}" for r in rates), "seconds"], rows, right=set(range(1, len(rates) + 2))
+    )
+
+
+def render_hybrid_speed(data: dict[str, Any]) -> Lines:
+    policies = list(dict.fromkeys(p for t in data["length"].values() for c in t.values() for p in c))
+    rows = []
+    for teacher, corpora in data["length"].items():
+        for corpus, by in corpora.items():
+            rows.append([teacher, corpus, *(f"{by[p]:.2f}" if p in by else "-" for p in policies)])
+    lines = ["Mean positions per sentence, special tokens included:", ""]
+    lines += table(["teacher", "corpus", *(f"`{p}`" for p in policies)], rows, right=set(range(2, len(policies) + 2)))
+    s = data["speed"]
+    runs = "; ".join(f"{name}: " + ", ".join(f"{x:.1f}" for x in xs) for name, xs in s["runs"].items())
+    lines += [
+        "",
+        f"Speed: {s['sentences']:,} sentences, batch {s['batch_size']}, {data['threads']} threads; "
+        f"medians of the interleaved repetitions (seconds; runs: {runs}):",
+        "",
+    ]
+    lines += table(
+        ["pass", "seconds", "relative to base"],
+        [
+            ["base (plain transformers)", f"{s['base_s']:.1f}", "1.00x"],
+            ["hybrid `oov`, empty caches", f"{s['hybrid_cold_s']:.1f}", f"{s['ratio_cold']:.2f}x"],
+            ["hybrid `oov`, warm caches", f"{s['hybrid_warm_s']:.1f}", f"{s['ratio_warm']:.2f}x"],
+        ],
+        right={1, 2},
+    )
+    return lines
+
+
+def render_stats(data: list[dict[str, Any]]) -> Lines:
+    corpora = sorted({packaged_paths(d["corpus"]) for d in data})
+    lines = ["Corpus: " + ", ".join(f"`{c}`" for c in corpora) + ".", ""]
+    rows = [
+        [
+            d["teacher"],
+            d["family"],
+            f"{d['sentences']:,}",
+            f"{d['words']:,}",
+            f"{d['types']:,}",
+            f"{d['multitoken_types_pct']:.2f} %",
+            f"+{d['token_mass_increase_pct']:.2f} %",
+            f"{d['pieces_per_word']:.4f}",
+            f"{d['oov_word_rate_pct']:.2f} %",
+            f"{d['unk_rate_pct']:.2f} %",
+        ]
+        for d in data
+    ]
+    lines += table(
+        [
+            "teacher",
+            "family",
+            "sentences",
+            "words",
+            "types",
+            "multitoken types",
+            "token mass increase",
+            "pieces per word",
+            "OOV word rate",
+            "[UNK] rate",
+        ],
+        rows,
+        right=set(range(2, 10)),
+    )
+    buckets = list(dict.fromkeys(k for d in data for k in d["pieces_per_word_histogram"]))
+    lines += ["", "Words by number of pieces:", ""]
+    lines += table(
+        ["teacher", *buckets],
+        [[d["teacher"], *(f"{d['pieces_per_word_histogram'].get(b, 0):,}" for b in buckets)] for d in data],
+        right=set(range(1, len(buckets) + 1)),
+    )
+    return lines
+
+
+def render_tagging(data: dict[str, Any]) -> Lines:
+    p = data.get("protocol", {})
+    lines = []
+    if p:
+        lines += [
+            f"Protocol: teacher {p['teacher']}, {plural(p['epochs'], 'epoch')}, "
+            f"train sentences {p['train_sentences']}, "
+            f"dev sentences {p['dev_sentences']}, test sentences {p['test_sentences']}, batch {p['batch_size']}, "
+            f"lr {p['lr']:g} (model, character encoder) / {p['head_lr']:g} (new layers), patience "
+            f"{p['patience']}, {p['schedule']}, {p['head']} head, {plural(p['threads'], 'thread')} per run; typos "
+            f"({', '.join(f'{n:g}' for n in p['noise'])}, seed {p['noise_seed']}): {p['noise_kind']}.",
+            "",
+        ]
+    timing = data.get("epoch_timing")
+    if timing:
+        command, _, note = timing["command"].partition("  (")
+        estimates = timing.get("cpu_minutes_per_epoch_full_estimate", {})
+        lines += [
+            f"Epoch timing ({timing['task']}, `{timing['setting']}`, {plural(timing['threads'], 'thread')}): "
+            f"`{command}`"
+            + (f" ({note}" if note else "")
+            + f" took {timing['wall_minutes_per_epoch_full']:.1f} wall minutes per epoch ({timing['wall_note']})"
+            + (
+                "; estimated CPU minutes per full epoch: " + ", ".join(f"{k} {v:.2f}" for k, v in estimates.items())
+                if estimates
+                else ""
+            )
+            + ".",
+            "",
+        ]
+    lines += ["Scores x 100, mean ± std over seeds (entity F1 for wnut17, accuracy for ewt-upos):", ""]
+    rows = data.get("rows", [])
+    entity = any("f1_multi" in r for r in rows)
+    header = ["task", "setting", "typo rate", "seeds", "dev", "test", "acc single", "acc multi", "acc unseen"]
+    header += ["F1 multi", "F1 single"] if entity else []
+    body = []
+    for r in rows:
+        row = [
+            r["task"],
+            r["setting"],
+            f"{r['noise']:g}",
+            str(len(r["seeds"])),
+            mean_std(r["dev"]),
+            mean_std(r["test"]),
+            mean_std(r["acc_single"]),
+            mean_std(r["acc_multi"]),
+            mean_std(r["acc_unseen"]),
+        ]
+        if entity:
+            row += [mean_std(r[k]) if k in r else "-" for k in ("f1_multi", "f1_single")]
+        body.append(row + [f"{r['train_minutes']['mean']:.1f}"])
+    return lines + table(header + ["train min"], body, right=set(range(2, len(header) + 1)))
+
+
+def render_generic(data: Any) -> Lines:
+    """Any other result: its top-level numbers and strings."""
+    if not isinstance(data, dict):
+        return ["(no renderer for this result; see the JSON)"]
+    rows = [[f"`{k}`", str(v)] for k, v in data.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)]
+    return table(["field", "value"], rows) if rows else ["(no renderer for this result; see the JSON)"]
+
+
+# stem (exact, or prefix ending in "_") -> renderer
+RENDERERS: dict[str, Callable[[Any], Lines]] = {
+    "ablation_": render_ablation,
+    "approximation_": render_approximation,
+    "eval_": render_eval,
+    "expansion": render_expansion,
+    "expansion_ner": render_expansion_ner,
+    "hybrid_perplexity": render_hybrid_perplexity,
+    "hybrid_perplexity_": render_hybrid_perplexity,
+    "hybrid_retrieval": render_hybrid_retrieval,
+    "hybrid_speed": render_hybrid_speed,
+    "stats_": render_stats,
+    "tagging": render_tagging,
+    "tagging_": render_tagging,
+    "throughput": render_throughput,
+}
+
+
+def renderer_for(stem: str) -> Callable[[Any], Lines]:
+    """The renderer registered for ``stem`` itself, else for its longest registered prefix."""
+    if stem in RENDERERS:
+        return RENDERERS[stem]
+    prefixes = [k for k in RENDERERS if k.endswith("_") and stem.startswith(k)]
+    return RENDERERS[max(prefixes, key=len)] if prefixes else render_generic
+
+
+# --- where a result comes from -------------------------------------------------------------------
+def script_for(stem: str, scripts: list[str]) -> str | None:
+    """The benchmark script that wrote ``stem``.json: the longest script name that prefixes it."""
+    hits = [s for s in scripts if stem == s or stem.startswith(s + "_")]
+    return max(hits, key=len) if hits else None
+
+
+def summary(script: Path) -> str:
+    """The first sentence of a script's docstring, on one line (read without importing it)."""
+    doc = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or ""
+    paragraph = " ".join(doc.split("\n\n")[0].split())
+    match = re.match(r"(.+?[.?])(\s|$)", paragraph)
+    return (match.group(1) if match else paragraph).replace("``", "`")
+
+
+def command_lines(stem: str, data: Any, script: str | None) -> Lines:
+    if stem in COMMANDS:
+        lines = list(COMMANDS[stem])
+    elif stem.startswith("approximation_"):
+        args = shlex.split(data["command"])[2:]  # after "charwise train"
+        if "--out" in args:
+            i = args.index("--out")
+            del args[i : i + 2]
+        lines = [
+            f"python benchmarks/approximation.py --name {stem.removeprefix('approximation_')} -- {shlex.join(args)}"
+        ]
+    elif stem.startswith("eval_"):
+        lines = [f"charwise eval {data['teacher']['name']} --json benchmarks/results/{stem}.json"]
+    elif stem.startswith("ablation_"):
+        lines = [f"python benchmarks/ablation.py --steps {data['steps']}"]
+    else:
+        recorded = None
+        if isinstance(data, dict):
+            recorded = data.get("command") or (data.get("protocol") or {}).get("command")
+        lines = [recorded.strip() if recorded else f"python benchmarks/{script or stem}.py"]
+    return [packaged_paths(line) for line in BEFORE.get(stem, []) + lines]
+
+
+def page_for(stem: str) -> str | None:
+    key = max((k for k in PAGES if stem == k or stem.startswith(k + "_")), key=len, default=None)
+    return PAGES[key] if key else None
+
+
+# --- the page ------------------------------------------------------------------------------------
+def section(path: Path, scripts: dict[str, Path]) -> Lines:
+    stem = path.stem
+    data = json.loads(path.read_text(encoding="utf-8"))
+    script = script_for(stem, sorted(scripts))
+    lines = [f"## {stem}", ""]
+    what = summary(scripts[script]) if script else None
+    if stem.startswith("eval_"):
+        what = (
+            "The `charwise eval` report of a shipped encoder (the same report `charwise train` writes as `eval.json`)."
+        )
+    if what:
+        lines += [what if what.endswith((".", "?")) else what + ".", ""]
+    links = [f"[`{stem}.json`](../benchmarks/results/{stem}.json)"]
+    if path.with_suffix(".png").exists():
+        links.append(f"figure: [`{stem}.png`](../benchmarks/results/{stem}.png)")
+    if script:
+        links.append(f"script: [`benchmarks/{script}.py`](../benchmarks/{script}.py)")
+    page = page_for(stem)
+    if page:
+        links.append(f"discussed in [{page}]({page})")
+    lines += [
+        "Data: " + "; ".join(links) + ".",
+        "",
+        "Regenerate:",
+        "",
+        "```bash",
+        *command_lines(stem, data, script),
+        "```",
+        "",
+    ]
+    lines += renderer_for(stem)(data)
+    return lines + [""]
+
+
+def render(results_dir: Path = RESULTS) -> str:
+    """The whole page as a string: a deterministic function of the JSON files in ``results_dir``."""
+    results_dir = Path(results_dir)
+    scripts = {p.stem: p for p in sorted(BENCHMARKS.glob("*.py")) if p.stem not in ("make_results", "tables")}
+    files = sorted(results_dir.glob("*.json"), key=lambda p: p.name)
+    lines = [
+        "<!-- Generated by benchmarks/make_results.py from benchmarks/results/*.json: do not edit by hand. -->",
+        "",
+        "# Benchmark results",
+        "",
+        "Every figure charwise publishes, one section per result file in `benchmarks/results/`, with the",
+        "command that regenerates it (run from the repository root after `make install`, with",
+        "`HF_HUB_OFFLINE=1`). Percentages are x 100 and rounded as in the user guide; the JSON files hold",
+        "the unrounded values and the exact protocol. Regenerate this page with",
+        "`python benchmarks/make_results.py`.",
+        "",
+        "| result | page |",
+        "| --- | --- |",
+    ]
+    for path in files:
+        page = page_for(path.stem)
+        lines.append(f"| [{path.stem}](#{path.stem}) | {f'[{page}]({page})' if page else '-'} |")
+    lines.append("")
+    for path in files:
+        lines += section(path, scripts)
+    while lines and lines[-1] == "":
+        lines.pop()
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def write(path: Path = DOC, results_dir: Path = RESULTS) -> Path:
+    """Write the page to ``path`` atomically (a temporary file beside it, then a rename)."""
+    path = Path(path)
+    text = render(results_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default=str(DOC), help="output file (default docs/results.md)")
+    p.add_argument("--results", default=str(RESULTS), help="directory of the result JSON files")
+    p.add_argument("--check", action="store_true", help="only check that --out is up to date (exit 1 if not)")
+    args = p.parse_args(argv)
+    if args.check:
+        current = Path(args.out).read_text(encoding="utf-8") if Path(args.out).exists() else None
+        if current != render(Path(args.results)):
+            print(f"{args.out} is out of date: run python benchmarks/make_results.py", file=sys.stderr)
+            return 1
+        return 0
+    print(f"wrote {write(Path(args.out), Path(args.results))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
