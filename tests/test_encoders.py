@@ -13,7 +13,7 @@ from safetensors.torch import load_file, save_file
 from torch import nn
 
 from charwise.encoders import ENCODERS, CharEncoder, CheckpointError, build_encoder, check_teacher
-from charwise.encoders.base import CONFIG_FILE, FORMAT, WEIGHTS_FILE
+from charwise.encoders.base import CONFIG_FILE, MODEL_TYPE, TRAINING_FILE, WEIGHTS_FILE, CharEncoderConfig
 from charwise.teachers import Teacher
 
 KINDS = sorted(ENCODERS)
@@ -169,7 +169,7 @@ def test_build_encoder_validates(small_charset, kind):
     with pytest.raises(ValueError, match="unknown preset"):
         build_encoder(kind, small_charset, 16, "no-such-preset")
     enc = build_encoder(kind, small_charset, 24, next(iter(ENCODERS[kind].PRESETS)))
-    assert enc.dim == 24 and enc.config.num_chars == small_charset.size
+    assert enc.dim == 24 and enc.arch.num_chars == small_charset.size
     assert isinstance(enc, ENCODERS[kind]) and enc.kind == kind
 
 
@@ -179,19 +179,21 @@ def test_save_load_round_trip(make_encoder, teacher_info, tmp_path, kind):
     enc = make_encoder(kind)
     before = enc.embed(AWKWARD)
     target = tmp_path / "enc"
-    assert enc.save_pretrained(target, extra={"training": {"step": 7}}) == target
-    assert sorted(p.name for p in target.iterdir()) == sorted([CONFIG_FILE, WEIGHTS_FILE])
+    assert enc.save_pretrained(target, training_info={"step": 7}) == target
+    assert sorted(p.name for p in target.iterdir()) == sorted([CONFIG_FILE, WEIGHTS_FILE, TRAINING_FILE])
     assert [p.name for p in tmp_path.iterdir()] == ["enc"]  # no temporary directory left behind
 
     meta = json.loads((target / CONFIG_FILE).read_text(encoding="utf-8"))
-    assert meta["format"] == FORMAT
-    assert meta["encoder"] == kind
+    assert meta["model_type"] == MODEL_TYPE
+    assert meta["encoder_type"] == kind
     assert meta["teacher"] == teacher_info
-    assert meta["parameters"] == enc.num_parameters()
-    assert meta["config"]["dim"] == enc.dim
+    assert meta["arch"]["dim"] == enc.dim
+    assert meta["charset"] == enc.charset.to_dict()
+    assert json.loads((target / TRAINING_FILE).read_text(encoding="utf-8")) == {"step": 7}
 
     loaded = CharEncoder.from_pretrained(target)
     assert type(loaded) is type(enc)
+    assert isinstance(loaded.config, CharEncoderConfig) and loaded.arch == enc.arch
     assert not loaded.training
     assert loaded.teacher_info == teacher_info
     assert loaded.training_info == {"step": 7}
@@ -201,6 +203,12 @@ def test_save_load_round_trip(make_encoder, teacher_info, tmp_path, kind):
         assert n1 == n2 and torch.equal(t1, t2)
     # Loading through the concrete class works too.
     assert type(ENCODERS[kind].from_pretrained(target)) is type(enc)
+    # Re-saving keeps the training record it was loaded with; {} drops it.
+    loaded.save_pretrained(tmp_path / "again")
+    assert CharEncoder.from_pretrained(tmp_path / "again").training_info == {"step": 7}
+    loaded.save_pretrained(tmp_path / "bare", training_info={})
+    assert not (tmp_path / "bare" / TRAINING_FILE).exists()
+    assert CharEncoder.from_pretrained(tmp_path / "bare").training_info == {}
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -265,30 +273,43 @@ def test_missing_weights_file(saved):
         CharEncoder.from_pretrained(target)
 
 
-def test_wrong_format(saved):
+def test_wrong_model_type(saved):
     _, target = saved
-    edit_config(target, lambda m: m.update(format="something-else"))
-    with pytest.raises(CheckpointError, match="format"):
+    edit_config(target, lambda m: m.update(model_type="something-else"))
+    with pytest.raises(CheckpointError, match="not a charwise encoder.*model_type 'something-else'"):
+        CharEncoder.from_pretrained(target)
+    edit_config(target, lambda m: m.pop("model_type"))
+    with pytest.raises(CheckpointError, match="not a charwise encoder.*no model_type"):
+        CharEncoder.from_pretrained(target)
+
+
+def test_invalid_training_record(saved):
+    _, target = saved
+    (target / TRAINING_FILE).write_text("[1, 2", encoding="utf-8")
+    with pytest.raises(CheckpointError, match="JSON"):
+        CharEncoder.from_pretrained(target)
+    (target / TRAINING_FILE).write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(CheckpointError, match="JSON object"):
         CharEncoder.from_pretrained(target)
 
 
 def test_unknown_encoder_kind(saved):
     _, target = saved
-    edit_config(target, lambda m: m.update(encoder="quantum"))
+    edit_config(target, lambda m: m.update(encoder_type="quantum"))
     with pytest.raises(CheckpointError, match="quantum"):
         CharEncoder.from_pretrained(target)
 
 
 def test_config_with_unknown_field(saved):
     _, target = saved
-    edit_config(target, lambda m: m["config"].update(not_a_field=3))
+    edit_config(target, lambda m: m["arch"].update(not_a_field=3))
     with pytest.raises(CheckpointError, match="config"):
         CharEncoder.from_pretrained(target)
 
 
 def test_tensor_shapes_do_not_match_config(saved):
     _, target = saved
-    edit_config(target, lambda m: m["config"].update(dim=8))
+    edit_config(target, lambda m: m["arch"].update(dim=8))
     with pytest.raises(CheckpointError, match="shape mismatch"):
         CharEncoder.from_pretrained(target)
 
@@ -298,7 +319,7 @@ LAYER_FIELD = {"cnn": "highway_layers", "transformer": "layers", "bilstm": "laye
 
 def test_tensor_names_do_not_match_config(saved):
     kind, target = saved
-    edit_config(target, lambda m: m["config"].update({LAYER_FIELD[kind]: m["config"][LAYER_FIELD[kind]] + 1}))
+    edit_config(target, lambda m: m["arch"].update({LAYER_FIELD[kind]: m["arch"][LAYER_FIELD[kind]] + 1}))
     with pytest.raises(CheckpointError, match="missing"):
         CharEncoder.from_pretrained(target)
 
@@ -336,14 +357,14 @@ def test_hf_model_directory_is_not_an_encoder(tmp_path):
                         intermediate_size=16, max_position_embeddings=16)
     BertModel(config).save_pretrained(tmp_path)
     assert (tmp_path / CONFIG_FILE).is_file() and (tmp_path / WEIGHTS_FILE).is_file()
-    with pytest.raises(CheckpointError, match="format"):
+    with pytest.raises(CheckpointError, match="not a charwise encoder.*model_type 'bert'"):
         CharEncoder.from_pretrained(tmp_path)
 
 
 # --- BiLSTM ------------------------------------------------------------------------------------------
 def test_bilstm_final_states_skip_padding(make_encoder, small_charset):
     enc = make_encoder("bilstm")
-    H = enc.config.hidden
+    H = enc.arch.hidden
     words = ["a", "hello", "naïve", "中文字符", "", "unbelievably"]
     padded = small_charset.batch(words)
     assert (padded == 0).any()  # the batch really is padded
@@ -366,7 +387,7 @@ def test_bilstm_final_states_skip_padding(make_encoder, small_charset):
 @pytest.mark.parametrize("preset", [None] + sorted(ENCODERS["cnn"].PRESETS))
 def test_cnn_strings_shorter_than_the_widest_filter(make_encoder, preset):
     enc = make_encoder("cnn", preset)
-    widest = max(enc.config.widths)
+    widest = max(enc.arch.widths)
     words = ["", "a", "ab", "abc"]
     assert all(len(w) + 2 < widest for w in words[:2])
     out = enc.embed(words)
@@ -382,10 +403,10 @@ def test_cnn_strings_shorter_than_the_widest_filter(make_encoder, preset):
                                                    if cfg.get("highway_layers", 1) > 0))
 def test_cnn_highway_gate_bias_is_negative(make_encoder, preset):
     enc = make_encoder("cnn", preset)
-    assert len(enc.highways) == enc.config.highway_layers > 0
-    assert enc.config.highway_bias < 0
+    assert len(enc.highways) == enc.arch.highway_layers > 0
+    assert enc.arch.highway_bias < 0
     for hw in enc.highways:
-        assert torch.all(hw.gate.bias == enc.config.highway_bias)
+        assert torch.all(hw.gate.bias == enc.arch.highway_bias)
         # So the gate starts mostly closed: carry, not transform.
         assert torch.all(torch.sigmoid(hw.gate.bias) < 0.5)
 

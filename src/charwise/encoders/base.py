@@ -1,26 +1,47 @@
-"""The character-encoder interface, its registry, and safe (safetensors + JSON) persistence."""
+"""The character-encoder interface, its registry, and its HF-native files.
+
+A :class:`CharEncoder` is a ``transformers.PreTrainedModel`` whose config is a
+:class:`CharEncoderConfig` (``model_type = "charwise-encoder"``): the encoder type, its architecture
+dataclass as a dict, the charset and the teacher's identity. Both are registered with ``AutoConfig``
+/ ``AutoModel`` when this module is imported, so after ``import charwise``::
+
+    transformers.AutoModel.from_pretrained("path/to/encoder")   # a charwise encoder, no remote code
+
+A saved encoder is a directory of three files:
+
+* ``config.json``: the :class:`CharEncoderConfig` (what is needed to rebuild the module, nothing else);
+* ``model.safetensors``: the weights (safetensors only, never pickle);
+* ``training.json`` (optional): the training record (held-out word ids, settings, metrics, step),
+  available as ``encoder.training_info`` after loading.
+
+Each encoder module keeps its architecture ``@dataclass`` at its top (``encoder.arch`` at run time;
+``encoder.config`` is the HF config). Directories written by charwise 0.1 (one ``config.json`` with
+``"format": "charwise-encoder"`` and the training record inside) still load.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
-import shutil
-import tempfile
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Iterator
 
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load_file
 from torch import nn
+from transformers import AutoConfig, AutoModel, PretrainedConfig, PreTrainedModel
 
 from charwise.charset import PAD, CharVocab
-from charwise.errors import CheckpointError
+from charwise.errors import CheckpointError, ConfigError
+from charwise.io import atomic_directory, write_json
 
-FORMAT = "charwise-encoder"
-FORMAT_VERSION = 1
+MODEL_TYPE = "charwise-encoder"
+FORMAT = MODEL_TYPE  # the ``"format"`` of a charwise 0.1 config.json
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
+TRAINING_FILE = "training.json"
 
 ENCODERS: dict[str, type["CharEncoder"]] = {}
 
@@ -36,23 +57,66 @@ def register(name: str):
     return wrap
 
 
-class CharEncoder(nn.Module):
-    """Maps character sequences to vectors in a teacher's embedding space.
+class CharEncoderConfig(PretrainedConfig):
+    """The HF config of a character encoder.
 
-    Subclasses define ``Config`` (a dataclass with at least ``dim``), ``PRESETS`` and
-    :meth:`encode_ids`. Everything else (string handling, batching, saving, loading) lives here.
+    Args:
+        encoder_type: the registered encoder (``cnn``, ``transformer``, ``bilstm``).
+        arch: that encoder's architecture dataclass as a dict (``dataclasses.asdict``).
+        charset: the character vocabulary (``CharVocab.to_dict()``).
+        teacher: the teacher's identity (``Teacher.describe()``: name, vocab_hash, dim, family).
     """
 
+    model_type = MODEL_TYPE
+
+    def __init__(self, encoder_type: str = "cnn", arch: dict[str, Any] | None = None,
+                 charset: dict[str, Any] | None = None, teacher: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        self.encoder_type = encoder_type
+        self.arch = dict(arch or {})
+        self.charset = dict(charset or {})
+        self.teacher = dict(teacher or {})
+        super().__init__(**kwargs)
+
+
+class CharEncoder(PreTrainedModel):
+    """Maps character sequences to vectors in a teacher's embedding space.
+
+    Subclasses define ``Config`` (the architecture dataclass, with at least ``dim`` and
+    ``num_chars``), ``PRESETS`` and :meth:`encode_ids`, build their modules from ``self.arch`` and
+    end ``__init__`` with ``self.post_init()``. Everything else (string handling, batching, saving,
+    loading) lives here. Build one with :func:`build_encoder`, load one with :meth:`from_pretrained`.
+    """
+
+    config_class = CharEncoderConfig
+    main_input_name = "char_ids"
     kind: ClassVar[str] = ""
     Config: ClassVar[type]
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {}
 
-    def __init__(self, config: Any, charset: CharVocab, teacher_info: dict[str, Any] | None = None) -> None:
-        super().__init__()
-        self.config = config
-        self.charset = charset
-        self.teacher_info = dict(teacher_info or {})
+    def __init__(self, config: CharEncoderConfig) -> None:
+        if not self.kind:
+            raise TypeError("CharEncoder is abstract: use build_encoder(), ENCODERS[kind](config) or from_pretrained()")
+        super().__init__(config)
+        if config.encoder_type != self.kind:
+            raise ConfigError(f"a {self.kind} encoder cannot be built from a config for {config.encoder_type!r}")
+        self.arch = self.Config(**config.arch)  # the architecture dataclass of the encoder's module
+        config.arch = dataclasses.asdict(self.arch)  # complete, with the defaults filled in
+        self.charset = CharVocab.from_dict(config.charset)
+        if self.arch.num_chars != self.charset.size:
+            raise ValueError(f"the charset has {self.charset.size} ids but the encoder expects {self.arch.num_chars}")
+        self.training_info: dict[str, Any] = {}
         self._teacher = None
+
+    def _init_weights(self, module: nn.Module) -> None:
+        """No HF re-initialisation: PyTorch's defaults and each encoder's own choices (the highway
+        gate bias, :meth:`init_output`) are the initialisation."""
+
+    @classmethod
+    def _from_config(cls, config: CharEncoderConfig, **kwargs: Any) -> "CharEncoder":
+        # AutoModel.from_config(config) reaches the base class: build the registered encoder.
+        if cls is CharEncoder:
+            return _encoder_class(config.encoder_type, "config")._from_config(config, **kwargs)
+        return super()._from_config(config, **kwargs)
 
     # --- the part each encoder writes ---------------------------------------------------------
     def encode_ids(self, char_ids: torch.Tensor) -> torch.Tensor:
@@ -79,7 +143,16 @@ class CharEncoder(nn.Module):
     # --- convenience --------------------------------------------------------------------------
     @property
     def dim(self) -> int:
-        return int(self.config.dim)
+        return int(self.arch.dim)
+
+    @property
+    def teacher_info(self) -> dict[str, Any]:
+        """The teacher's identity recorded in the config (name, vocab_hash, dim, family)."""
+        return self.config.teacher
+
+    @teacher_info.setter
+    def teacher_info(self, info: dict[str, Any]) -> None:
+        self.config.teacher = dict(info or {})
 
     @property
     def device(self) -> torch.device:
@@ -123,8 +196,9 @@ class CharEncoder(nn.Module):
             self.train(was_training)
         return out
 
-    def num_parameters(self) -> int:
-        return sum(p.numel() for p in self.parameters())
+    def num_parameters(self, only_trainable: bool = False, exclude_embeddings: bool = False) -> int:
+        """Number of parameters (``only_trainable``: those that require a gradient)."""
+        return sum(p.numel() for p in self.parameters() if p.requires_grad or not only_trainable)
 
     @property
     def teacher(self):
@@ -145,60 +219,67 @@ class CharEncoder(nn.Module):
         self._teacher = teacher
 
     # --- persistence --------------------------------------------------------------------------
-    def save_pretrained(self, directory: str | os.PathLike, extra: dict[str, Any] | None = None) -> Path:
-        """Write ``config.json`` + ``model.safetensors`` atomically (temp dir, then rename)."""
+    def save_pretrained(self, directory: str | os.PathLike, training_info: dict[str, Any] | None = None, *,
+                        safe_serialization: bool = True) -> Path:
+        """Write ``config.json``, ``model.safetensors`` and ``training.json`` to ``directory`` atomically.
+
+        ``training_info`` is the training record (held-out word ids, settings, metrics, step); by
+        default the one this encoder was loaded with (``self.training_info``); ``{}`` writes none.
+        Weights are safetensors only (``safe_serialization=False`` is refused).
+        """
+        if not safe_serialization:
+            raise ValueError("charwise encoders are saved as safetensors only (safe_serialization=False)")
+        info = self.training_info if training_info is None else training_info
         directory = Path(directory)
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-        try:
-            meta = {
-                "format": FORMAT,
-                "format_version": FORMAT_VERSION,
-                "encoder": self.kind,
-                "config": dataclasses.asdict(self.config),
-                "charset": self.charset.to_dict(),
-                "teacher": self.teacher_info,
-                "parameters": self.num_parameters(),
-            }
-            if extra:
-                meta.update(extra)
-            (tmp / CONFIG_FILE).write_text(json.dumps(meta, indent=2, ensure_ascii=False))
-            state = {k: v.detach().cpu().contiguous() for k, v in self.state_dict().items()}
-            save_file(state, str(tmp / WEIGHTS_FILE), metadata={"format": FORMAT})
-            replace_directory(tmp, directory)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        with atomic_directory(directory) as tmp, _no_progress_bars():
+            # safe_serialization is the default in transformers 5 and the switch in 4.x.
+            super().save_pretrained(tmp, safe_serialization=True)
+            written = sorted(p.name for p in tmp.iterdir())
+            if written != sorted([CONFIG_FILE, WEIGHTS_FILE]):
+                raise RuntimeError(f"transformers wrote {written}, expected {CONFIG_FILE} and {WEIGHTS_FILE}")
+            if info:
+                write_json(tmp / TRAINING_FILE, info)
         return directory
 
     @classmethod
-    def from_pretrained(cls, directory: str | os.PathLike, map_location: str | torch.device = "cpu") -> "CharEncoder":
-        """Load an encoder saved by :meth:`save_pretrained`, checking every tensor's shape."""
+    def from_pretrained(cls, directory: str | os.PathLike, map_location: str | torch.device = "cpu",
+                        **kwargs: Any) -> "CharEncoder":
+        """Load an encoder saved by :meth:`save_pretrained` (or by charwise 0.1).
+
+        Every tensor's name and shape is checked against the config; anything that is not a
+        charwise encoder directory raises a one-line :class:`~charwise.errors.CheckpointError`.
+        ``transformers.AutoModel.from_pretrained(directory)`` comes here too (its bookkeeping
+        arguments are ignored; ``dtype`` casts the loaded weights).
+        """
         directory = Path(directory)
-        cfg_path, weights_path = directory / CONFIG_FILE, directory / WEIGHTS_FILE
-        if not cfg_path.is_file() or not weights_path.is_file():
-            raise CheckpointError(f"'{directory}' is not a charwise encoder (need {CONFIG_FILE} and {WEIGHTS_FILE})")
-        try:
-            meta = json.loads(cfg_path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"'{cfg_path}' is not valid JSON: {e}") from None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise CheckpointError(f"'{directory}' is not a charwise encoder (config format is not '{FORMAT}')")
-        kind = meta.get("encoder")
-        if kind not in ENCODERS:
-            raise CheckpointError(f"unknown encoder type {kind!r} in '{cfg_path}' (known: {sorted(ENCODERS)})")
-        enc_cls = ENCODERS[kind]
+        if kwargs.get("subfolder"):
+            directory = directory / kwargs["subfolder"]
+        torch_dtype = kwargs.pop("torch_dtype", None)  # transformers' older name for dtype
+        dtype = kwargs.pop("dtype", None) or torch_dtype
+        dtype = None if dtype == "auto" else dtype  # "auto": the stored dtype
+        unknown = sorted(set(kwargs) - _HF_LOADING_ARGS)
+        if unknown:
+            raise TypeError(f"from_pretrained() got unexpected arguments {unknown}")
+        config, training = _read_config(directory)
+        kind = config.encoder_type
+        enc_cls = _encoder_class(kind, str(directory / CONFIG_FILE))
         if cls is not CharEncoder and not issubclass(enc_cls, cls):
             raise CheckpointError(f"'{directory}' holds a {kind} encoder, not a {cls.__name__}")
+        cfg_path = directory / CONFIG_FILE
         try:
-            config = enc_cls.Config(**meta["config"])
-            charset = CharVocab.from_dict(meta["charset"])
-        except (TypeError, KeyError) as e:
+            arch = enc_cls.Config(**config.arch)
+            charset = CharVocab.from_dict(config.charset)
+        except (TypeError, ValueError) as e:
             raise CheckpointError(f"bad encoder config in '{cfg_path}': {e}") from None
-        if getattr(config, "num_chars", charset.size) != charset.size:
+        if arch.num_chars != charset.size:
             raise CheckpointError(
-                f"'{cfg_path}' is inconsistent: charset has {charset.size} ids but the encoder expects {config.num_chars}"
+                f"'{cfg_path}' is inconsistent: charset has {charset.size} ids but the encoder expects {arch.num_chars}"
             )
-        model = enc_cls(config, charset, meta.get("teacher"))
+        try:
+            model = enc_cls(config)
+        except (TypeError, ValueError) as e:
+            raise CheckpointError(f"bad encoder config in '{cfg_path}': {e}") from None
+        weights_path = directory / WEIGHTS_FILE
         try:
             state = load_file(str(weights_path), device=str(map_location))
         except Exception as e:  # safetensors raises several types for corrupt files
@@ -216,8 +297,81 @@ class CharEncoder(nn.Module):
                     f"shape mismatch for '{name}': checkpoint {tuple(tensor.shape)} vs config {tuple(expected[name].shape)}"
                 )
         model.load_state_dict(state)
-        model.training_info = meta.get("training", {})
+        model.to(map_location)
+        if dtype is not None:
+            model.to(getattr(torch, dtype) if isinstance(dtype, str) else dtype)
+        model.training_info = training
         return model.eval()
+
+
+# Arguments AutoModel.from_pretrained passes on (hub and remote-code bookkeeping): nothing to do
+# for a local charwise directory.
+_HF_LOADING_ARGS = {
+    "config", "_from_auto", "trust_remote_code", "adapter_kwargs", "revision", "cache_dir", "force_download",
+    "local_files_only", "proxies", "subfolder", "token", "code_revision", "_commit_hash",
+}
+
+
+@contextlib.contextmanager
+def _no_progress_bars() -> Iterator[None]:
+    """Without transformers' "Writing model shards" bar: a training run saves often."""
+    from transformers.utils import logging as hf_logging
+
+    enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if enabled:
+            hf_logging.enable_progress_bar()
+
+
+def _encoder_class(kind: Any, source: str) -> type[CharEncoder]:
+    if kind not in ENCODERS:
+        raise CheckpointError(f"unknown encoder type {kind!r} in '{source}' (known: {sorted(ENCODERS)})")
+    return ENCODERS[kind]
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CheckpointError(f"'{path}' is not valid JSON: {e}") from None
+
+
+def _read_config(directory: Path) -> tuple[CharEncoderConfig, dict[str, Any]]:
+    """The config and the training record of an encoder directory, in either file format."""
+    cfg_path, weights_path = directory / CONFIG_FILE, directory / WEIGHTS_FILE
+    if not cfg_path.is_file() or not weights_path.is_file():
+        raise CheckpointError(f"'{directory}' is not a charwise encoder (need {CONFIG_FILE} and {WEIGHTS_FILE})")
+    meta = _read_json(cfg_path)
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"'{directory}' is not a charwise encoder ({CONFIG_FILE} is not a JSON object)")
+    training: Any = {}
+    if meta.get("model_type") == MODEL_TYPE:
+        fields = dict(meta)
+        fields.pop("model_type")
+        try:
+            config = CharEncoderConfig.from_dict(fields)
+        except (TypeError, ValueError) as e:
+            raise CheckpointError(f"bad encoder config in '{cfg_path}': {e}") from None
+    elif "model_type" not in meta and meta.get("format") == FORMAT:  # charwise 0.1
+        config = CharEncoderConfig(encoder_type=meta.get("encoder"), arch=meta.get("config"),
+                                   charset=meta.get("charset"), teacher=meta.get("teacher"))
+        training = meta.get("training") or {}
+    else:
+        found = (f"model_type {meta['model_type']!r}" if "model_type" in meta
+                 else f"format {meta['format']!r}" if "format" in meta else "no model_type")
+        raise CheckpointError(f"'{directory}' is not a charwise encoder ({CONFIG_FILE} has {found}, "
+                              f"not model_type '{MODEL_TYPE}')")
+    if not all(isinstance(getattr(config, key), dict) for key in ("arch", "charset", "teacher")):
+        raise CheckpointError(f"bad encoder config in '{cfg_path}': arch, charset and teacher must be JSON objects")
+    if (directory / TRAINING_FILE).is_file():
+        training = _read_json(directory / TRAINING_FILE)
+    if not isinstance(training, dict):
+        raise CheckpointError(f"'{directory / TRAINING_FILE}' is not a JSON object")
+    config.name_or_path = str(directory)
+    return config, training
 
 
 def check_teacher(encoder: CharEncoder, teacher) -> None:
@@ -229,23 +383,6 @@ def check_teacher(encoder: CharEncoder, teacher) -> None:
         raise ValueError(
             f"vocabulary mismatch: encoder was trained for vocab {want}, teacher '{teacher.name}' has {teacher.vocab_hash}"
         )
-
-
-def replace_directory(src: Path, dst: Path) -> None:
-    """Move ``src`` to ``dst`` so that ``dst`` is never half-written (old copy removed last)."""
-    dst = Path(dst)
-    # mkdtemp creates 0700 directories; outputs are meant to be shared like any saved model.
-    os.chmod(src, 0o755)
-    for child in Path(src).iterdir():
-        if child.is_file():
-            os.chmod(child, 0o644)
-    old = None
-    if dst.exists():
-        old = dst.with_name(f".{dst.name}.old-{os.getpid()}")
-        os.replace(dst, old)
-    os.replace(src, dst)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def build_encoder(
@@ -263,4 +400,13 @@ def build_encoder(
     params.update(overrides)
     params["dim"] = dim
     params["num_chars"] = charset.size
-    return cls(cls.Config(**params), charset, teacher_info)
+    arch = cls.Config(**params)  # validates the architecture before any module is built
+    config = CharEncoderConfig(encoder_type=kind, arch=dataclasses.asdict(arch), charset=charset.to_dict(),
+                               teacher=teacher_info)
+    return cls(config)
+
+
+# After `import charwise` (or `charwise.encoders`), transformers' Auto classes know charwise
+# encoders: AutoModel.from_pretrained(DIR) loads one without trust_remote_code.
+AutoConfig.register(MODEL_TYPE, CharEncoderConfig, exist_ok=True)
+AutoModel.register(CharEncoderConfig, CharEncoder, exist_ok=True)

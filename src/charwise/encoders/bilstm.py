@@ -11,7 +11,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
 from charwise.charset import PAD
-from charwise.encoders.base import CharEncoder, register
+from charwise.encoders.base import CharEncoder, CharEncoderConfig, register
 
 
 @dataclass
@@ -33,15 +33,17 @@ class BiLSTMEncoder(CharEncoder):
         "large": dict(char_dim=64, hidden=384, layers=1, mlp_hidden=768),
     }
 
-    def __init__(self, config: BiLSTMConfig, charset, teacher_info=None) -> None:
-        super().__init__(config, charset, teacher_info)
-        self.chars = nn.Embedding(config.num_chars, config.char_dim, padding_idx=PAD)
+    def __init__(self, config: CharEncoderConfig) -> None:
+        super().__init__(config)
+        cfg = self.arch  # BiLSTMConfig
+        self.chars = nn.Embedding(cfg.num_chars, cfg.char_dim, padding_idx=PAD)
         self.lstm = nn.LSTM(
-            config.char_dim, config.hidden, num_layers=config.layers, batch_first=True, bidirectional=True,
-            dropout=config.dropout if config.layers > 1 else 0.0,
+            cfg.char_dim, cfg.hidden, num_layers=cfg.layers, batch_first=True, bidirectional=True,
+            dropout=cfg.dropout if cfg.layers > 1 else 0.0,
         )
-        self.mlp = nn.Sequential(nn.Linear(2 * config.hidden, config.mlp_hidden), nn.Tanh(),
-                                 nn.Linear(config.mlp_hidden, config.dim))
+        self.mlp = nn.Sequential(nn.Linear(2 * cfg.hidden, cfg.mlp_hidden), nn.Tanh(),
+                                 nn.Linear(cfg.mlp_hidden, cfg.dim))
+        self.post_init()
 
     def init_output(self, mean: torch.Tensor, row_norm: float) -> None:
         with torch.no_grad():

@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from charwise.charset import PAD
-from charwise.encoders.base import CharEncoder, register
+from charwise.encoders.base import CharEncoder, CharEncoderConfig, register
 
 
 @dataclass
@@ -67,30 +67,32 @@ class CNNEncoder(CharEncoder):
                          activation="tanh", highway_layers=0, hidden=1536, layer_norm=True),
     }
 
-    def __init__(self, config: CNNConfig, charset, teacher_info=None) -> None:
-        super().__init__(config, charset, teacher_info)
-        if config.activation not in _ACTIVATIONS:
-            raise ValueError(f"unknown activation {config.activation!r}")
-        self.chars = nn.Embedding(config.num_chars, config.char_dim, padding_idx=PAD)
-        self.convs = nn.ModuleList(nn.Conv1d(config.char_dim, c, w) for w, c in zip(config.widths, config.channels))
-        features = sum(config.channels)
-        self.highways = nn.ModuleList(Highway(features, config.highway_bias) for _ in range(config.highway_layers))
-        self.dropout = nn.Dropout(config.dropout)
-        if config.hidden > 0:
-            self.project = nn.Sequential(nn.Linear(features, config.hidden), nn.ReLU(), nn.Linear(config.hidden, config.dim))
+    def __init__(self, config: CharEncoderConfig) -> None:
+        super().__init__(config)
+        cfg = self.arch  # CNNConfig
+        if cfg.activation not in _ACTIVATIONS:
+            raise ValueError(f"unknown activation {cfg.activation!r}")
+        self.chars = nn.Embedding(cfg.num_chars, cfg.char_dim, padding_idx=PAD)
+        self.convs = nn.ModuleList(nn.Conv1d(cfg.char_dim, c, w) for w, c in zip(cfg.widths, cfg.channels))
+        features = sum(cfg.channels)
+        self.highways = nn.ModuleList(Highway(features, cfg.highway_bias) for _ in range(cfg.highway_layers))
+        self.dropout = nn.Dropout(cfg.dropout)
+        if cfg.hidden > 0:
+            self.project = nn.Sequential(nn.Linear(features, cfg.hidden), nn.ReLU(), nn.Linear(cfg.hidden, cfg.dim))
         else:
-            self.project = nn.Linear(features, config.dim)
-        self.norm = nn.LayerNorm(config.dim) if config.layer_norm else nn.Identity()
+            self.project = nn.Linear(features, cfg.dim)
+        self.norm = nn.LayerNorm(cfg.dim) if cfg.layer_norm else nn.Identity()
+        self.post_init()
 
     def encode_ids(self, char_ids: torch.Tensor) -> torch.Tensor:
         lengths = self.lengths(char_ids)  # (n,)
-        widest = max(self.config.widths)
+        widest = max(self.arch.widths)
         if char_ids.shape[1] < widest:  # every width needs at least one window
             char_ids = nn.functional.pad(char_ids, (0, widest - char_ids.shape[1]), value=PAD)
         x = self.chars(char_ids).transpose(1, 2)  # (n, char_dim, L)
-        act = _ACTIVATIONS[self.config.activation]
+        act = _ACTIVATIONS[self.arch.activation]
         pooled = []
-        for width, conv in zip(self.config.widths, self.convs):
+        for width, conv in zip(self.arch.widths, self.convs):
             f = conv(x)  # (n, channels, L - width + 1)
             # A window is real if it starts inside the string; strings shorter than the width
             # keep their first window (which overlaps padding) so the max is never empty.

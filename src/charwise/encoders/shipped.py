@@ -1,28 +1,63 @@
-"""Encoders shipped inside the package, trained with ``charwise train`` (see benchmarks/results)."""
+"""Encoders shipped inside the package, trained with ``charwise train`` (see benchmarks/results),
+and the one function that turns "a name, a directory or an encoder" into an encoder."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
-from charwise.encoders.base import CharEncoder
+from charwise.encoders.base import CONFIG_FILE, CharEncoder, check_teacher
+from charwise.errors import ConfigError
 
-SHIPPED_DIR = Path(__file__).parent / "pretrained"
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "pretrained"
 
 
 def available() -> list[str]:
     """Names of the encoders shipped with this installation."""
     if not SHIPPED_DIR.is_dir():
         return []
-    return sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / "config.json").exists())
+    return sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / CONFIG_FILE).exists())
 
 
-def load(name_or_path: str = "minilm") -> CharEncoder:
+def load(name_or_path: str | os.PathLike = "minilm") -> CharEncoder:
     """A shipped encoder by teacher name (``"minilm"``) or any encoder directory by path."""
-    if (SHIPPED_DIR / name_or_path / "config.json").exists():
-        return CharEncoder.from_pretrained(SHIPPED_DIR / name_or_path)
-    path = Path(name_or_path).expanduser()
+    name = str(name_or_path)
+    if name in available():
+        return CharEncoder.from_pretrained(SHIPPED_DIR / name)
+    path = Path(name).expanduser()
     if path.is_dir():
         return CharEncoder.from_pretrained(path)
     raise FileNotFoundError(
-        f"no encoder '{name_or_path}': shipped encoders are {available() or 'none'}; or pass a directory"
+        f"no encoder '{name}': shipped encoders are {available() or 'none'}; or pass a directory"
     )
+
+
+def resolve_encoder(
+    name_or_path: str | os.PathLike | CharEncoder | None, teacher: Any, *, required: bool = True,
+    needed_by: str = "this", option: str = "encoder=DIR",
+) -> CharEncoder | None:
+    """The character encoder to use with ``teacher``, checked against it and attached to it.
+
+    ``name_or_path`` is an encoder (used as is), a shipped name or a directory (loaded), or None:
+    the encoder shipped for ``teacher.name``. A teacher without one raises
+    :class:`~charwise.errors.ConfigError` saying what needs it (``needed_by``, e.g. ``"policy
+    'oov'"``) and how to pass one (``option``, e.g. ``"--char-encoder DIR"``), or returns None when
+    ``required`` is false. An encoder trained for another vocabulary or dimension raises ValueError.
+    """
+    if isinstance(name_or_path, CharEncoder):
+        encoder = name_or_path
+    else:
+        if name_or_path is None:
+            if teacher.name not in available():
+                if not required:
+                    return None
+                raise ConfigError(
+                    f"{needed_by} needs a character encoder and teacher '{teacher.name}' has no shipped one "
+                    f"(shipped: {', '.join(available()) or 'none'}): pass {option} "
+                    f"(train one with `charwise train --teacher {teacher.name}`)")
+            name_or_path = teacher.name
+        encoder = load(name_or_path)
+    check_teacher(encoder, teacher)
+    encoder.attach_teacher(teacher)
+    return encoder

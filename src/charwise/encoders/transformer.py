@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from charwise.charset import PAD
-from charwise.encoders.base import CharEncoder, register
+from charwise.encoders.base import CharEncoder, CharEncoderConfig, register
 
 
 @dataclass
@@ -43,34 +43,36 @@ class TransformerEncoder(CharEncoder):
         "char2subword": dict(char_dim=192, layers=4, heads=4),
     }
 
-    def __init__(self, config: TransformerConfig, charset, teacher_info=None) -> None:
-        super().__init__(config, charset, teacher_info)
-        if config.char_dim % config.heads:
+    def __init__(self, config: CharEncoderConfig) -> None:
+        super().__init__(config)
+        cfg = self.arch  # TransformerConfig
+        if cfg.char_dim % cfg.heads:
             raise ValueError("char_dim must be divisible by heads")
-        self.chars = nn.Embedding(config.num_chars, config.char_dim, padding_idx=PAD)
+        self.chars = nn.Embedding(cfg.num_chars, cfg.char_dim, padding_idx=PAD)
         # A buffer, not a parameter: the encodings are fixed; persistent=False keeps them out of
         # checkpoints because they are a function of the config.
-        self.register_buffer("positions", sinusoidal_positions(config.max_positions, config.char_dim), persistent=False)
+        self.register_buffer("positions", sinusoidal_positions(cfg.max_positions, cfg.char_dim), persistent=False)
         layer = nn.TransformerEncoderLayer(
-            d_model=config.char_dim,
-            nhead=config.heads,
-            dim_feedforward=4 * config.char_dim,
-            dropout=config.dropout,
+            d_model=cfg.char_dim,
+            nhead=cfg.heads,
+            dim_feedforward=4 * cfg.char_dim,
+            dropout=cfg.dropout,
             activation="gelu",
             batch_first=True,
             norm_first=True,
         )
-        self.layers = nn.TransformerEncoder(layer, num_layers=config.layers, enable_nested_tensor=False)
-        self.final_norm_chars = nn.LayerNorm(config.char_dim)  # pre-LN stacks need a closing norm
-        self.project = nn.Linear(config.char_dim, config.dim)  # W_e
-        self.norm = nn.LayerNorm(config.dim)
+        self.layers = nn.TransformerEncoder(layer, num_layers=cfg.layers, enable_nested_tensor=False)
+        self.final_norm_chars = nn.LayerNorm(cfg.char_dim)  # pre-LN stacks need a closing norm
+        self.project = nn.Linear(cfg.char_dim, cfg.dim)  # W_e
+        self.norm = nn.LayerNorm(cfg.dim)
+        self.post_init()
 
     def encode_ids(self, char_ids: torch.Tensor) -> torch.Tensor:
         length = char_ids.shape[1]
-        if length > self.config.max_positions:
-            raise ValueError(f"{length} characters exceed max_positions={self.config.max_positions}")
+        if length > self.arch.max_positions:
+            raise ValueError(f"{length} characters exceed max_positions={self.arch.max_positions}")
         pad = char_ids == PAD
-        x = self.chars(char_ids) * math.sqrt(self.config.char_dim) + self.positions[:length]
+        x = self.chars(char_ids) * math.sqrt(self.arch.char_dim) + self.positions[:length]
         x = self.layers(x, src_key_padding_mask=pad)
         x = self.project(self.final_norm_chars(x))
         x = x.masked_fill(pad[:, :, None], float("-inf")).max(dim=1).values

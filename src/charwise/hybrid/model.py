@@ -148,16 +148,12 @@ class HybridModel(nn.Module):
 
         Returned in eval mode, ready for inference; call ``.train()`` to fine-tune it.
         """
-        from charwise.encoders.shipped import available, load
+        from charwise.encoders.shipped import resolve_encoder
 
         teacher = teacher if isinstance(teacher, Teacher) else Teacher.load(teacher)
-        if isinstance(encoder, str):
-            encoder = load(encoder)
-        elif encoder is None and get_policy(policy).name != "none":
-            if teacher.name not in available():
-                raise ValueError(f"no shipped encoder for teacher '{teacher.name}': pass encoder=DIR "
-                                 f"(train one with `charwise train --teacher {teacher.name}`)")
-            encoder = load(teacher.name)
+        name = get_policy(policy).name
+        if encoder is not None or name != "none":
+            encoder = resolve_encoder(encoder, teacher, needed_by=f"policy '{name}'", option="encoder=DIR")
         return cls(teacher.model, teacher, encoder, policy, **kwargs).eval()
 
     # --- caches follow the weights ---------------------------------------------------------

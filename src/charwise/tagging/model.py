@@ -36,8 +36,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -46,7 +44,9 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 
+from charwise.errors import CheckpointError, MissingInputError
 from charwise.hybrid.pooling import POOLINGS, WordPooling, build_pooling
+from charwise.io import atomic_directory, write_json
 from charwise.tagging.s2w import FEATURE_MODES, FeatureVocab, S2WEncoder
 
 __all__ = [
@@ -62,6 +62,11 @@ __all__ = [
 FORMAT = "charwise-tagger"
 FORMAT_VERSION = 1
 BEST_DIR = "tagger"
+CONFIG_FILE = "tagger.json"
+WEIGHTS_FILE = "tagger.safetensors"
+MODEL_DIR = "model"
+ENCODER_DIR = "char_encoder"
+TRAIN_WORDS_FILE = "train_words.json"
 HEADS = ("linear", "bilstm")
 CHAR_FUSIONS = ("none", "concat", "merge")
 
@@ -302,42 +307,96 @@ class Tagger(nn.Module):
         return out
 
     # --- persistence ---------------------------------------------------------------------------
-    def save(self, directory: str | os.PathLike, extra: dict[str, Any] | None = None,
-             train_words: Sequence[str] | None = None) -> Path:
-        """Write the tagger to ``directory`` atomically (temporary directory, then rename)."""
-        from charwise.encoders.base import replace_directory
+    def save_pretrained(self, directory: str | os.PathLike, *, extra: dict[str, Any] | None = None,
+                        train_words: Sequence[str] | None = None) -> Path:
+        """Write the tagger to ``directory`` atomically (see :func:`charwise.io.atomic_directory`).
 
+        Files: ``model/`` (the fine-tuned HF model and its tokenizer, each by its own
+        ``save_pretrained``), ``char_encoder/`` (the character encoder's ``save_pretrained``, if the
+        tagger uses one), ``tagger.safetensors`` (pooling / S2W / head), ``tagger.json`` (config,
+        labels, feature vocabulary, teacher, and ``extra``: dev scores ...) and, with
+        ``train_words``, ``train_words.json`` (the training word types).
+        """
         directory = Path(directory)
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-        try:
-            self.hybrid.model.save_pretrained(tmp / "model", safe_serialization=True)
-            self.teacher.tokenizer.save_pretrained(tmp / "model")
+        with atomic_directory(directory) as tmp:
+            self.hybrid.model.save_pretrained(tmp / MODEL_DIR, safe_serialization=True)
+            self.teacher.tokenizer.save_pretrained(tmp / MODEL_DIR)
             if self.hybrid.encoder is not None:
-                self.hybrid.encoder.save_pretrained(tmp / "char_encoder")
+                self.hybrid.encoder.save_pretrained(tmp / ENCODER_DIR)
             own = {f"{prefix}.{k}": v.detach().cpu().contiguous()
                    for prefix, module in self.own_modules().items() for k, v in module.state_dict().items()}
-            save_file(own, str(tmp / "tagger.safetensors"), metadata={"format": FORMAT})
+            save_file(own, str(tmp / WEIGHTS_FILE), metadata={"format": FORMAT})
             meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "config": asdict(self.config),
                     "labels": self.labels,
                     "feature_vocab": self.feature_vocab.to_dict() if self.feature_vocab else None,
                     "teacher": self.teacher.describe(), **(extra or {})}
-            (tmp / "tagger.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
+            write_json(tmp / CONFIG_FILE, meta)
             if train_words is not None:
-                (tmp / "train_words.json").write_text(json.dumps(sorted(set(train_words)), ensure_ascii=False),
-                                                      encoding="utf-8")
-            replace_directory(tmp, directory)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+                write_json(tmp / TRAIN_WORDS_FILE, sorted(set(train_words)))
         return directory
+
+    def save(self, directory: str | os.PathLike, extra: dict[str, Any] | None = None,
+             train_words: Sequence[str] | None = None) -> Path:
+        """The charwise 0.1 name of :meth:`save_pretrained`."""
+        return self.save_pretrained(directory, extra=extra, train_words=train_words)
+
+    @classmethod
+    def from_pretrained(cls, path: str | os.PathLike) -> "Tagger":
+        """Load a tagger saved by :meth:`save_pretrained` (or a training run's output directory).
+
+        A directory that is not a tagger, or whose weights do not fit its config, raises a
+        one-line :class:`~charwise.errors.CheckpointError`.
+        """
+        from charwise.encoders.base import CharEncoder
+        from charwise.teachers import Teacher
+
+        directory = resolve_tagger_dir(path)
+        config_path = directory / CONFIG_FILE
+        try:
+            meta = json.loads(config_path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise CheckpointError(f"'{config_path}' is not valid JSON: {e}") from None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            found = meta.get("format") if isinstance(meta, dict) else None
+            raise CheckpointError(f"'{directory}' is not a charwise tagger (format {found!r})")
+        try:
+            config = TaggerConfig.from_dict(meta["config"])
+            labels = list(meta["labels"])
+            vocab = FeatureVocab.from_dict(meta["feature_vocab"]) if meta.get("feature_vocab") else None
+        except (KeyError, TypeError, ValueError) as e:
+            raise CheckpointError(f"bad tagger config in '{config_path}': {e}") from None
+        teacher = Teacher.load(directory / MODEL_DIR)
+        encoder = (CharEncoder.from_pretrained(directory / ENCODER_DIR) if (directory / ENCODER_DIR).is_dir()
+                   else None)
+        tagger = build_tagger(config, labels, vocab, teacher=teacher, encoder=encoder)
+        weights = directory / WEIGHTS_FILE
+        try:
+            state = load_file(str(weights))
+        except Exception as e:  # safetensors raises several types for corrupt files
+            raise CheckpointError(f"cannot read weights '{weights}': {e}") from None
+        expected = {f"{prefix}.{k}": v for prefix, module in tagger.own_modules().items()
+                    for k, v in module.state_dict().items()}
+        missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
+        if missing or unexpected:
+            raise CheckpointError(f"weights in '{weights}' do not match the tagger's config: "
+                                  f"missing {missing[:5]}, unexpected {unexpected[:5]}")
+        for name, tensor in state.items():
+            if tuple(tensor.shape) != tuple(expected[name].shape):
+                raise CheckpointError(f"shape mismatch for '{name}' in '{weights}': checkpoint "
+                                      f"{tuple(tensor.shape)} vs config {tuple(expected[name].shape)}")
+        for prefix, module in tagger.own_modules().items():
+            module.load_state_dict({k[len(prefix) + 1 :]: v for k, v in state.items() if k.startswith(prefix + ".")})
+        tagger.meta = meta
+        words_file = directory / TRAIN_WORDS_FILE
+        tagger.train_words = set(json.loads(words_file.read_text(encoding="utf-8"))) if words_file.is_file() else None
+        return tagger.eval()
 
 
 def build_tagger(config: TaggerConfig, labels: Sequence[str], feature_vocab: FeatureVocab | None = None,
                  teacher: Any = None, encoder: Any = None) -> Tagger:
     """A fresh tagger: the teacher's model (loaded anew: fine-tuning changes it), the policy's
     character encoder, and new pooling / head parameters drawn from ``config.seed``."""
-    from charwise.encoders.shipped import available as available_encoders
-    from charwise.encoders.shipped import load as load_encoder
+    from charwise.encoders.shipped import resolve_encoder
     from charwise.hybrid.model import HybridModel
     from charwise.hybrid.policies import get_policy
     from charwise.teachers import Teacher
@@ -346,12 +405,10 @@ def build_tagger(config: TaggerConfig, labels: Sequence[str], feature_vocab: Fea
     teacher = teacher if teacher is not None else Teacher.load(config.teacher)
     policy = get_policy(config.policy, config.seed)
     needs_encoder = policy.name != "none" or config.char_fusion != "none"
-    if encoder is None and needs_encoder:
+    if needs_encoder:
         user = f"policy '{policy.name}'" if policy.name != "none" else f"char fusion '{config.char_fusion}'"
-        if config.char_encoder is None and teacher.name not in available_encoders():
-            raise ValueError(f"{user} needs a character encoder and teacher '{teacher.name}' has no "
-                             "shipped one: pass --char-encoder DIR (train one with `charwise train`)")
-        encoder = load_encoder(config.char_encoder or teacher.name)
+        encoder = resolve_encoder(encoder if encoder is not None else config.char_encoder, teacher,
+                                  needed_by=user, option="--char-encoder DIR")
     hybrid = HybridModel(teacher.model, teacher, encoder if needs_encoder else None, policy, seed=config.seed)
     torch.manual_seed(config.seed)
     return Tagger(hybrid, labels, config, feature_vocab)
@@ -361,36 +418,14 @@ def resolve_tagger_dir(path: str | os.PathLike) -> Path:
     """``path`` itself or ``path/tagger`` (the output directory of a training run)."""
     path = Path(path)
     for candidate in (path, path / BEST_DIR):
-        if (candidate / "tagger.json").is_file():
+        if (candidate / CONFIG_FILE).is_file():
             return candidate
-    raise FileNotFoundError(f"no tagger in '{path}' (expected tagger.json there or in {path / BEST_DIR})")
+    raise MissingInputError(f"no tagger in '{path}' (expected {CONFIG_FILE} there or in {path / BEST_DIR})")
 
 
 def load_tagger(path: str | os.PathLike) -> Tagger:
-    """Load a tagger saved by :meth:`Tagger.save` (or a training run's output directory)."""
-    from charwise.encoders.base import CharEncoder
-    from charwise.teachers import Teacher
-
-    directory = resolve_tagger_dir(path)
-    try:
-        meta = json.loads((directory / "tagger.json").read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"'{directory / 'tagger.json'}' is not valid JSON: {e}") from None
-    if meta.get("format") != FORMAT:
-        raise ValueError(f"'{directory}' is not a charwise tagger (format {meta.get('format')!r})")
-    config = TaggerConfig.from_dict(meta["config"])
-    teacher = Teacher.load(directory / "model")
-    encoder = CharEncoder.from_pretrained(directory / "char_encoder") if (directory / "char_encoder").is_dir() else None
-    vocab = FeatureVocab.from_dict(meta["feature_vocab"]) if meta.get("feature_vocab") else None
-    tagger = build_tagger(config, meta["labels"], vocab, teacher=teacher, encoder=encoder)
-    state = load_file(str(directory / "tagger.safetensors"))
-    for prefix, module in tagger.own_modules().items():
-        own = {k[len(prefix) + 1 :]: v for k, v in state.items() if k.startswith(prefix + ".")}
-        module.load_state_dict(own)
-    tagger.meta = meta
-    words_file = directory / "train_words.json"
-    tagger.train_words = set(json.loads(words_file.read_text(encoding="utf-8"))) if words_file.is_file() else None
-    return tagger.eval()
+    """Load a tagger saved by :meth:`Tagger.save_pretrained` (or a training run's output directory)."""
+    return Tagger.from_pretrained(path)
 
 
 def tagging_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:

@@ -29,8 +29,14 @@ class TargetSplit:
         return {"heldout_words": self.heldout_words.tolist()}
 
 
-def split_for_encoder(teacher: Teacher, training_info: dict) -> TargetSplit:
-    """The split an encoder was trained with (recorded in its config), or the default split."""
+def split_for_encoder(teacher: Teacher, training_info: dict | None) -> TargetSplit:
+    """The split an encoder was trained with, or the default split.
+
+    ``training_info`` is the encoder's training record (``encoder.training_info``: its
+    ``training.json``, or the ``"training"`` entry of a charwise 0.1 config); its
+    ``heldout_words`` are the teacher rows that training never saw.
+    """
+    training_info = training_info or {}
     if "heldout_words" not in training_info:
         return split_targets(teacher)
     held = set(training_info["heldout_words"])
