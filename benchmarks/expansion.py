@@ -55,7 +55,7 @@ def reconstruction_metrics(pred: torch.Tensor, rows: torch.Tensor, teacher) -> d
 
 def run_teacher(name: str, max_words: int, seed: int, methods: list[str], vectors) -> dict:
     import charwise
-    from charwise.expansion.core import Expander, pieces_without
+    from charwise.expansion import Expander, pieces_without
     from charwise.training.targets import split_for_encoder
 
     started = time.time()

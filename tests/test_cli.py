@@ -8,9 +8,10 @@ import subprocess
 import sys
 
 import numpy as np
-import torch
 import pytest
+import torch
 
+from charwise import errors
 from charwise.cli import build_parser, main
 
 
@@ -30,12 +31,109 @@ def test_no_argparse_type_bool():
             assert action.type is not bool, f"{parser.prog}: {action.dest} is a bool-typed option"
 
 
-@pytest.mark.parametrize("command", ["train", "eval", "neighbors", "embed", "stats"])
+COMMANDS = ["train", "eval", "neighbors", "embed", "encode", "compare", "tune", "stats", "expand", "tag",
+            "tag train", "tag eval", "tag predict"]
+
+
+def test_every_command_is_registered():
+    assert set(subparsers(build_parser())) == {c for c in COMMANDS if " " not in c}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_has_help(command, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        main([command, "--help"])
+        main([*command.split(), "--help"])
     assert exit_info.value.code == 0
-    assert "usage" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "usage" in out and "issue" not in out.lower()
+
+
+# --- errors: charwise's own and file errors are one line with exit 2, anything else a traceback ---
+ERRORS = [
+    errors.InputError("bad.txt, line 3: not UTF-8 text"),
+    errors.ConfigError("unknown policy 'x'"),
+    errors.CheckpointError("'x' is not a charwise encoder"),
+    errors.TeacherNotFoundError("unknown built-in teacher 'x'"),
+    errors.OutputExistsError("output directory x exists and is not empty"),
+    errors.MissingInputError("file not found: x"),
+    errors.CharwiseError("any charwise error"),
+    FileNotFoundError(2, "No such file or directory", "x.txt"),
+    FileExistsError(17, "File exists", "out"),
+    IsADirectoryError(21, "Is a directory", "out"),
+    PermissionError(13, "Permission denied", "/root/x"),
+    OSError(28, "No space left on device"),
+    errors.InputError("a message\nover two lines"),
+]
+
+
+@pytest.fixture
+def failing_stats(monkeypatch):
+    """``charwise stats`` raising the given exception from inside the command."""
+    import charwise.cli.stats
+
+    def install(error: BaseException) -> None:
+        def command(args):
+            raise error
+
+        monkeypatch.setattr(charwise.cli.stats, "cmd_stats", command)
+
+    return install
+
+
+@pytest.mark.parametrize("error", ERRORS, ids=lambda e: type(e).__name__)
+def test_every_error_type_is_one_line_with_exit_2(error, failing_stats, capsys):
+    failing_stats(error)
+    assert main(["stats", "corpus.txt"]) == 2
+    line = one_line_error(capsys)
+    assert line.startswith("charwise: error: ") and len(line) > len("charwise: error: ")
+
+
+@pytest.mark.parametrize("error", [RuntimeError("a bug"), ValueError("a plain ValueError"), TypeError("bad call"),
+                                   KeyError("k"), AssertionError("shape")], ids=lambda e: type(e).__name__)
+def test_other_exceptions_keep_their_traceback(error, failing_stats, capsys):
+    failing_stats(error)
+    with pytest.raises(type(error)) as info:
+        main(["stats", "corpus.txt"])
+    assert info.value is error
+    assert "charwise: error" not in capsys.readouterr().err
+
+
+def test_errors_derive_from_the_builtin_types():
+    assert issubclass(errors.InputError, ValueError) and issubclass(errors.ConfigError, ValueError)
+    assert issubclass(errors.CheckpointError, ValueError)
+    assert issubclass(errors.TeacherNotFoundError, FileNotFoundError)
+    assert issubclass(errors.MissingInputError, FileNotFoundError)
+    assert issubclass(errors.OutputExistsError, FileExistsError)
+    for name in ("InputError", "ConfigError", "CheckpointError", "TeacherNotFoundError", "OutputExistsError",
+                 "MissingInputError"):
+        assert issubclass(getattr(errors, name), errors.CharwiseError)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["eval", "minilm", "--max-words", "-1"], "--max-words must be >= 0, got -1"),
+    (["neighbors", "word", "-k", "0"], "-k must be >= 1, got 0"),
+    (["embed", "-", "--out", "x.npy", "--batch-size", "0"], "--batch-size must be >= 1, got 0"),
+    (["encode", "-", "--out", "x.npy", "--policy", "sometimes"], "unknown policy 'sometimes'"),
+    (["train", "--out", "OUT", "--noise-ratio", "1.5"], "--noise-ratio must be in [0, 1], got 1.5"),
+    (["train", "--out", "OUT", "--encoder", "bilstm", "--preset", "xray"], "--preset 'xray' is not a bilstm preset"),
+    (["train", "--out", "OUT", "--cos", "0", "--l2", "0", "--nbr", "0", "--ce", "0", "--contrastive", "0"],
+     "every loss weight is zero"),
+    (["tune", "CORPUS", "--out", "OUT", "--typo-rate", "-0.1"], "--typo-rate must be in [0, 1], got -0.1"),
+    (["tune", "nope.txt", "--out", "OUT"], "corpus file not found: nope.txt"),
+    (["stats", "CORPUS", "--top", "-1"], "--top must be >= 0, got -1"),
+    (["expand", "--words", "CORPUS", "--out", "OUT", "--max-words", "3"], "--max-words applies to --corpus"),
+    (["expand", "--corpus", "CORPUS", "--out", "OUT", "--max-words", "-1"], "--max-words must be >= 0, got -1"),
+    (["expand", "--corpus", "CORPUS", "--out", "OUT", "--min-count", "0"], "--min-count must be >= 1, got 0"),
+    (["expand", "--corpus", "CORPUS", "--out", "OUT", "--method", "average"], "unknown method 'average'"),
+    (["tag", "eval", "RUN", "--noise", "2"], "--noise must be in [0, 1], got 2"),
+])
+def test_flag_checks_name_the_flag(argv, message, tmp_path, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("a sentence\n", encoding="utf-8")
+    names = {"CORPUS": str(corpus), "OUT": str(tmp_path / "out"), "RUN": str(tmp_path / "run")}
+    assert main([names.get(a, a) for a in argv]) == 2
+    assert message in one_line_error(capsys)
+    assert not (tmp_path / "out").exists()
 
 
 def one_line_error(capsys) -> str:

@@ -1,4 +1,4 @@
-"""Vocabulary expansion (issue #5): CSLS and Procrustes on hand-made cases, word selection, static
+"""Vocabulary expansion: CSLS and Procrustes on hand-made cases, word selection, static
 vector files, every method, and expanded checkpoints that plain transformers loads, for a WordPiece,
 a byte-level BPE and a SentencePiece tokenizer (tiny random models built on the real tokenizer
 files), plus MiniLM and SmolLM2 with their real weights (``real``)."""
@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from charwise.cli import main
-from charwise.expansion.core import (
+from charwise.expansion import (
     Expander,
     Selection,
     csls,
@@ -201,7 +201,7 @@ def test_select_from_corpus_counts(wordpiece_teacher, bytebpe_teacher):
     assert "Zorblax" in sel.words and "zorblax" in sel.words and "ZORBLAX" in sel.words
     assert sel.counts[sel.words.index("zorblax")] == 2
     assert sel.counts[sel.words.index("smallbiz")] == 1  # only the line-initial occurrence
-    with pytest.raises(ValueError, match="min-count"):
+    with pytest.raises(ValueError, match="min_count"):
         select_from_corpus(wordpiece_teacher, lines, min_count=0)
 
 
@@ -533,6 +533,29 @@ def test_output_is_atomic(tiny_bert_dir, tmp_path, monkeypatch):
     monkeypatch.undo()
     write_expanded_model(teacher, sel, rows, out, force=True)
     assert not (out / "keep.txt").exists() and (out / "model.safetensors").exists()
+
+
+def test_library_errors_are_charwise_errors_without_flags(wordpiece_teacher, tmp_path):
+    """The library speaks in arguments, not command-line flags, and raises charwise's error types."""
+    from charwise.errors import ConfigError, OutputExistsError
+    from charwise.expansion import check_output_dir
+
+    cases = [
+        (ConfigError, lambda: select_from_corpus(wordpiece_teacher, ["a b"], min_count=0)),
+        (ConfigError, lambda: select_from_corpus(wordpiece_teacher, ["a b"], min_count=1, max_words=-1)),
+        (ConfigError, lambda: parse_method("average")),
+        (ConfigError, lambda: Expander(wordpiece_teacher).rows(["zorblax"], "char")),
+        (ConfigError, lambda: Expander(wordpiece_teacher).rows(["zorblax"], "joint")),
+        (ConfigError, lambda: fit_joint(torch.randn(4, 2), torch.randn(4, 3), scale="cubic")),
+    ]
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "x").write_text("x")
+    cases.append((OutputExistsError, lambda: check_output_dir(out, force=False)))
+    for kind, call in cases:
+        with pytest.raises(kind) as info:
+            call()
+        assert "--" not in str(info.value), str(info.value)
 
 
 # --- command line --------------------------------------------------------------------------------

@@ -27,6 +27,8 @@ from typing import Iterable, Sequence
 
 import torch
 
+from charwise.errors import ConfigError
+
 PAD, WORD, PIECE, END = 0, 1, 2, 3
 NUM_RESERVED = 4
 
@@ -63,7 +65,7 @@ class CharVocab:
 
     def __init__(self, config: CharsetConfig) -> None:
         if config.max_chars <= config.tail_chars:
-            raise ValueError("max_chars must exceed tail_chars")
+            raise ConfigError(f"max_chars must exceed tail_chars, got {config.max_chars} <= {config.tail_chars}")
         self.config = config
         self._index = {c: NUM_RESERVED + config.hash_buckets + i for i, c in enumerate(config.chars)}
 

@@ -186,8 +186,8 @@ def read_sentences(path: str | Path, format: str = "auto", *, comments: bool = F
     ``format="auto"`` follows :func:`charwise.io.detect_format`; plain text is split by
     :func:`charwise.io.text_sentences`; ``comments`` is the CoNLL ``#`` rule of :mod:`charwise.io`.
     """
+    format = check_format(format)  # a bad format fails before the file is read
     lines = read_lines(path)
-    format = check_format(format)
     if format == "auto":
         format = detect_format(path, lines)
     if format == "conll":

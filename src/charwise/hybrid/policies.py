@@ -20,6 +20,8 @@ import random
 from abc import ABC, abstractmethod
 from typing import Sequence
 
+from charwise.errors import ConfigError
+
 # XRayEmb footnote 4: the most common second-and-final tokens under GPT-2's tokenisation.
 SUFFIXES: frozenset[str] = frozenset(
     ["s", "ed", "es", "ing", "ly", "al", "ally", "'m", "'re", "'ve", "y", "ive", "er", "'t", "'ll", "an", "ers"]
@@ -101,7 +103,7 @@ class RandomPolicy(Policy):
 
     def __init__(self, p: float, seed: int = 0) -> None:
         if not 0.0 <= p <= 1.0:
-            raise ValueError(f"random policy probability must be in [0, 1], got {p}")
+            raise ConfigError(f"random policy probability must be in [0, 1], got {p}")
         self.p, self.seed = float(p), int(seed)
         self.name = f"random:{p:g}"
 
@@ -138,6 +140,6 @@ def get_policy(spec: str | Policy, seed: int = 0) -> Policy:
         try:
             p = float(spec.split(":", 1)[1])
         except ValueError:
-            raise ValueError(f"bad policy '{spec}': expected random:P with P a number in [0, 1]") from None
+            raise ConfigError(f"bad policy '{spec}': expected random:P with P a number in [0, 1]") from None
         return RandomPolicy(p, seed)
-    raise ValueError(f"unknown policy '{spec}' (known: {', '.join(POLICY_NAMES)})")
+    raise ConfigError(f"unknown policy '{spec}' (known: {', '.join(POLICY_NAMES)})")

@@ -27,6 +27,8 @@ from typing import Callable, Sequence
 import torch
 from torch import nn
 
+from charwise.errors import ConfigError
+
 __all__ = [
     "POOLINGS",
     "AttentionPooling",
@@ -128,7 +130,7 @@ class OrderPooling(WordPooling):
     def __init__(self, which: str = "first") -> None:
         super().__init__()
         if which not in ("first", "last"):
-            raise ValueError(f"which must be 'first' or 'last', got {which!r}")
+            raise ConfigError(f"which must be 'first' or 'last', got {which!r}")
         self.which = which
         self.name = which
 
@@ -142,7 +144,7 @@ class ReducePooling(WordPooling):
     def __init__(self, reduce: str = "mean") -> None:
         super().__init__()
         if reduce not in ("mean", "max"):
-            raise ValueError(f"reduce must be 'mean' or 'max', got {reduce!r}")
+            raise ConfigError(f"reduce must be 'mean' or 'max', got {reduce!r}")
         self.reduce = reduce
         self.name = reduce
 
@@ -262,5 +264,5 @@ POOLINGS: dict[str, Callable[[int], WordPooling]] = {
 def build_pooling(name: str, dim: int) -> WordPooling:
     """A pooling by name (see :data:`POOLINGS`) for states of dimension ``dim``."""
     if name not in POOLINGS:
-        raise ValueError(f"unknown pooling {name!r} (known: {', '.join(POOLINGS)})")
+        raise ConfigError(f"unknown pooling {name!r} (known: {', '.join(POOLINGS)})")
     return POOLINGS[name](dim)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from charwise.corpora import TaggedSentence
+from charwise.errors import InputError
 from charwise.tagging.metrics import accuracy_report, entity_f1
 from charwise.tagging.model import Tagger
 
@@ -45,7 +46,7 @@ def feature_columns(sentences: Sequence[TaggedSentence], column: str | None) -> 
     out = []
     for s in sentences:
         if column not in s.columns:
-            raise ValueError(f"the data has no {column!r} column (columns: {', '.join(s.columns) or 'none'})")
+            raise InputError(f"the data has no {column!r} column (columns: {', '.join(s.columns) or 'none'})")
         out.append(s.columns[column])
     return out
 

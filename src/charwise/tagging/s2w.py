@@ -26,6 +26,7 @@ from typing import Any, Iterable, Sequence
 import torch
 from torch import nn
 
+from charwise.errors import ConfigError
 from charwise.hybrid.pooling import WordPooling, build_pooling
 
 __all__ = ["FEATURE_MODES", "FeatureVocab", "S2WEncoder", "merge_groups"]
@@ -89,7 +90,7 @@ def _bert_parts(model: nn.Module) -> tuple[nn.Module, nn.ModuleList]:
     embeddings = getattr(base, "embeddings", None)
     layers = getattr(getattr(base, "encoder", None), "layer", None)
     if embeddings is None or not isinstance(layers, nn.ModuleList):
-        raise ValueError(f"S2W needs a BERT-family encoder (embeddings + encoder.layer); got {type(model).__name__}")
+        raise ConfigError(f"S2W needs a BERT-family encoder (embeddings + encoder.layer); got {type(model).__name__}")
     return embeddings, layers
 
 
@@ -123,9 +124,9 @@ class S2WEncoder(nn.Module):
                  feature_vocab_size: int = 0, feature_mode: str = "merge", word_vector_dim: int = 0) -> None:
         super().__init__()
         if not 1 <= merge_after <= num_layers:
-            raise ValueError(f"merge_after must be in 1..{num_layers}, got {merge_after}")
+            raise ConfigError(f"merge_after must be in 1..{num_layers}, got {merge_after}")
         if feature_mode not in FEATURE_MODES:
-            raise ValueError(f"feature_mode must be one of {FEATURE_MODES}, got {feature_mode!r}")
+            raise ConfigError(f"feature_mode must be one of {FEATURE_MODES}, got {feature_mode!r}")
         self.merge_after = merge_after
         self.num_layers = num_layers
         self.feature_mode = feature_mode

@@ -1,0 +1,191 @@
+"""``charwise train | eval | neighbors | embed``: character encoders that reproduce a teacher's table."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from charwise.cli.common import check_min, check_positive, check_unit, load_encoder, save_npy
+from charwise.errors import ConfigError
+from charwise.io import read_json, read_lines, write_json
+
+LOSS_FLAGS = (("cos", "cosine distance"), ("l2", "Euclidean distance"), ("nbr", "neighbour"),
+              ("ce", "tied cross-entropy"), ("contrastive", "contrastive (in-batch + hard negatives)"))
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``train``, ``eval``, ``neighbors`` and ``embed`` on the main parser's subparsers."""
+    from charwise.encoders.base import ENCODERS
+    from charwise.training.approximation import TrainConfig
+    from charwise.training.losses import LossWeights
+
+    tc, lw = TrainConfig(), LossWeights()
+    presets = "; ".join(f"{kind}: {', '.join(cls.PRESETS)}" for kind, cls in sorted(ENCODERS.items()))
+    t = sub.add_parser("train", help="train a character encoder to reproduce a teacher's embedding table")
+    t.add_argument("--teacher", default=tc.teacher, help="minilm, smollm2, a HF model directory or a .gguf file")
+    t.add_argument("--encoder", default=tc.encoder, choices=sorted(ENCODERS))
+    t.add_argument("--preset", default=tc.preset, help=f"encoder preset ({presets}; default {tc.preset})")
+    t.add_argument("--out", required=True, help="output directory (encoder/, checkpoint/, log.jsonl, eval.json)")
+    t.add_argument("--steps", type=int, default=tc.steps)
+    t.add_argument("--batch-size", type=int, default=tc.batch_size)
+    t.add_argument("--lr", type=float, default=tc.lr)
+    t.add_argument("--warmup-steps", type=int, default=tc.warmup_steps)
+    t.add_argument("--noise-ratio", type=float, default=tc.noise_ratio, help="share of eligible samples given one typo")
+    t.add_argument("--seed", type=int, default=tc.seed)
+    t.add_argument("--eval-every", type=int, default=tc.eval_every)
+    t.add_argument("--max-chars", type=int, default=tc.max_chars)
+    t.add_argument("--checkpoint-every", type=int, default=tc.checkpoint_every,
+                   help="steps between resumable checkpoints")
+    for name, what in LOSS_FLAGS:
+        t.add_argument(f"--{name}", type=float, default=getattr(lw, name),
+                       help=f"weight of the {what} loss (0 disables)")
+    t.add_argument("--ce-scale", type=float, default=lw.ce_scale, help="logit scale of the tied cross-entropy")
+    t.add_argument("--nbr-k", type=int, default=lw.nbr_k)
+    t.add_argument("--hard-negatives", type=int, default=lw.hard_negatives)
+    t.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
+    t.add_argument("--no-report", action="store_true", help="skip the final evaluation")
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    t.set_defaults(func=cmd_train)
+
+    e = sub.add_parser("eval", help="evaluate an encoder against its teacher (table + JSON)")
+    e.add_argument("encoder", help="shipped encoder name (minilm) or an encoder directory")
+    e.add_argument("--json", help="write the report as JSON to this file")
+    e.add_argument("--noise-words", type=int, default=1000, help="noisy samples per operation")
+    e.add_argument("--max-words", type=int, default=0, help="evaluate on at most this many held-in words (0: all)")
+    e.add_argument("--seed", type=int, default=1234)
+    e.set_defaults(func=cmd_eval)
+
+    n = sub.add_parser("neighbors", help="nearest teacher rows of each word, beside the teacher's own pieces")
+    n.add_argument("words", nargs="+")
+    n.add_argument("-k", type=int, default=10)
+    n.add_argument("--encoder", default="minilm", help="shipped encoder name or an encoder directory")
+    n.set_defaults(func=cmd_neighbors)
+
+    m = sub.add_parser("embed", help="embed one word per line into a .npy matrix (row i = line i)")
+    m.add_argument("words_file", help="UTF-8 text file, one word per line ('-' for stdin)")
+    m.add_argument("--out", required=True, help="output .npy file")
+    m.add_argument("--encoder", default="minilm")
+    m.add_argument("--batch-size", type=int, default=1024)
+    m.set_defaults(func=cmd_embed)
+
+
+# --- train -------------------------------------------------------------------------------------
+def _check_train_flags(args: argparse.Namespace) -> None:
+    from charwise.encoders.base import ENCODERS
+
+    known = ENCODERS[args.encoder].PRESETS
+    if args.preset is not None and args.preset not in known:
+        raise ConfigError(f"--preset {args.preset!r} is not a {args.encoder} preset (known: {', '.join(known)})")
+    for flag, value in (("--steps", args.steps), ("--batch-size", args.batch_size), ("--eval-every", args.eval_every),
+                        ("--max-chars", args.max_chars), ("--checkpoint-every", args.checkpoint_every),
+                        ("--nbr-k", args.nbr_k)):
+        check_min(flag, value, 1)
+    check_min("--warmup-steps", args.warmup_steps, 0)
+    check_min("--hard-negatives", args.hard_negatives, 0)
+    for name, _ in LOSS_FLAGS:
+        check_min(f"--{name}", getattr(args, name), 0)
+    if not any(getattr(args, name) > 0 for name, _ in LOSS_FLAGS):
+        raise ConfigError("every loss weight is zero: give one of " + ", ".join(f"--{n}" for n, _ in LOSS_FLAGS)
+                          + " a positive weight")
+    check_positive("--lr", args.lr)
+    check_positive("--ce-scale", args.ce_scale)
+    check_unit("--noise-ratio", args.noise_ratio)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from charwise.training.approximation import TrainConfig, Trainer
+    from charwise.training.losses import LossWeights
+
+    out = Path(args.out)
+    if args.resume and (out / "train_config.json").exists():
+        config = TrainConfig.from_dict(read_json(out / "train_config.json"))
+    else:
+        _check_train_flags(args)
+        losses = LossWeights(cos=args.cos, l2=args.l2, nbr=args.nbr, ce=args.ce, contrastive=args.contrastive,
+                             ce_scale=args.ce_scale, nbr_k=args.nbr_k, hard_negatives=args.hard_negatives)
+        config = TrainConfig(teacher=args.teacher, encoder=args.encoder, preset=args.preset, steps=args.steps,
+                             batch_size=args.batch_size, lr=args.lr, noise_ratio=args.noise_ratio, seed=args.seed,
+                             eval_every=args.eval_every, losses=losses, max_chars=args.max_chars,
+                             warmup_steps=args.warmup_steps, checkpoint_every=args.checkpoint_every)
+    trainer = Trainer(config, out, progress=not args.quiet)
+    if trainer.accelerator.is_main_process:
+        enc = trainer.encoder
+        print(f"teacher {trainer.teacher.name}: V={trainer.teacher.vocab_size} d={trainer.teacher.dim}; "
+              f"{config.encoder}/{config.preset}: {enc.num_parameters():,} parameters "
+              f"({100 * enc.num_parameters() / trainer.teacher.embeddings.numel():.1f}% of the table); "
+              f"{len(trainer.split.train)} training rows, {len(trainer.split.heldout_words)} held-out words",
+              file=sys.stderr)
+    trainer.train(resume=args.resume)
+    if trainer.accelerator.is_main_process and not args.no_report:
+        from charwise.evaluation import format_report
+
+        report = trainer.final_report()
+        report["train_config"] = asdict(config)
+        write_json(out / "eval.json", report)
+        print(format_report(report))
+        print(f"encoder saved to {out / 'encoder'}; report in {out / 'eval.json'}")
+    return 0
+
+
+# --- eval --------------------------------------------------------------------------------------
+def cmd_eval(args: argparse.Namespace) -> int:
+    import torch
+
+    from charwise.evaluation import evaluate, format_report
+    from charwise.training.targets import split_for_encoder
+
+    check_min("--max-words", args.max_words, 0)
+    check_min("--noise-words", args.noise_words, 0)
+    encoder = load_encoder(args.encoder)
+    teacher = encoder.teacher
+    split = split_for_encoder(teacher, getattr(encoder, "training_info", {}) or {})
+    heldin, heldout = split.heldin_words, split.heldout_words
+    if args.max_words and len(heldin) > args.max_words:
+        g = torch.Generator().manual_seed(0)
+        heldin = heldin[torch.randperm(len(heldin), generator=g)[: args.max_words]].sort().values
+    report = evaluate(encoder, teacher, heldin, heldout, noise_words=args.noise_words, seed=args.seed)
+    report["encoder"] = {"path": str(args.encoder), "kind": encoder.kind, "parameters": encoder.num_parameters()}
+    print(format_report(report))
+    if args.json:
+        write_json(args.json, report)
+    return 0
+
+
+# --- neighbors ---------------------------------------------------------------------------------
+def cmd_neighbors(args: argparse.Namespace) -> int:
+    from charwise.evaluation import piece_mean_vectors
+    from charwise.retrieval import topk_rows
+
+    check_min("-k", args.k, 1)
+    encoder = load_encoder(args.encoder)
+    teacher = encoder.teacher
+    vectors = encoder.embed(args.words)
+    baseline = piece_mean_vectors(teacher, args.words)
+    mask = teacher.normal_mask
+    s_enc, i_enc = topk_rows(vectors, teacher.embeddings, args.k, candidates=mask)
+    s_base, i_base = topk_rows(baseline, teacher.embeddings, args.k, candidates=mask)
+    for n, word in enumerate(args.words):
+        ids = teacher.piece_ids([word])[0]
+        pieces = " ".join(teacher.display(i) for i in ids) or "(none)"
+        print(f"{word!r}  teacher pieces: {pieces}")
+        print(f"  {'charwise':<28s}  {'mean of teacher pieces':<28s}")
+        for r in range(i_enc.shape[1]):
+            a = f"{teacher.display(int(i_enc[n, r]))} ({s_enc[n, r]:.2f})"
+            b = f"{teacher.display(int(i_base[n, r]))} ({s_base[n, r]:.2f})"
+            print(f"  {a:<28s}  {b:<28s}")
+    return 0
+
+
+# --- embed -------------------------------------------------------------------------------------
+def cmd_embed(args: argparse.Namespace) -> int:
+    check_min("--batch-size", args.batch_size, 1)
+    encoder = load_encoder(args.encoder)  # fail on a bad encoder before reading any input
+    # Row i is line i, always: empty lines give the empty-string vector instead of being dropped.
+    words = [line.strip() for line in read_lines(args.words_file)]
+    vectors = encoder.embed(words, batch_size=args.batch_size, progress=len(words) > 10 * args.batch_size)
+    save_npy(args.out, vectors)
+    print(f"{len(words)} vectors of dimension {vectors.shape[1]} written to {args.out}", file=sys.stderr)
+    return 0

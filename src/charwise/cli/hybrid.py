@@ -1,0 +1,135 @@
+"""``charwise encode | compare | tune``: hybrid models, which read chosen words from characters."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from charwise.cli.common import check_min, check_positive, check_unit, save_npy
+from charwise.errors import MissingInputError
+from charwise.io import read_json, read_lines
+
+POLICY_HELP = "none, oov, multi, no-suffix, random:P or all"
+ENCODER_HELP = "character encoder (default: the one shipped for the teacher)"
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``encode``, ``compare`` and ``tune`` on the main parser's subparsers."""
+    c = sub.add_parser("encode", help="sentence vectors (all-MiniLM-L6-v2 pooling) of one sentence per line, as .npy")
+    c.add_argument("file", help="UTF-8 text file, one sentence per line ('-' for stdin); row i = line i")
+    c.add_argument("--out", required=True, help="output .npy file")
+    c.add_argument("--teacher", default="minilm")
+    c.add_argument("--policy", default="oov", help=POLICY_HELP)
+    c.add_argument("--encoder", default=None, help=ENCODER_HELP)
+    c.add_argument("--batch-size", type=int, default=32)
+    c.add_argument("--max-length", type=int, default=256, help="positions per sentence; longer ones are truncated")
+    c.add_argument("--no-normalize", action="store_true", help="keep the mean-pooled vectors unnormalised")
+    c.set_defaults(func=cmd_encode)
+
+    h = sub.add_parser("compare", help="teacher pieces vs hybrid input for a text: which words the policy picks")
+    h.add_argument("text")
+    h.add_argument("--teacher", default="minilm", help="minilm, smollm2 or a model directory")
+    h.add_argument("--policy", default="oov", help=POLICY_HELP)
+    h.add_argument("--encoder", default=None, help=ENCODER_HELP)
+    h.set_defaults(func=cmd_compare)
+
+    u = sub.add_parser("tune", help="adapt an encoder to the frozen model that reads it (hybrid tuning)")
+    u.add_argument("corpus", nargs="+", help="training sentences: plain text, CoNLL or CoNLL-U files")
+    u.add_argument("--out", required=True, help="output directory (encoder/, checkpoint/, log.jsonl)")
+    u.add_argument("--teacher", default="minilm")
+    u.add_argument("--encoder", default="minilm", help="encoder to start from (shipped name or directory)")
+    u.add_argument("--policy", default="oov", help=POLICY_HELP)
+    u.add_argument("--objective", default="distill", choices=["distill", "lm"],
+                   help="distill: match the base model's states on clean text (any model); "
+                        "lm: next-word likelihood of the clean text (causal LMs)")
+    u.add_argument("--steps", type=int, default=600)
+    u.add_argument("--batch-size", type=int, default=32)
+    u.add_argument("--lr", type=float, default=3e-4)
+    u.add_argument("--typo-rate", type=float, default=0.3, help="typo probability per eligible word, student side")
+    u.add_argument("--eval-every", type=int, default=100)
+    u.add_argument("--seed", type=int, default=0)
+    u.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
+    u.add_argument("--quiet", action="store_true", help="no progress bar")
+    u.set_defaults(func=cmd_tune)
+
+
+# --- encode ------------------------------------------------------------------------------------
+def cmd_encode(args: argparse.Namespace) -> int:
+    from charwise.hybrid.policies import get_policy
+    from charwise.hybrid.sentence import SentenceEncoder
+
+    check_min("--batch-size", args.batch_size, 1)
+    check_min("--max-length", args.max_length, 1)
+    get_policy(args.policy)  # a bad policy fails before any model loads
+    sentences = read_lines(args.file)
+    encoder = SentenceEncoder(args.teacher, policy=args.policy, encoder=args.encoder, max_length=args.max_length)
+    vectors = encoder.encode(sentences, batch_size=args.batch_size, normalize=not args.no_normalize,
+                             progress=len(sentences) > 10 * args.batch_size)
+    save_npy(args.out, vectors)
+    print(f"{len(sentences)} sentence vectors of dimension {vectors.shape[1]} ({encoder.policy.name} policy) "
+          f"written to {args.out}", file=sys.stderr)
+    return 0
+
+
+# --- tune --------------------------------------------------------------------------------------
+def cmd_tune(args: argparse.Namespace) -> int:
+    from charwise.hybrid.policies import get_policy
+    from charwise.training.tuning import HybridTuner, TuneConfig
+
+    out = Path(args.out)
+    if args.resume and (out / "tune_config.json").exists():
+        config = TuneConfig(**read_json(out / "tune_config.json"))
+    else:
+        for flag, value in (("--steps", args.steps), ("--batch-size", args.batch_size),
+                            ("--eval-every", args.eval_every)):
+            check_min(flag, value, 1)
+        check_positive("--lr", args.lr)
+        check_unit("--typo-rate", args.typo_rate)
+        get_policy(args.policy)
+        for path in args.corpus:
+            if not Path(path).is_file():
+                raise MissingInputError(f"corpus file not found: {path}")
+        config = TuneConfig(corpora=list(args.corpus), teacher=args.teacher, encoder=args.encoder, policy=args.policy,
+                            objective=args.objective, steps=args.steps, batch_size=args.batch_size, lr=args.lr,
+                            typo_rate=args.typo_rate, eval_every=args.eval_every, seed=args.seed)
+    tuner = HybridTuner(config, out, progress=not args.quiet)
+    tuner.tune(resume=args.resume)
+    if tuner.accelerator.is_main_process:
+        what = "mean word log-likelihood" if config.objective == "lm" else "mean sentence cosine"
+        print(f"tuned encoder written to {out / 'encoder'} (validation {what}: {tuner.best:.4f})", file=sys.stderr)
+    return 0
+
+
+# --- compare -----------------------------------------------------------------------------------
+def cmd_compare(args: argparse.Namespace) -> int:
+    import torch
+
+    from charwise.hybrid.model import HybridModel
+    from charwise.retrieval import topk_rows
+    from charwise.words import split_words
+
+    hybrid = HybridModel.from_teacher(args.teacher, policy=args.policy, encoder=args.encoder)
+    teacher = hybrid.teacher
+    with torch.inference_mode():
+        inputs = hybrid.prepare_texts([args.text])
+        words = split_words(args.text).words
+    chosen = [w for w, s in zip(words, inputs.selected[0]) if s]
+    near = {}
+    if chosen:
+        with torch.inference_mode():
+            vectors = hybrid.char_vectors(chosen)
+        _, idx = topk_rows(vectors, teacher.embeddings, 3, candidates=teacher.normal_mask)
+        near = {w: ", ".join(teacher.display(int(i)) for i in row) for w, row in zip(chosen, idx)}
+    width = max([len(w) for w in words] + [4])
+    print(f"{'word':<{width}}  {'teacher pieces':<32}  hybrid input")
+    for word, pieces, sel in zip(words, inputs.pieces[0], inputs.selected[0]):
+        shown = " ".join(teacher.display(i) for i in pieces) or "(none)"
+        hybrid_in = f"[char] ~ {near[word]}" if sel else "table"
+        print(f"{word:<{width}}  {shown:<32}  {hybrid_in}")
+    base_len = len(hybrid.adapter.prefix_ids) + len(hybrid.adapter.suffix_ids) + sum(
+        max(len(p), 1) for p in inputs.pieces[0])
+    print(f"\npolicy {hybrid.policy.name}: {len(chosen)} of {len(words)} words from characters; "
+          f"sequence length {base_len} (teacher) -> {int(inputs.lengths[0])} (hybrid), special tokens included")
+    return 0

@@ -1,0 +1,46 @@
+"""``charwise stats``: how much a teacher's tokenizer fragments the words of a corpus."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from charwise.cli.common import check_min
+from charwise.io import FORMATS, write_json
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``stats`` on the main parser's subparsers."""
+    s = sub.add_parser("stats", help="how much a teacher's tokenizer fragments the words of a corpus")
+    s.add_argument("corpus", nargs="+", help="corpus files: plain text, CoNLL or CoNLL-U ('-' for stdin)")
+    s.add_argument("--teacher", action="append", default=None,
+                   help="minilm, smollm2, a HF model directory or a .gguf file (repeatable; default minilm)")
+    s.add_argument("--format", default="auto", choices=list(FORMATS),
+                   help="corpus format (auto: from the extension / content)")
+    s.add_argument("--json", help="write the statistics as JSON to this file")
+    s.add_argument("--plot", help="write a PNG of the pieces-per-word histograms")
+    s.add_argument("--top", type=int, default=20, help="how many of the most shattered words to list")
+    s.add_argument("--keep-hash-lines", action="store_true",
+                   help="CoNLL: keep token lines starting with '#' (by default they are comments)")
+    s.set_defaults(func=cmd_stats)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from charwise.corpora import read_sentences
+    from charwise.stats import corpus_stats, format_table, plot_stats
+    from charwise.teachers import Teacher
+
+    check_min("--top", args.top, 0)
+    # Read every corpus before loading any teacher: a bad file fails fast.
+    corpora = [(path, read_sentences(path, args.format, comments=not args.keep_hash_lines)) for path in args.corpus]
+    results = []
+    for name in args.teacher or ["minilm"]:
+        teacher = Teacher.load(name)
+        for path, sentences in corpora:
+            results.append(corpus_stats(teacher, sentences, top=args.top, corpus=path))
+    print(format_table(results))
+    if args.json:
+        write_json(args.json, results[0] if len(results) == 1 else results)
+    if args.plot:
+        plot_stats(results, args.plot)
+    return 0
