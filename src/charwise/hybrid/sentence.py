@@ -1,4 +1,9 @@
-"""Typo-robust sentence embeddings: all-MiniLM-L6-v2's pooling on top of a hybrid model."""
+"""Typo-robust sentence embeddings: all-MiniLM-L6-v2's pooling on top of a hybrid model.
+
+:class:`SentenceEncoder` is a thin layer over :class:`charwise.hybrid.st.CharwiseHybrid`: the same
+``preprocess`` and ``forward`` that a ``SentenceTransformer`` runs (:func:`charwise.hybrid.st.sentence_transformer`),
+then :func:`mean_pool` and L2 normalisation, without needing sentence-transformers installed.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import torch.nn.functional as F
 from charwise.encoders.base import CharEncoder
 from charwise.hybrid.model import HybridModel
 from charwise.hybrid.policies import Policy
+from charwise.hybrid.st import CharwiseHybrid
 
 
 def mean_pool(states: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
@@ -42,11 +48,14 @@ class SentenceEncoder:
         self, teacher: str = "minilm", policy: str | Policy = "oov", encoder: str | CharEncoder | None = None,
         *, max_length: int = 256, device: str | torch.device | None = None,
     ) -> None:
-        self.hybrid = HybridModel.from_teacher(teacher, policy=policy, encoder=encoder)
-        self.hybrid.adapter.max_length = min(max_length, self.hybrid.adapter.max_length)
+        self.module = CharwiseHybrid(teacher, policy, encoder, max_length=max_length)
         if device is not None:
-            self.hybrid.to(device)
-        self.hybrid.eval()
+            self.module.to(device)
+        self.module.eval()
+
+    @property
+    def hybrid(self) -> HybridModel:
+        return self.module.hybrid
 
     @property
     def policy(self) -> Policy:
@@ -55,6 +64,12 @@ class SentenceEncoder:
     @property
     def dim(self) -> int:
         return self.hybrid.teacher.dim
+
+    def sentence_transformer(self):
+        """A ``SentenceTransformer`` sharing this encoder's weights (needs ``pip install charwise[st]``)."""
+        from charwise.hybrid.st import sentence_transformer_from
+
+        return sentence_transformer_from(self.module, device=self.hybrid.model.device)
 
     def encode(
         self, sentences: Sequence[str], batch_size: int = 32, *, normalize: bool = True, progress: bool = False
@@ -78,9 +93,8 @@ class SentenceEncoder:
         with torch.inference_mode():
             for start in starts:
                 idx = order[start : start + batch_size]
-                inputs = self.hybrid.prepare_texts([sentences[i] for i in idx])
-                states = self.hybrid(inputs=inputs).outputs.last_hidden_state
-                pooled = mean_pool(states, inputs.attention_mask)
+                features = self.module(self.module.preprocess([sentences[i] for i in idx]))
+                pooled = mean_pool(features["token_embeddings"], features["attention_mask"])
                 if normalize:
                     pooled = F.normalize(pooled, p=2, dim=1)
                 out[torch.tensor(idx)] = pooled.float().cpu()
