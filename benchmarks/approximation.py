@@ -76,18 +76,20 @@ def main() -> int:
     records = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines()]
     curve = [{"step": r["step"], **r["validation"]} for r in records if "validation" in r]
     train_seconds = max((r.get("elapsed_s", 0) for r in records), default=0)
-    config = json.loads((run / "encoder" / "config.json").read_text())
+    from charwise.encoders import CharEncoder
     from charwise.teachers import Teacher
 
+    encoder = CharEncoder.from_pretrained(run / "encoder")
+    parameters = encoder.num_parameters()
     teacher = Teacher.load(report["teacher"]["name"])
     result = {
         "command": shlex.join(command),
         "train_minutes": train_seconds / 60,
         "wall_minutes_including_eval": minutes,
-        "encoder": {"kind": config["encoder"], "parameters": config["parameters"],
+        "encoder": {"kind": encoder.kind, "parameters": parameters,
                     "table_parameters": teacher.embeddings.numel(),
-                    "ratio_to_table": config["parameters"] / teacher.embeddings.numel(),
-                    "best_step": config.get("training", {}).get("step")},
+                    "ratio_to_table": parameters / teacher.embeddings.numel(),
+                    "best_step": encoder.training_info.get("step")},
         "validation_curve": curve,
         "report": report,
     }
