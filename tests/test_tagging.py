@@ -594,7 +594,7 @@ def test_word_char_vectors_are_each_words_own(tiny_bert_dir, make_encoder):
 
 
 def test_config_validation():
-    with pytest.raises(ValueError, match="s2w-layers"):
+    with pytest.raises(ValueError, match="s2w_layers"):
         TaggerConfig(feature="lemma", feature_mode="merge").validate()
     with pytest.raises(ValueError, match="unknown pooling"):
         TaggerConfig(pool="median").validate()
@@ -602,7 +602,7 @@ def test_config_validation():
         TaggerConfig(head="crf").validate()
     with pytest.raises(ValueError, match="unknown char fusion"):
         TaggerConfig(char_fusion="sum").validate()
-    with pytest.raises(ValueError, match="s2w-layers"):
+    with pytest.raises(ValueError, match="s2w_layers"):
         TaggerConfig(char_fusion="merge").validate()
 
 

@@ -5,7 +5,12 @@ Importing this package registers :class:`CharEncoderConfig` / :class:`CharEncode
 """
 
 from charwise.encoders.base import (
-    ENCODERS, CharEncoder, CharEncoderConfig, CheckpointError, build_encoder, check_teacher,
+    ENCODERS,
+    CharEncoder,
+    CharEncoderConfig,
+    CheckpointError,
+    build_encoder,
+    check_teacher,
 )
 from charwise.encoders.bilstm import BiLSTMConfig, BiLSTMEncoder
 from charwise.encoders.cnn import CNNConfig, CNNEncoder

@@ -208,7 +208,7 @@ class CharEncoder(PreTrainedModel):
 
             name = self.teacher_info.get("name")
             if not name:
-                raise RuntimeError("this encoder does not record its teacher")
+                raise ConfigError("this encoder does not record its teacher")
             teacher = Teacher.load(name)
             check_teacher(self, teacher)
             self._teacher = teacher
@@ -289,12 +289,14 @@ class CharEncoder(PreTrainedModel):
         unexpected = sorted(set(state) - set(expected))
         if missing or unexpected:
             raise CheckpointError(
-                f"weights in '{weights_path}' do not match a {kind} encoder: missing {missing[:5]}, unexpected {unexpected[:5]}"
+                f"weights in '{weights_path}' do not match a {kind} encoder: "
+                f"missing {missing[:5]}, unexpected {unexpected[:5]}"
             )
         for name, tensor in state.items():
             if tuple(tensor.shape) != tuple(expected[name].shape):
                 raise CheckpointError(
-                    f"shape mismatch for '{name}': checkpoint {tuple(tensor.shape)} vs config {tuple(expected[name].shape)}"
+                    f"shape mismatch for '{name}': checkpoint {tuple(tensor.shape)} "
+                    f"vs config {tuple(expected[name].shape)}"
                 )
         model.load_state_dict(state)
         model.to(map_location)
@@ -377,10 +379,11 @@ def _read_config(directory: Path) -> tuple[CharEncoderConfig, dict[str, Any]]:
 def check_teacher(encoder: CharEncoder, teacher) -> None:
     """Refuse a teacher whose dimension or vocabulary differs from the one the encoder learned."""
     if teacher.dim != encoder.dim:
-        raise ValueError(f"dimension mismatch: encoder outputs {encoder.dim}, teacher '{teacher.name}' has {teacher.dim}")
+        raise CheckpointError(
+            f"dimension mismatch: encoder outputs {encoder.dim}, teacher '{teacher.name}' has {teacher.dim}")
     want = encoder.teacher_info.get("vocab_hash")
     if want and want != teacher.vocab_hash:
-        raise ValueError(
+        raise CheckpointError(
             f"vocabulary mismatch: encoder was trained for vocab {want}, teacher '{teacher.name}' has {teacher.vocab_hash}"
         )
 
@@ -390,12 +393,12 @@ def build_encoder(
 ) -> CharEncoder:
     """Instantiate a registered encoder from a preset name and keyword overrides."""
     if kind not in ENCODERS:
-        raise ValueError(f"unknown encoder '{kind}' (known: {sorted(ENCODERS)})")
+        raise ConfigError(f"unknown encoder '{kind}' (known: {sorted(ENCODERS)})")
     cls = ENCODERS[kind]
     params: dict[str, Any] = {}
     if preset is not None:
         if preset not in cls.PRESETS:
-            raise ValueError(f"unknown preset '{preset}' for {kind} (known: {sorted(cls.PRESETS)})")
+            raise ConfigError(f"unknown preset '{preset}' for {kind} (known: {sorted(cls.PRESETS)})")
         params.update(cls.PRESETS[preset])
     params.update(overrides)
     params["dim"] = dim

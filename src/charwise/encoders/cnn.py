@@ -10,6 +10,7 @@ from torch import nn
 
 from charwise.charset import PAD
 from charwise.encoders.base import CharEncoder, CharEncoderConfig, register
+from charwise.errors import ConfigError
 
 
 @dataclass
@@ -28,7 +29,7 @@ class CNNConfig:
 
     def __post_init__(self) -> None:
         if len(self.widths) != len(self.channels):
-            raise ValueError("widths and channels must have the same length")
+            raise ConfigError("widths and channels must have the same length")
 
 
 _ACTIVATIONS = {"tanh": torch.tanh, "relu": torch.relu, "gelu": nn.functional.gelu}
@@ -71,7 +72,7 @@ class CNNEncoder(CharEncoder):
         super().__init__(config)
         cfg = self.arch  # CNNConfig
         if cfg.activation not in _ACTIVATIONS:
-            raise ValueError(f"unknown activation {cfg.activation!r}")
+            raise ConfigError(f"unknown activation {cfg.activation!r}")
         self.chars = nn.Embedding(cfg.num_chars, cfg.char_dim, padding_idx=PAD)
         self.convs = nn.ModuleList(nn.Conv1d(cfg.char_dim, c, w) for w, c in zip(cfg.widths, cfg.channels))
         features = sum(cfg.channels)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from charwise.encoders.base import CONFIG_FILE, CharEncoder, check_teacher
-from charwise.errors import ConfigError
+from charwise.errors import ConfigError, MissingInputError
 
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "pretrained"
 
@@ -28,7 +28,7 @@ def load(name_or_path: str | os.PathLike = "minilm") -> CharEncoder:
     path = Path(name).expanduser()
     if path.is_dir():
         return CharEncoder.from_pretrained(path)
-    raise FileNotFoundError(
+    raise MissingInputError(
         f"no encoder '{name}': shipped encoders are {available() or 'none'}; or pass a directory"
     )
 

@@ -12,6 +12,7 @@ from torch import nn
 
 from charwise.charset import PAD
 from charwise.encoders.base import CharEncoder, CharEncoderConfig, register
+from charwise.errors import ConfigError, InputError
 
 
 @dataclass
@@ -47,7 +48,7 @@ class TransformerEncoder(CharEncoder):
         super().__init__(config)
         cfg = self.arch  # TransformerConfig
         if cfg.char_dim % cfg.heads:
-            raise ValueError("char_dim must be divisible by heads")
+            raise ConfigError("char_dim must be divisible by heads")
         self.chars = nn.Embedding(cfg.num_chars, cfg.char_dim, padding_idx=PAD)
         # A buffer, not a parameter: the encodings are fixed; persistent=False keeps them out of
         # checkpoints because they are a function of the config.
@@ -70,7 +71,7 @@ class TransformerEncoder(CharEncoder):
     def encode_ids(self, char_ids: torch.Tensor) -> torch.Tensor:
         length = char_ids.shape[1]
         if length > self.arch.max_positions:
-            raise ValueError(f"{length} characters exceed max_positions={self.arch.max_positions}")
+            raise InputError(f"{length} characters exceed max_positions={self.arch.max_positions}")
         pad = char_ids == PAD
         x = self.chars(char_ids) * math.sqrt(self.arch.char_dim) + self.positions[:length]
         x = self.layers(x, src_key_padding_mask=pad)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from charwise.errors import ConfigError
+
 # Above this, HF tokenizers report "no limit"; the model config then decides.
 _NO_LIMIT = 1_000_000
 
@@ -36,7 +38,7 @@ class ModelAdapter:
         full = tokenizer("a")["input_ids"]
         at = next((i for i in range(len(full) - len(probe) + 1) if full[i : i + len(probe)] == probe), None)
         if at is None:
-            raise ValueError("cannot locate the words among the tokenizer's special tokens; pass a ModelAdapter")
+            raise ConfigError("cannot locate the words among the tokenizer's special tokens; pass a ModelAdapter")
         prefix, suffix = list(full[:at]), list(full[at + len(probe) :])
         limit = int(getattr(tokenizer, "model_max_length", _NO_LIMIT) or _NO_LIMIT)
         if limit >= _NO_LIMIT:

@@ -35,6 +35,7 @@ import torch
 from torch import nn
 
 from charwise.encoders.base import CharEncoder, check_teacher
+from charwise.errors import ConfigError
 from charwise.hybrid.adapter import ModelAdapter
 from charwise.hybrid.policies import Policy, get_policy
 from charwise.teachers import Teacher
@@ -131,7 +132,7 @@ class HybridModel(nn.Module):
         self.policy = get_policy(policy, seed)
         table = model.get_input_embeddings()
         if table.weight.shape[1] != teacher.dim:
-            raise ValueError(f"model embeddings have d={table.weight.shape[1]}, teacher '{teacher.name}' d={teacher.dim}")
+            raise ConfigError(f"model embeddings have d={table.weight.shape[1]}, teacher '{teacher.name}' d={teacher.dim}")
         if encoder is not None:
             check_teacher(encoder, teacher)
         self.adapter = adapter or ModelAdapter.from_tokenizer(teacher.tokenizer, teacher.family,
@@ -182,7 +183,7 @@ class HybridModel(nn.Module):
     def char_vectors(self, words: list[str]) -> torch.Tensor:
         """Character-encoder vectors; cached in inference, differentiable in training."""
         if self.encoder is None:
-            raise RuntimeError(f"policy '{self.policy.name}' chose words for the character encoder, but the "
+            raise ConfigError(f"policy '{self.policy.name}' chose words for the character encoder, but the "
                                "hybrid model has none (pass encoder=...)")
         if self.training and torch.is_grad_enabled():
             return self.encoder.embed(words, grad=True)
@@ -318,13 +319,13 @@ class HybridModel(nn.Module):
         if space_before is None:
             space_before = [[i > 0 for i in range(len(ws))] for ws in contexts]
         if not hasattr(self.model, "get_output_embeddings") or self.model.get_output_embeddings() is None:
-            raise ValueError("word_log_likelihoods() needs a causal LM with an output layer")
+            raise ConfigError("word_log_likelihoods() needs a causal LM with an output layer")
         inputs = self.prepare(contexts, space_before)
         table = self.model.get_input_embeddings()
         device = table.weight.device
         own_prefix = len(self.adapter.prefix_ids) > 0
         if not own_prefix and not self.adapter.start_ids:
-            raise ValueError("scoring needs a start token for the first word: set ModelAdapter.start_ids")
+            raise ConfigError("scoring needs a start token for the first word: set ModelAdapter.start_ids")
         start = table(torch.tensor([] if own_prefix else self.adapter.start_ids, dtype=torch.long, device=device))
         lead = len(start)
         results = []

@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from charwise.encoders.base import CharEncoder
+from charwise.errors import ConfigError
 from charwise.hybrid.model import HybridModel
 from charwise.hybrid.policies import Policy
 from charwise.hybrid.st import CharwiseHybrid
@@ -82,7 +83,7 @@ class SentenceEncoder:
         if isinstance(sentences, str):
             raise TypeError("encode() takes a list of sentences, not a single string")
         if batch_size < 1:
-            raise ValueError(f"batch_size must be positive, got {batch_size}")
+            raise ConfigError(f"batch_size must be positive, got {batch_size}")
         out = torch.empty((len(sentences), self.dim))
         order = sorted(range(len(sentences)), key=lambda i: -len(sentences[i]))
         starts = range(0, len(order), batch_size)

@@ -44,7 +44,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from charwise.errors import CheckpointError, MissingInputError
+from charwise.errors import CheckpointError, ConfigError, InputError, MissingInputError
 from charwise.hybrid.pooling import POOLINGS, WordPooling, build_pooling
 from charwise.io import atomic_directory, write_json
 from charwise.tagging.s2w import FEATURE_MODES, FeatureVocab, S2WEncoder
@@ -108,24 +108,23 @@ class TaggerConfig:
     def validate(self) -> None:
         """Raise ``ValueError`` on inconsistent settings (before any model is loaded)."""
         if self.pool not in POOLINGS:
-            raise ValueError(f"unknown pooling {self.pool!r} (known: {', '.join(POOLINGS)})")
+            raise ConfigError(f"unknown pooling {self.pool!r} (known: {', '.join(POOLINGS)})")
         if self.head not in HEADS:
-            raise ValueError(f"unknown head {self.head!r} (known: {', '.join(HEADS)})")
+            raise ConfigError(f"unknown head {self.head!r} (known: {', '.join(HEADS)})")
         if self.feature_mode not in FEATURE_MODES:
-            raise ValueError(f"unknown feature mode {self.feature_mode!r} (known: {', '.join(FEATURE_MODES)})")
+            raise ConfigError(f"unknown feature mode {self.feature_mode!r} (known: {', '.join(FEATURE_MODES)})")
         if self.char_fusion not in CHAR_FUSIONS:
-            raise ValueError(f"unknown char fusion {self.char_fusion!r} (known: {', '.join(CHAR_FUSIONS)})")
+            raise ConfigError(f"unknown char fusion {self.char_fusion!r} (known: {', '.join(CHAR_FUSIONS)})")
         if self.char_fusion == "merge" and self.s2w_layers <= 0:
-            raise ValueError("--char-fusion merge adds character vectors after the S2W merge: "
-                             "give --s2w-layers N")
+            raise ConfigError("char fusion 'merge' adds character vectors after the S2W merge: set s2w_layers > 0")
         if self.feature and self.feature_mode == "merge" and self.s2w_layers <= 0:
-            raise ValueError("--feature-mode merge adds the feature after the S2W merge: give --s2w-layers N")
+            raise ConfigError("feature mode 'merge' adds the feature after the S2W merge: set s2w_layers > 0")
         if self.s2w_layers < 0:
-            raise ValueError("s2w_layers must be >= 0")
+            raise ConfigError("s2w_layers must be >= 0")
         if self.batch_size < 1 or self.epochs < 1:
-            raise ValueError("batch_size and epochs must be >= 1")
+            raise ConfigError("batch_size and epochs must be >= 1")
         if not 0.0 <= self.warmup_ratio < 1.0:
-            raise ValueError("warmup_ratio must be in [0, 1)")
+            raise ConfigError("warmup_ratio must be in [0, 1)")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TaggerConfig":
@@ -173,7 +172,7 @@ class Tagger(nn.Module):
         super().__init__()
         config.validate()
         if config.feature and feature_vocab is None:
-            raise ValueError(f"a tagger with feature {config.feature!r} needs its feature vocabulary")
+            raise ConfigError(f"a tagger with feature {config.feature!r} needs its feature vocabulary")
         self.config = config
         self.labels = list(labels)
         self.label_ids = {label: i for i, label in enumerate(self.labels)}
@@ -187,7 +186,7 @@ class Tagger(nn.Module):
         char_dim = 0
         if config.char_fusion != "none":
             if hybrid.encoder is None:
-                raise ValueError(f"char fusion {config.char_fusion!r} needs a character encoder")
+                raise ConfigError(f"char fusion {config.char_fusion!r} needs a character encoder")
             char_dim = int(hybrid.encoder.dim)
         self.s2w: S2WEncoder | None = None
         self.pooling: WordPooling | None = None
@@ -242,7 +241,7 @@ class Tagger(nn.Module):
         if self.feature_vocab is None:
             return None
         if features is None:
-            raise ValueError(f"this tagger uses the word feature {self.config.feature!r}: pass one value per word")
+            raise InputError(f"this tagger uses the word feature {self.config.feature!r}: pass one value per word")
         ids = torch.zeros((len(features), width), dtype=torch.long)
         for b, values in enumerate(features):
             if values:

@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from charwise.errors import ConfigError
 from charwise.retrieval import topk_rows
 
 
@@ -180,6 +181,6 @@ class ApproximationLoss(nn.Module):
         if w.contrastive > 0:
             parts["contrastive"] = self.contrastive(pred, ids)
         if not parts:
-            raise ValueError("every loss weight is zero")
+            raise ConfigError("every loss weight is zero")
         total = sum(getattr(w, name) * value for name, value in parts.items())
         return total, {name: float(value.detach()) for name, value in parts.items()}

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
+from charwise.errors import ConfigError
 from charwise.teachers import Teacher
 
 
@@ -59,7 +60,7 @@ def frequency_rank(surfaces: list[str], lang: str = "en") -> list[float]:
 def split_targets(teacher: Teacher, heldout_fraction: float = 0.05, seed: int = 0, lang: str = "en") -> TargetSplit:
     """Stratified held-out split of the teacher's whole-word rows (deterministic given ``seed``)."""
     if not 0 <= heldout_fraction < 1:
-        raise ValueError("heldout_fraction must be in [0, 1)")
+        raise ConfigError("heldout_fraction must be in [0, 1)")
     normal = teacher.normal_mask
     words = (normal & teacher.word_start_mask).nonzero().squeeze(1).tolist()
     freqs = frequency_rank([teacher.vocab.surfaces[i] for i in words], lang)
