@@ -68,6 +68,8 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--out", required=True, help="output directory (tagger/, log.jsonl, result.json)")
     t.add_argument("--no-test", action="store_true", help="do not score the best model on the test set")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
+    t.add_argument("--resume", action="store_true",
+                   help="continue the run in --out from its last checkpoint (give the same settings)")
     t.set_defaults(func=cmd_tag_train)
 
     e = tsub.add_parser("eval", help="score a trained tagger on its task's test (or dev) set, clean and noisy")
@@ -106,7 +108,7 @@ def cmd_tag_train(args: argparse.Namespace) -> int:
 
     get_policy(config.policy)  # a bad policy fails before any data or model is loaded
     data = load_task(config.task, config.data_dir)
-    result = train_tagger(config, args.out, data=data, progress=not args.quiet,
+    result = train_tagger(config, args.out, data=data, progress=not args.quiet, resume=args.resume,
                           log=lambda m: print(m, file=sys.stderr))
     summary: dict[str, Any] = {"out": str(args.out), "best_dev": result.best_dev, "best_epoch": result.best_epoch,
                                "epochs": result.epochs_run, "steps": result.steps,

@@ -1,13 +1,12 @@
-"""Fine-tuning a tagger under HF Accelerate: seeded batches, dev evaluation after every epoch,
-early stopping, the best tagger saved to ``OUT/tagger``."""
+"""Fine-tuning a tagger on the training engine (:mod:`charwise.training.engine`, HF Accelerate):
+seeded batches, dev evaluation after every epoch, early stopping, the best tagger saved to
+``OUT/tagger``, exact resume from ``OUT/checkpoint``."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import random
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -15,10 +14,14 @@ from typing import Any, Callable, Sequence
 import torch
 
 from charwise.corpora import TaggedSentence
+from charwise.io import write_json
 from charwise.tagging.data import TaskData, TaskSpec, load_task
 from charwise.tagging.evaluate import evaluate_tagger, feature_columns
-from charwise.tagging.model import BEST_DIR, TaggerConfig, build_tagger, tagging_loss
+from charwise.tagging.model import BEST_DIR, Tagger, TaggerConfig, build_tagger, tagging_loss
 from charwise.tagging.s2w import FeatureVocab
+from charwise.training.engine import Engine, EngineSettings, RunState, check_output
+
+CONFIG_FILE = "train_config.json"
 
 
 def subsample(sentences: Sequence[TaggedSentence], n: int, seed: int, salt: str) -> list[TaggedSentence]:
@@ -70,17 +73,16 @@ def _labels_of(sentences: Sequence[TaggedSentence]) -> list[str]:
 
 def train_tagger(config: TaggerConfig, out: str | os.PathLike, *, data: TaskData | None = None,
                  teacher: Any = None, encoder: Any = None, progress: bool = True,
-                 log: Callable[[str], None] | None = None) -> TrainResult:
+                 log: Callable[[str], None] | None = None, resume: bool = False) -> TrainResult:
     """Fine-tune a tagger on ``data`` (default: the built-in task ``config.task``) and save the best
-    one (by dev score) to ``OUT/tagger``. ``OUT/log.jsonl`` gets one line per evaluation."""
-    from accelerate import Accelerator, DistributedDataParallelKwargs
-    from accelerate.utils import broadcast_object_list
-    from transformers import get_linear_schedule_with_warmup
+    one (by dev score) to ``OUT/tagger``. ``OUT/log.jsonl`` gets one line per evaluation (after
+    every epoch); ``OUT/checkpoint`` holds the last resumable state and ``resume`` continues from it
+    (same configuration; a fresh start if there is none)."""
+    from accelerate import Accelerator
 
     config.validate()
     out = Path(out)
-    if (out / BEST_DIR).exists():
-        raise FileExistsError(f"'{out}' already holds a trained tagger; choose another --out")
+    check_output(out, resume, CONFIG_FILE)  # before any data or model is loaded
     if data is None:
         data = load_task(config.task, config.data_dir)
     train = subsample(data.train, config.train_sentences, config.seed, "train")
@@ -91,16 +93,10 @@ def train_tagger(config: TaggerConfig, out: str | os.PathLike, *, data: TaskData
     labels = _labels_of(train)
     feature_vocab = None
     if config.feature:
-        values = feature_columns(train, config.feature)
+        values = feature_columns(train, config.feature) or []
         feature_vocab = FeatureVocab.build((v for s in values for v in s), config.feature_min_count)
-    train_features = feature_columns(train, config.feature)
-    train_words = {w for s in train for w in s.words}
 
-    # find_unused_parameters: a batch in which the policy picks no word leaves the encoder unused.
-    # Every process takes a shard of the same global batch, so all run the same number of steps and
-    # the schedule must advance once per step (Accelerate's default steps it once per process).
-    accelerator = Accelerator(kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)],
-                              step_scheduler_with_optimizer=False)
+    accelerator = Accelerator()
     tagger = build_tagger(config, labels, feature_vocab, teacher=teacher, encoder=encoder)
     new_ids = {id(p) for m in tagger.own_modules().values() for p in m.parameters()}
     char_ids = {id(p) for p in tagger.hybrid.encoder.parameters()} if tagger.hybrid.encoder is not None else set()
@@ -113,91 +109,68 @@ def train_tagger(config: TaggerConfig, out: str | os.PathLike, *, data: TaskData
     total = per_epoch * config.epochs
     if config.max_steps > 0:
         total = min(total, config.max_steps)
-    scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(config.warmup_ratio * total), total)
-    model, optimizer, scheduler = accelerator.prepare(tagger, optimizer, scheduler)
-    metric = data.spec.metric
-    say = log or (lambda msg: None)
-
-    def evaluate_dev() -> dict[str, Any]:
-        inner = accelerator.unwrap_model(model)
-        return evaluate_tagger(inner, dev, metric=metric, train_words=train_words)
-
-    lengths = [len(s.words) for s in train]
-    out.mkdir(parents=True, exist_ok=True)
-    if accelerator.is_main_process:
-        (out / "train_config.json").write_text(json.dumps(asdict(config), indent=2), encoding="utf-8")
-    history: list[dict[str, Any]] = []
-    best, best_epoch, bad, step = -1.0, 0, 0, 0
-    started = time.time()
-    train_seconds = cpu_seconds = 0.0
-    epoch = 0
-    torch.manual_seed(config.seed)
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=total, desc="tag train", disable=not (progress and accelerator.is_main_process),
-               dynamic_ncols=True)
-    stop = False
-    while epoch < config.epochs and not stop:
-        model.train()
-        t0, c0 = time.time(), time.process_time()
-        running, seen = 0.0, 0
-        for batch in epoch_batches(len(train), config.batch_size, lengths, config.seed, epoch):
-            shard = batch[accelerator.process_index :: accelerator.num_processes] or batch[:1]
-            words = [train[i].words for i in shard]
-            tags = [train[i].tags for i in shard]
-            feats = [train_features[i] for i in shard] if train_features is not None else None
-            # Through the (possibly DDP-wrapped) model's forward, so that gradients are synchronised.
-            logits, mask = model(words, feats)
-            loss = tagging_loss(logits, tagger.targets(tags, mask.shape, logits.device))
-            optimizer.zero_grad(set_to_none=True)
-            accelerator.backward(loss)
-            if config.grad_clip > 0:
-                accelerator.clip_grad_norm_(model.parameters(), config.grad_clip)
-            optimizer.step()
-            scheduler.step()
-            step += 1
-            running += loss.item()
-            seen += 1
-            bar.update(1)
-            bar.set_postfix(loss=f"{running / seen:.3f}")
-            if config.max_steps > 0 and step >= config.max_steps:
-                stop = True
-                break
-        train_seconds += time.time() - t0
-        cpu_seconds += time.process_time() - c0
-        epoch += 1
-        scores = evaluate_dev() if accelerator.is_main_process else {"score": -1.0}
-        record = {"epoch": epoch, "step": step, "train_loss": running / max(seen, 1), "dev": scores["score"],
-                  "dev_acc_multi": scores.get("acc_multi"), "lr": scheduler.get_last_lr()[0],
-                  "elapsed_s": round(time.time() - started, 1)}
-        history.append(record)
-        say(f"epoch {epoch}: loss {record['train_loss']:.4f}, dev {scores['score']:.4f}")
-        if accelerator.is_main_process:
-            with open(out / "log.jsonl", "a", encoding="utf-8") as f:
-                f.write(json.dumps(record) + "\n")
-            if scores["score"] > best:
-                best, best_epoch, bad = scores["score"], epoch, 0
-                accelerator.unwrap_model(model).save(out / BEST_DIR, extra={
-                    "dev": scores, "epoch": epoch, "step": step, "data": _data_description(data.spec, train, dev)},
-                    train_words=train_words)
-            else:
-                bad += 1
-                if bad >= config.patience:
-                    stop = True
-        # Only the main process evaluates: it tells the others whether to stop (else they would
-        # wait forever for it in the next epoch's gradient synchronisation).
-        stop = bool(broadcast_object_list([stop], from_process=0)[0])
-        accelerator.wait_for_everyone()
-    bar.close()
-    result = TrainResult(best_dev=best, best_epoch=best_epoch, epochs_run=epoch, steps=step,
-                         train_minutes=round(train_seconds / 60, 3),
-                         minutes_per_epoch=round(train_seconds / 60 / max(epoch, 1), 3),
-                         cpu_minutes_per_epoch=round(cpu_seconds / 60 / max(epoch, 1), 3),
-                         processes=accelerator.num_processes, history=history,
+    # Linear warm-up over warmup_ratio of the steps, then linear decay to 0 (the schedule of
+    # transformers.get_linear_schedule_with_warmup), one schedule step per optimizer step.
+    settings = EngineSettings(steps=total, warmup_steps=math.ceil(config.warmup_ratio * total), schedule="linear",
+                              grad_clip=config.grad_clip, epoch_steps=per_epoch, eval_each_epoch=True,
+                              patience=config.patience, config_file=CONFIG_FILE, desc="tag train", progress=progress)
+    engine = Engine(settings, out, tagger, optimizer, config=asdict(config), accelerator=accelerator)
+    task = _TaggingTask(tagger, train, dev, data.spec, config, out, log)
+    torch.manual_seed(config.seed)  # dropout; a resumed run restores the RNG from its checkpoint
+    state = engine.run(task, resume=resume)
+    epochs = max(state.epoch, 1)
+    result = TrainResult(best_dev=state.best if math.isfinite(state.best) else -1.0, best_epoch=state.best_epoch,
+                         epochs_run=state.epoch, steps=state.step,
+                         train_minutes=round(state.train_seconds / 60, 3),
+                         minutes_per_epoch=round(state.train_seconds / 60 / epochs, 3),
+                         cpu_minutes_per_epoch=round(state.cpu_seconds / 60 / epochs, 3),
+                         processes=accelerator.num_processes, history=state.history,
                          protocol=_data_description(data.spec, train, dev))
     if accelerator.is_main_process:
-        (out / "result.json").write_text(json.dumps(asdict(result), indent=2), encoding="utf-8")
+        write_json(out / "result.json", asdict(result))
     return result
+
+
+class _TaggingTask:
+    """Tagger fine-tuning as an engine task: a batch is sentence indices; each epoch's batches are
+    :func:`epoch_batches`, a pure function of (seed, epoch)."""
+
+    def __init__(self, tagger: Tagger, train: Sequence[TaggedSentence], dev: Sequence[TaggedSentence],
+                 spec: TaskSpec, config: TaggerConfig, out: Path, log: Callable[[str], None] | None) -> None:
+        self.tagger, self.train, self.dev, self.spec, self.config, self.out = tagger, train, dev, spec, config, out
+        self.say = log or (lambda message: None)
+        self.features = feature_columns(train, config.feature)
+        self.train_words = {w for s in train for w in s.words}
+        self.lengths = [len(s.words) for s in train]
+        self.per_epoch = math.ceil(len(train) / config.batch_size)
+        self._epoch, self._batches = -1, list[list[int]]()
+
+    def batch(self, step: int) -> list[int]:
+        epoch, index = divmod(step, self.per_epoch)
+        if epoch != self._epoch:
+            self._epoch = epoch
+            self._batches = epoch_batches(len(self.train), self.config.batch_size, self.lengths, self.config.seed,
+                                          epoch)
+        return self._batches[index]
+
+    def loss(self, model: Tagger, shard: list[int]) -> tuple[torch.Tensor, dict[str, float]]:
+        features = [self.features[i] for i in shard] if self.features is not None else None
+        logits, mask = model([self.train[i].words for i in shard], features)
+        target = self.tagger.targets([self.train[i].tags for i in shard], mask.shape, logits.device)
+        return tagging_loss(logits, target), {}
+
+    def validate(self) -> dict[str, Any]:
+        return evaluate_tagger(self.tagger, self.dev, metric=self.spec.metric, train_words=self.train_words)
+
+    def on_evaluation(self, record: dict[str, Any]) -> None:
+        record["dev"] = record["validation"]["score"]
+        record["dev_acc_multi"] = record["validation"].get("acc_multi")
+        self.say(f"epoch {record['epoch']}: loss {record.get('train_loss', math.nan):.4f}, dev {record['dev']:.4f}")
+
+    def save_best(self, metrics: dict[str, Any], state: RunState) -> None:
+        self.tagger.save_pretrained(self.out / BEST_DIR, extra={
+            "dev": metrics, "epoch": state.epoch, "step": state.step,
+            "data": _data_description(self.spec, self.train, self.dev)}, train_words=sorted(self.train_words))
 
 
 def _data_description(spec: TaskSpec, train: Sequence[TaggedSentence], dev: Sequence[TaggedSentence]

@@ -5,19 +5,16 @@ training rows and each batch draws its typos from its own seeded generator. A ru
 its last checkpoint therefore sees exactly the batches an uninterrupted run would have seen,
 and ends with the same weights.
 
-Runs under HF Accelerate: ``accelerate launch -m charwise.cli train ...`` shards every batch
-over the processes; a plain ``charwise train`` uses one process on the best available device.
+Trains on :mod:`charwise.training.engine` under HF Accelerate: ``accelerate launch -m charwise.cli
+train ...`` shards every batch over the processes; a plain ``charwise train`` uses one process on
+the best available device.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import random
-import time
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +30,12 @@ from charwise.evaluation import (
     retrieval_hits,
 )
 from charwise.teachers import Teacher
-from charwise.training.checkpoints import load_training_state, read_training_state, save_training_state
+from charwise.training.engine import CHECKPOINT_DIR, Engine, EngineSettings, RunState  # noqa: F401 (re-exported)
+from charwise.training.engine import lr_factor as engine_lr_factor
 from charwise.training.losses import ApproximationLoss, LossWeights
 from charwise.training.noise import NoiseNotApplicable, Noiser
 from charwise.training.targets import TargetSplit, split_targets
 
-CHECKPOINT_DIR = "checkpoint"
 BEST_DIR = "encoder"
 
 
@@ -78,11 +75,10 @@ class TrainConfig:
 
 def lr_factor(step: int, config: Any) -> float:
     """Linear warm-up, then cosine decay to ``min_lr_ratio`` (any config with ``warmup_steps``,
-    ``steps`` and ``min_lr_ratio``: the approximation trainer's and hybrid tuning's)."""
-    if step < config.warmup_steps:
-        return (step + 1) / config.warmup_steps
-    progress = (step - config.warmup_steps) / max(1, config.steps - config.warmup_steps)
-    return config.min_lr_ratio + (1 - config.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
+    ``steps`` and ``min_lr_ratio``: the approximation trainer's and hybrid tuning's); the engine's
+    ``"cosine"`` schedule."""
+    return engine_lr_factor(step, EngineSettings(steps=config.steps, warmup_steps=config.warmup_steps,
+                                                 schedule="cosine", min_lr_ratio=config.min_lr_ratio))
 
 
 class BatchSource:
@@ -95,12 +91,14 @@ class BatchSource:
         self.config = config
         self.noiser = Noiser(noise_config_for(teacher, tuple(config.noise_layouts)))
         self.per_epoch = max(1, len(self.rows) // config.batch_size)
+        self._order: tuple[int, list[int]] = (-1, [])  # the last epoch's order: (epoch, rows)
 
-    @lru_cache(maxsize=2)
     def _epoch_order(self, epoch: int) -> list[int]:
-        order = list(self.rows)
-        random.Random(f"{self.config.seed}-epoch-{epoch}").shuffle(order)
-        return order
+        if self._order[0] != epoch:
+            order = list(self.rows)
+            random.Random(f"{self.config.seed}-epoch-{epoch}").shuffle(order)
+            self._order = (epoch, order)
+        return self._order[1]
 
     def batch(self, step: int) -> tuple[list[str], list[bool], torch.Tensor]:
         epoch, index = divmod(step, self.per_epoch)
@@ -145,8 +143,8 @@ def limit_rows(split: TargetSplit, limit: int, seed: int) -> TargetSplit:
 
 
 class Trainer:
-    """Runs the approximation phase and writes ``OUT/encoder`` (best), ``OUT/checkpoint`` (last,
-    resumable), ``OUT/log.jsonl`` and ``OUT/train_config.json``."""
+    """Runs the approximation phase on the training engine and writes ``OUT/encoder`` (best),
+    ``OUT/checkpoint`` (last, resumable), ``OUT/log.jsonl`` and ``OUT/train_config.json``."""
 
     def __init__(self, config: TrainConfig, out: str | os.PathLike, teacher: Teacher | None = None,
                  progress: bool = True) -> None:
@@ -164,12 +162,23 @@ class Trainer:
         device = self.accelerator.device
         self.loss = ApproximationLoss(self.teacher.embeddings, config.losses, self.teacher.normal_mask,
                                       self.split.train).to(device)
-        self.optimizer = torch.optim.AdamW(self.encoder.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-        self.model, self.optimizer = self.accelerator.prepare(self.encoder, self.optimizer)
-        self.step = 0
-        self.best_score = -1.0
-        self.progress = progress and self.accelerator.is_main_process
+        optimizer = torch.optim.AdamW(self.encoder.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+        settings = EngineSettings(
+            steps=config.steps, warmup_steps=config.warmup_steps, schedule="cosine", min_lr_ratio=config.min_lr_ratio,
+            grad_clip=config.grad_clip, eval_every=config.eval_every, checkpoint_every=config.checkpoint_every,
+            log_every=50, config_file="train_config.json", desc="train", progress=progress)
+        self.engine = Engine(settings, self.out, self.encoder, optimizer, config=asdict(config),
+                             accelerator=self.accelerator)
+        self.model, self.optimizer = self.encoder, self.engine.optimizer
         self._validation = self._validation_set()
+
+    @property
+    def step(self) -> int:
+        return self.engine.state.step
+
+    @property
+    def best_score(self) -> float:
+        return self.engine.state.best
 
     # --- validation (held-in words only; held-out words stay unseen until the final report) ---
     def _validation_set(self) -> dict[str, Any]:
@@ -185,103 +194,48 @@ class Trainer:
         return {"ids": sample, "noisy": noisy, "clean": torch.cat(clean)}
 
     def validate(self) -> dict[str, float]:
-        enc = self.accelerator.unwrap_model(self.model)
         v = self._validation
         words = [self.teacher.vocab.surfaces[i] for i in v["ids"].tolist()]
-        clean = approximation_metrics(enc.embed(words).cpu(), v["ids"], self.teacher)
-        noisy = retrieval_hits(enc.embed(v["noisy"]).cpu(), v["clean"], self.teacher)
+        clean = approximation_metrics(self.encoder.embed(words).cpu(), v["ids"], self.teacher)
+        noisy = retrieval_hits(self.encoder.embed(v["noisy"]).cpu(), v["clean"], self.teacher)
         score = (clean["accuracy"] + clean["avg_prec"] + noisy["top1"]) / 3
         return {"accuracy": clean["accuracy"], "avg_prec": clean["avg_prec"], "cosine": clean["cosine"],
                 "noisy_top1": noisy["top1"], "noisy_top10": noisy["top10"], "score": score}
 
-    # --- checkpoints ----------------------------------------------------------------------------
-    def save_checkpoint(self) -> None:
-        """Write the resumable state atomically to ``OUT/checkpoint``."""
-        if not self.accelerator.is_main_process:
-            return
-        state = {"step": self.step, "best_score": self.best_score, "config": asdict(self.config)}
-        save_training_state(self.out / CHECKPOINT_DIR, self.accelerator.unwrap_model(self.model), self.optimizer, state)
-
-    def load_checkpoint(self) -> bool:
-        """Restore the last checkpoint in ``OUT`` if there is one; returns whether it did."""
-        ckpt = self.out / CHECKPOINT_DIR
-        state = read_training_state(ckpt)
-        if state is None:
-            return False
-        saved = TrainConfig.from_dict(state["config"])
-        if asdict(saved) != asdict(self.config):
-            raise ValueError(f"'{ckpt}' was written by a run with a different configuration; use another --out")
-        load_training_state(ckpt, self.accelerator.unwrap_model(self.model), self.optimizer)
-        self.step = int(state["step"])
-        self.best_score = float(state["best_score"])
-        return True
-
-    def _log(self, record: dict[str, Any]) -> None:
-        if self.accelerator.is_main_process:
-            self.out.mkdir(parents=True, exist_ok=True)
-            with open(self.out / "log.jsonl", "a", encoding="utf-8") as f:
-                f.write(json.dumps(record) + "\n")
-
-    # --- the loop -------------------------------------------------------------------------------
+    # --- the loop: the engine's ---------------------------------------------------------------
     def train(self, resume: bool = False, stop_after: int | None = None) -> CharEncoder:
-        """Train to ``config.steps`` (or stop early after ``stop_after`` steps, for tests)."""
-        from tqdm.auto import tqdm
-
-        if resume:
-            self.load_checkpoint()
-        elif (self.out / CHECKPOINT_DIR).exists():
-            raise FileExistsError(f"'{self.out}' already holds a run; pass --resume or choose another --out")
-        if self.accelerator.is_main_process:
-            self.out.mkdir(parents=True, exist_ok=True)
-            (self.out / "train_config.json").write_text(json.dumps(asdict(self.config), indent=2))
-        cfg = self.config
-        acc = self.accelerator
-        end = cfg.steps if stop_after is None else min(cfg.steps, self.step + stop_after)
-        bar = tqdm(total=cfg.steps, initial=self.step, desc="train", disable=not self.progress, dynamic_ncols=True)
-        started = time.time()
-        self.model.train()
-        while self.step < end:
-            texts, starts, ids = self.source.batch(self.step)
-            # Each process takes its own shard of the global batch.
-            shard = slice(acc.process_index, None, acc.num_processes)
-            chars = self.encoder.charset.batch(texts[shard], starts[shard]).to(acc.device)
-            ids = ids[shard].to(acc.device)
-            for group in self.optimizer.param_groups:
-                group["lr"] = cfg.lr * lr_factor(self.step, cfg)
-            loss, parts = self.loss(self.model(chars), ids)
-            self.optimizer.zero_grad(set_to_none=True)
-            acc.backward(loss)
-            if cfg.grad_clip > 0:
-                acc.clip_grad_norm_(self.model.parameters(), cfg.grad_clip)
-            self.optimizer.step()
-            self.step += 1
-            bar.update(1)
-            bar.set_postfix(loss=f"{loss.item():.3f}")
-            if self.step % 50 == 0:
-                self._log({"step": self.step, "loss": loss.item(), **parts, "lr": self.optimizer.param_groups[0]["lr"],
-                           "elapsed_s": time.time() - started})
-            if self.step % cfg.eval_every == 0 or self.step == cfg.steps:
-                self._evaluate_and_keep_best()
-            if self.step % cfg.checkpoint_every == 0 or self.step == end:
-                self.save_checkpoint()
-        bar.close()
-        acc.wait_for_everyone()
-        return self.accelerator.unwrap_model(self.model)
-
-    def _evaluate_and_keep_best(self) -> None:
-        if not self.accelerator.is_main_process:
-            return
-        metrics = self.validate()
-        self.model.train()
-        self._log({"step": self.step, "validation": metrics, "processes": self.accelerator.num_processes})
-        if metrics["score"] > self.best_score:
-            self.best_score = metrics["score"]
-            enc = self.accelerator.unwrap_model(self.model)
-            enc.save_pretrained(self.out / BEST_DIR, extra={"training": {
-                "step": self.step, "validation": metrics, "config": asdict(self.config),
-                "heldout_words": self.split.heldout_words.tolist()}})
+        """Train to ``config.steps`` (or stop after ``stop_after`` more steps, for tests);
+        ``resume`` continues the run in ``OUT`` from its last checkpoint."""
+        self.engine.run(_ApproximationTask(self), resume=resume, stop_after=stop_after)
+        return self.encoder
 
     def final_report(self, noise_words: int = 1000) -> dict[str, Any]:
         """Full evaluation of the best encoder on held-in and held-out words, with the baseline."""
         best = CharEncoder.from_pretrained(self.out / BEST_DIR)
         return evaluate(best, self.teacher, self.split.heldin_words, self.split.heldout_words, noise_words=noise_words)
+
+
+class _ApproximationTask:
+    """The approximation phase as an engine task: a batch is (string, is-word-start, target row) triples."""
+
+    def __init__(self, trainer: Trainer) -> None:
+        self.trainer = trainer
+
+    def batch(self, step: int) -> list[tuple[str, bool, int]]:
+        texts, starts, ids = self.trainer.source.batch(step)
+        return list(zip(texts, starts, ids.tolist()))
+
+    def loss(self, model: CharEncoder, shard: list[tuple[str, bool, int]]) -> tuple[torch.Tensor, dict[str, float]]:
+        texts, starts, ids = (list(column) for column in zip(*shard))
+        device = self.trainer.accelerator.device
+        chars = self.trainer.encoder.charset.batch(texts, starts).to(device)
+        return self.trainer.loss(model(chars), torch.tensor(ids, dtype=torch.long, device=device))
+
+    def validate(self) -> dict[str, float]:
+        return self.trainer.validate()
+
+    def save_best(self, metrics: dict[str, float], state: RunState) -> None:
+        t = self.trainer
+        t.encoder.save_pretrained(t.out / BEST_DIR, training_info={
+            "step": state.step, "validation": metrics, "config": asdict(t.config),
+            "heldout_words": t.split.heldout_words.tolist()})

@@ -1,48 +1,86 @@
-"""Resumable training state: weights (safetensors), optimizer + RNG (``torch.load(weights_only=True)``)
-and a JSON state, written to a temporary directory and renamed into place, so that a kill at any
-moment leaves either the previous checkpoint or the new one, never half of each."""
+"""Resumable training state, as the engine writes it to ``OUT/checkpoint``:
+
+* ``model.safetensors``: the trained module's weights (tensors shared inside it, such as tied
+  embeddings, are stored once);
+* ``optimizer.pt``: the optimizer state and the RNG state of every process
+  (read back with ``torch.load(weights_only=True)``);
+* ``state.json``: step, best score, early-stopping counter, history, configuration.
+
+The directory is built next to its destination and renamed into place
+(:func:`charwise.io.atomic_directory`), so a kill at any moment leaves the previous checkpoint or
+the new one, never half of each.
+"""
 
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
+import random
 from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load_model, save_model
 from torch import nn
 
-from charwise.encoders.base import replace_directory
+from charwise.errors import CheckpointError
+from charwise.io import atomic_directory
+
+WEIGHTS_FILE = "model.safetensors"
+OPTIMIZER_FILE = "optimizer.pt"
+STATE_FILE = "state.json"
 
 
-def save_training_state(directory: Path, module: nn.Module, optimizer: torch.optim.Optimizer,
-                        state: dict[str, Any]) -> None:
-    """Write ``module``'s weights, the optimizer, the torch RNG and ``state`` to ``directory``."""
-    directory = Path(directory)
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-    try:
-        weights = {k: v.detach().cpu().contiguous() for k, v in module.state_dict().items()}
-        save_file(weights, str(tmp / "model.safetensors"))
-        torch.save({"optimizer": optimizer.state_dict(), "torch_rng": torch.get_rng_state()}, tmp / "optimizer.pt")
-        (tmp / "state.json").write_text(json.dumps(state, indent=2))
-        replace_directory(tmp, directory)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+def capture_rng() -> dict[str, Any]:
+    """This process's random state: torch (CPU and every CUDA device) and Python's ``random``."""
+    return {"torch": torch.get_rng_state(),
+            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+            "python": random.getstate()}
 
 
-def read_training_state(directory: Path) -> dict[str, Any] | None:
+def restore_rng(state: dict[str, Any]) -> None:
+    """Undo :func:`capture_rng` (also accepts the ``torch_rng`` tensor of older checkpoints)."""
+    torch.set_rng_state(state["torch"])
+    if state.get("cuda") and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+    if state.get("python") is not None:
+        version, internal, gauss = state["python"]
+        random.setstate((version, tuple(internal), gauss))
+
+
+def save_training_state(directory: str | Path, module: nn.Module, optimizer: torch.optim.Optimizer,
+                        state: dict[str, Any], rng: list[dict[str, Any]] | None = None) -> None:
+    """Write ``module``'s weights, the optimizer, the RNG states (one per process; default: this
+    process's) and the JSON ``state`` to ``directory``, atomically."""
+    with atomic_directory(directory) as tmp:
+        save_model(module, str(tmp / WEIGHTS_FILE))
+        torch.save({"optimizer": optimizer.state_dict(), "rng": rng if rng is not None else [capture_rng()]},
+                   tmp / OPTIMIZER_FILE)
+        (tmp / STATE_FILE).write_text(json.dumps(state, indent=2), encoding="utf-8")
+
+
+def read_training_state(directory: str | Path) -> dict[str, Any] | None:
     """The JSON state of the checkpoint in ``directory``, or ``None`` if there is none."""
-    path = Path(directory) / "state.json"
-    return json.loads(path.read_text()) if path.exists() else None
+    path = Path(directory) / STATE_FILE
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CheckpointError(f"'{path}' is not valid JSON: {e}") from None
 
 
-def load_training_state(directory: Path, module: nn.Module, optimizer: torch.optim.Optimizer) -> None:
-    """Restore weights, optimizer and torch RNG saved by :func:`save_training_state`."""
+def load_training_state(directory: str | Path, module: nn.Module,
+                        optimizer: torch.optim.Optimizer) -> list[dict[str, Any]]:
+    """Restore the weights and the optimizer saved by :func:`save_training_state`; returns the
+    saved RNG states, one per process (restore yours with :func:`restore_rng`)."""
     directory = Path(directory)
-    module.load_state_dict(load_file(str(directory / "model.safetensors")))
-    extra = torch.load(directory / "optimizer.pt", weights_only=True)
+    device = next((p.device for p in module.parameters()), torch.device("cpu"))
+    try:
+        load_model(module, str(directory / WEIGHTS_FILE), device=str(device))
+    except RuntimeError as e:
+        raise CheckpointError(f"'{directory}' does not fit this model: {e}") from None
+    extra = torch.load(directory / OPTIMIZER_FILE, weights_only=True)
     optimizer.load_state_dict(extra["optimizer"])
-    torch.set_rng_state(extra["torch_rng"])
+    if "rng" in extra:
+        return list(extra["rng"])
+    return [{"torch": extra["torch_rng"]}]  # a checkpoint written before the engine

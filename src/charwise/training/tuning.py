@@ -18,19 +18,16 @@ For causal LMs ``objective="lm"`` is closer to Char2Subword's phase: the loss is
 log-likelihood of every clean word given the hybrid prefix with typos
 (:meth:`~charwise.hybrid.HybridModel.word_log_likelihoods`, per word), plus the anchor.
 
-Only the encoder is trained. Batches are a pure function of ``(seed, step)``; checkpoints are
-atomic and ``resume=True`` continues a killed run. Runs under HF Accelerate like the trainer.
+Only the encoder is trained. Batches are a pure function of ``(seed, step)``; training runs on
+:mod:`charwise.training.engine` (HF Accelerate, atomic checkpoints, ``resume=True`` continues a
+killed run with the weights an uninterrupted run would have).
 """
 
 from __future__ import annotations
 
-import json
-import math
 import random
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -42,11 +39,9 @@ from charwise.hybrid.model import HybridInputs, HybridModel
 from charwise.hybrid.pooling import ReducePooling, word_layout
 from charwise.hybrid.sentence import mean_pool
 from charwise.teachers import Teacher
-from charwise.training.approximation import lr_factor
-from charwise.training.checkpoints import load_training_state, read_training_state, save_training_state
+from charwise.training.engine import CHECKPOINT_DIR, Engine, EngineSettings, RunState  # noqa: F401 (re-exported)
 from charwise.training.noise import add_typos
 
-CHECKPOINT_DIR = "checkpoint"
 BEST_DIR = "encoder"
 
 
@@ -93,7 +88,8 @@ class SentenceSource:
             raise ValueError("hybrid tuning needs at least one corpus (plain text, CoNLL or CoNLL-U)")
         sentences = [s[: config.max_words] for path in config.corpora for s in read_sentences(path) if s]
         if len(sentences) < 2 * config.batch_size:
-            raise ValueError(f"only {len(sentences)} sentences in {config.corpora}; need at least {2 * config.batch_size}")
+            raise ValueError(f"only {len(sentences)} sentences in {config.corpora}; "
+                             f"need at least {2 * config.batch_size}")
         order = list(range(len(sentences)))
         random.Random(f"{config.seed}-split").shuffle(order)
         n_val = min(config.validation_sentences, len(sentences) // 5)
@@ -140,14 +136,29 @@ class HybridTuner:
         self.student = HybridModel(model, self.teacher, encoder, config.policy, seed=config.seed)
         self.base = HybridModel(model, self.teacher, None, "none")
         self.source = SentenceSource(config, self.teacher)
-        self.optimizer = torch.optim.AdamW(encoder.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-        self.student.to(self.accelerator.device)
-        self.encoder, self.optimizer = self.accelerator.prepare(encoder, self.optimizer)
         if config.objective not in ("distill", "lm"):
             raise ValueError(f"unknown tuning objective '{config.objective}' (distill or lm)")
-        self.step, self.best = 0, -math.inf
-        self.progress = progress and self.accelerator.is_main_process
+        self.student.to(self.accelerator.device)
+        optimizer = torch.optim.AdamW(encoder.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+        settings = EngineSettings(
+            steps=config.steps, warmup_steps=config.warmup_steps, schedule="cosine", min_lr_ratio=config.min_lr_ratio,
+            grad_clip=config.grad_clip, eval_every=config.eval_every, eval_at_start=True,
+            checkpoint_every=config.checkpoint_every, log_every=10, config_file="tune_config.json", desc="tune",
+            progress=progress)
+        self.engine = Engine(settings, self.out, encoder, optimizer, config=asdict(config),
+                             accelerator=self.accelerator)
+        self.encoder, self.optimizer = encoder, self.engine.optimizer
         self._val_noisy = [self.source.noisy(s, f"{config.seed}-val-{k}") for k, s in enumerate(self.source.validation)]
+        self._train_mode()
+
+    @property
+    def step(self) -> int:
+        return self.engine.state.step
+
+    @property
+    def best(self) -> float:
+        """The best validation score so far (``-inf`` before the first evaluation)."""
+        return self.engine.state.best
 
     def losses(self, clean: list[list[str]], noisy: list[list[str]]) -> dict[str, torch.Tensor]:
         """The loss terms on one batch (see the module docstring)."""
@@ -179,7 +190,8 @@ class HybridTuner:
         device = self.student.model.get_input_embeddings().weight.device
         words = sorted({w for s in clean for w in s})
         pieces = self.base.word_pieces(words, [True] * len(words))
-        singles = [(w, p[0]) for w, p in zip(words, pieces) if len(p) == 1 and self.teacher.vocab.kinds[p[0]] == "normal"]
+        kinds = self.teacher.vocab.kinds
+        singles = [(w, p[0]) for w, p in zip(words, pieces) if len(p) == 1 and kinds[p[0]] == "normal"]
         if not singles or self.config.anchor_weight <= 0:
             return torch.zeros((), device=device)
         rows = self.teacher.embeddings[torch.tensor([i for _, i in singles])].to(device)
@@ -197,14 +209,16 @@ class HybridTuner:
         val, noisy = self.source.validation, self._val_noisy
         if self.config.objective == "lm":
             def mean_ll(model: HybridModel) -> float:
-                lls = [ll for k in range(0, len(val), 16) for ll in model.word_log_likelihoods(noisy[k:k + 16], val[k:k + 16])]
+                lls = [ll for k in range(0, len(val), 16)
+                       for ll in model.word_log_likelihoods(noisy[k : k + 16], val[k : k + 16])]
                 values = torch.cat([ll[~torch.isnan(ll)] for ll in lls])
                 return float(values.mean())
 
             metrics = {"hybrid_ll": mean_ll(self.student), "base_ll": mean_ll(self.base)}
             metrics["score"] = metrics["hybrid_ll"]
         else:
-            sims_h, sims_b = [], []
+            sims_h: list[torch.Tensor] = []
+            sims_b: list[torch.Tensor] = []
             for k in range(0, len(val), 64):
                 ref = self.base(val[k : k + 64])
                 ref_vec = mean_pool(ref.outputs.last_hidden_state, ref.inputs.attention_mask)
@@ -222,67 +236,35 @@ class HybridTuner:
         self.student.train()
         self.student.model.eval()
 
-    def _log(self, record: dict[str, Any]) -> None:
-        if self.accelerator.is_main_process:
-            with open(self.out / "log.jsonl", "a", encoding="utf-8") as f:
-                f.write(json.dumps(record) + "\n")
-
-    def _save_best(self, metrics: dict[str, float]) -> None:
-        enc = self.accelerator.unwrap_model(self.encoder)
-        info = dict(self.start_info)
-        info["hybrid_tuning"] = {"step": self.step, "validation": metrics, "config": asdict(self.config)}
-        enc.save_pretrained(self.out / BEST_DIR, extra={"training": info})
-
     def tune(self, resume: bool = False, stop_after: int | None = None) -> CharEncoder:
-        """Train to ``config.steps`` (or ``stop_after`` more steps); returns the encoder."""
-        from tqdm.auto import tqdm
+        """Train to ``config.steps`` (or ``stop_after`` more steps); returns the encoder. ``resume``
+        continues the run in ``OUT`` from its last checkpoint."""
+        self.engine.run(_TuningTask(self), resume=resume, stop_after=stop_after)
+        return self.encoder
 
-        ckpt = self.out / CHECKPOINT_DIR
-        state = read_training_state(ckpt)
-        if state is not None and not resume:
-            raise FileExistsError(f"'{self.out}' already holds a run; pass --resume or choose another --out")
-        if state is not None:
-            if state["config"] != asdict(self.config):
-                raise ValueError(f"'{ckpt}' was written by a run with a different configuration; use another --out")
-            load_training_state(ckpt, self.accelerator.unwrap_model(self.encoder), self.optimizer)
-            self.step, self.best = int(state["step"]), float(state["best"])
-        self.out.mkdir(parents=True, exist_ok=True)
-        if self.accelerator.is_main_process:
-            (self.out / "tune_config.json").write_text(json.dumps(asdict(self.config), indent=2))
-            if self.step == 0 and not (self.out / BEST_DIR).exists():
-                start = self.validate()
-                self._log({"step": 0, "validation": start, "processes": self.accelerator.num_processes})
-        cfg, acc = self.config, self.accelerator
-        end = cfg.steps if stop_after is None else min(cfg.steps, self.step + stop_after)
-        bar = tqdm(total=cfg.steps, initial=self.step, desc="tune", disable=not self.progress, dynamic_ncols=True)
-        started = time.time()
-        self._train_mode()
-        while self.step < end:
-            clean, noisy = self.source.batch(self.step)
-            shard = slice(acc.process_index, None, acc.num_processes)
-            for group in self.optimizer.param_groups:
-                group["lr"] = cfg.lr * lr_factor(self.step, cfg)
-            parts = self.losses(clean[shard], noisy[shard])
-            self.optimizer.zero_grad(set_to_none=True)
-            acc.backward(parts["loss"])
-            if cfg.grad_clip > 0:
-                acc.clip_grad_norm_(self.encoder.parameters(), cfg.grad_clip)
-            self.optimizer.step()
-            self.step += 1
-            bar.update(1)
-            bar.set_postfix(loss=f"{parts['loss'].item():.4f}")
-            if self.step % 10 == 0:
-                self._log({"step": self.step, **{k: round(v.item(), 5) for k, v in parts.items()},
-                           "elapsed_s": round(time.time() - started, 1)})
-            if acc.is_main_process and (self.step % cfg.eval_every == 0 or self.step == cfg.steps):
-                metrics = self.validate()
-                self._log({"step": self.step, "validation": metrics, "processes": acc.num_processes})
-                if metrics["score"] > self.best:
-                    self.best = metrics["score"]
-                    self._save_best(metrics)
-            if acc.is_main_process and (self.step % cfg.checkpoint_every == 0 or self.step == end):
-                save_training_state(ckpt, acc.unwrap_model(self.encoder), self.optimizer,
-                                    {"step": self.step, "best": self.best, "config": asdict(cfg)})
-        bar.close()
-        acc.wait_for_everyone()
-        return acc.unwrap_model(self.encoder)
+
+class _TuningTask:
+    """Hybrid tuning as an engine task: a batch is (clean sentence, noisy sentence) pairs."""
+
+    def __init__(self, tuner: HybridTuner) -> None:
+        self.tuner = tuner
+
+    def batch(self, step: int) -> list[tuple[list[str], list[str]]]:
+        clean, noisy = self.tuner.source.batch(step)
+        return list(zip(clean, noisy))
+
+    def loss(self, model: CharEncoder, shard: list[tuple[list[str], list[str]]]
+             ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        # ``model`` is the tuner's encoder: the losses reach it through the hybrid student.
+        parts = self.tuner.losses([c for c, _ in shard], [n for _, n in shard])
+        total = parts.pop("loss")
+        return total, {k: v.detach() for k, v in parts.items()}
+
+    def validate(self) -> dict[str, float]:
+        return self.tuner.validate()
+
+    def save_best(self, metrics: dict[str, float], state: RunState) -> None:
+        t = self.tuner
+        info = dict(t.start_info)
+        info["hybrid_tuning"] = {"step": state.step, "validation": metrics, "config": asdict(t.config)}
+        t.encoder.save_pretrained(t.out / BEST_DIR, training_info=info)
