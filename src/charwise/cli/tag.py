@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from charwise.errors import ConfigError, InputError, MissingInputError
-from charwise.io import atomic_file, write_json
+from charwise.io import atomic_file, read_json, write_json
 from charwise.tagging.data import TASKS
 
 
@@ -64,7 +64,7 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--train-sentences", type=int, default=0, help="seeded subsample of the training set (0: all)")
     t.add_argument("--dev-sentences", type=int, default=0, help="seeded subsample of dev (0: all)")
     t.add_argument("--seed", type=int, default=d.seed)
-    t.add_argument("--data-dir", default=None, help="directory holding wnut17/ and ud_en_ewt/ (default: data/)")
+    t.add_argument("--data-dir", default=None, help="directory holding wnut17/ and ud_en_ewt/ (default: the installed data, charwise.io.data_root())")
     t.add_argument("--out", required=True, help="output directory (tagger/, log.jsonl, result.json)")
     t.add_argument("--no-test", action="store_true", help="do not score the best model on the test set")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -92,17 +92,26 @@ def add_parser(sub: Any) -> None:
 
 
 def cmd_tag_train(args: argparse.Namespace) -> int:
-    from charwise.tagging.data import load_task
     from charwise.tagging import TaggerConfig, evaluate_tagger, load_tagger, train_tagger
+    from charwise.tagging.data import load_task
 
-    config = TaggerConfig(
-        task=args.task, teacher=args.teacher, policy=args.policy, char_encoder=args.char_encoder, pool=args.pool,
-        head=args.head, char_fusion=args.char_fusion, s2w_layers=args.s2w_layers, feature=args.feature,
-        feature_mode=args.feature_mode,
-        epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, head_lr=args.head_lr,
-        encoder_lr=args.encoder_lr, patience=args.patience,
-        max_steps=args.max_steps, train_sentences=args.train_sentences, dev_sentences=args.dev_sentences,
-        seed=args.seed, data_dir=args.data_dir)
+    saved = Path(args.out) / "train_config.json"
+    if args.resume and saved.is_file():  # the run's own settings, as `train` and `tune` do
+        config = TaggerConfig.from_dict(read_json(saved))
+    else:
+        # Option conflicts are reported with the flags that fix them.
+        if args.s2w_layers <= 0 and args.char_fusion == "merge":
+            raise ConfigError("--char-fusion merge adds character vectors after the S2W merge: give --s2w-layers N")
+        if args.s2w_layers <= 0 and args.feature and args.feature_mode == "merge":
+            raise ConfigError("--feature-mode merge adds the feature after the S2W merge: give --s2w-layers N")
+        config = TaggerConfig(
+            task=args.task, teacher=args.teacher, policy=args.policy, char_encoder=args.char_encoder, pool=args.pool,
+            head=args.head, char_fusion=args.char_fusion, s2w_layers=args.s2w_layers, feature=args.feature,
+            feature_mode=args.feature_mode,
+            epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, head_lr=args.head_lr,
+            encoder_lr=args.encoder_lr, patience=args.patience,
+            max_steps=args.max_steps, train_sentences=args.train_sentences, dev_sentences=args.dev_sentences,
+            seed=args.seed, data_dir=args.data_dir)
     config.validate()
     from charwise.hybrid.policies import get_policy
 
