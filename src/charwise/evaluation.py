@@ -91,7 +91,11 @@ def retrieval_hits(pred: torch.Tensor, clean: torch.Tensor, teacher: Teacher) ->
         return {"n": 0, "top1": float("nan"), "top10": float("nan")}
     _, ids = topk_rows(pred, teacher.embeddings, 10, candidates=teacher.normal_mask & teacher.word_start_mask)
     hit = ids == clean[:, None]
-    return {"n": int(len(clean)), "top1": float(hit[:, 0].float().mean()), "top10": float(hit.any(dim=1).float().mean())}
+    return {
+        "n": int(len(clean)),
+        "top1": float(hit[:, 0].float().mean()),
+        "top10": float(hit.any(dim=1).float().mean()),
+    }
 
 
 def noise_config_for(teacher: Teacher, layouts: tuple[str, ...] = ("us",)) -> NoiseConfig:
@@ -120,6 +124,7 @@ def evaluate(
 
     def vectors(words: list[str], use_encoder: bool) -> torch.Tensor:
         if use_encoder:
+            assert encoder is not None, "report(True) runs only with an encoder"
             return encoder.embed(words).cpu()
         return piece_mean_vectors(teacher, words)
 
@@ -168,7 +173,8 @@ def format_report(result: dict[str, Any]) -> str:
         for split in ("noise", "noise_heldout"):
             if split in block:
                 cells = "".join(
-                    f"{100 * block[split][op]['top1']:6.1f}/{100 * block[split][op]['top10']:5.1f}  " for op in ops + ["mean"]
+                    f"{100 * block[split][op]['top1']:6.1f}/{100 * block[split][op]['top10']:5.1f}  "
+                    for op in ops + ["mean"]
                 )
                 label = {"noise": "held-in", "noise_heldout": "held-out"}[split]
                 lines.append(f"{who + ' ' + label:32s}{cells}")

@@ -167,7 +167,7 @@ def atomic_file(path: str | os.PathLike, mode: str = "w") -> Iterator[Any]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with open(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
+        with open(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
             yield f
         os.chmod(name, 0o644)
         os.replace(name, path)

@@ -136,7 +136,7 @@ def normalise_vocabulary(tokenizer: Any, family: Family, num_rows: int) -> Vocab
             tokens[idx] = tok
     special = {i for i, t in tokenizer.added_tokens_decoder.items() if t.special}
     special |= set(tokenizer.all_special_ids)
-    byte_decoder = _byte_decoder() if family == "byte-bpe" else None
+    byte_decoder = _byte_decoder() if family == "byte-bpe" else {}  # read only for byte-bpe
     surfaces, starts, kinds = [], [], []
     for idx, tok in enumerate(tokens):
         kind, start, surface = "normal", False, tok

@@ -64,7 +64,9 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--train-sentences", type=int, default=0, help="seeded subsample of the training set (0: all)")
     t.add_argument("--dev-sentences", type=int, default=0, help="seeded subsample of dev (0: all)")
     t.add_argument("--seed", type=int, default=d.seed)
-    t.add_argument("--data-dir", default=None, help="directory holding wnut17/ and ud_en_ewt/ (default: the installed data, charwise.io.data_root())")
+    t.add_argument("--data-dir", default=None,
+                   help="directory holding wnut17/ and ud_en_ewt/ "
+                        "(default: the installed data, charwise.io.data_root())")
     t.add_argument("--out", required=True, help="output directory (tagger/, log.jsonl, result.json)")
     t.add_argument("--no-test", action="store_true", help="do not score the best model on the test set")
     t.add_argument("--quiet", action="store_true", help="no progress bar")

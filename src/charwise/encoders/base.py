@@ -219,8 +219,11 @@ class CharEncoder(PreTrainedModel):
         self._teacher = teacher
 
     # --- persistence --------------------------------------------------------------------------
-    def save_pretrained(self, directory: str | os.PathLike, training_info: dict[str, Any] | None = None, *,
-                        safe_serialization: bool = True) -> Path:
+    # charwise's own public signature (a directory and the training record), narrower than transformers'.
+    def save_pretrained(  # type: ignore[override]
+        self, directory: str | os.PathLike, training_info: dict[str, Any] | None = None, *,
+        safe_serialization: bool = True,
+    ) -> Path:
         """Write ``config.json``, ``model.safetensors`` and ``training.json`` to ``directory`` atomically.
 
         ``training_info`` is the training record (held-out word ids, settings, metrics, step); by
@@ -230,8 +233,8 @@ class CharEncoder(PreTrainedModel):
         if not safe_serialization:
             raise ValueError("charwise encoders are saved as safetensors only (safe_serialization=False)")
         info = self.training_info if training_info is None else training_info
-        directory = Path(directory)
-        with atomic_directory(directory) as tmp, _no_progress_bars():
+        path = Path(directory)
+        with atomic_directory(path) as tmp, _no_progress_bars():
             # safe_serialization is the default in transformers 5 and the switch in 4.x.
             super().save_pretrained(tmp, safe_serialization=True)
             written = sorted(p.name for p in tmp.iterdir())
@@ -239,11 +242,13 @@ class CharEncoder(PreTrainedModel):
                 raise RuntimeError(f"transformers wrote {written}, expected {CONFIG_FILE} and {WEIGHTS_FILE}")
             if info:
                 write_json(tmp / TRAINING_FILE, info)
-        return directory
+        return path
 
+    # charwise's own public signature (a local directory and a map_location), narrower than transformers'.
     @classmethod
-    def from_pretrained(cls, directory: str | os.PathLike, map_location: str | torch.device = "cpu",
-                        **kwargs: Any) -> "CharEncoder":
+    def from_pretrained(  # type: ignore[override]
+        cls, directory: str | os.PathLike, map_location: str | torch.device = "cpu", **kwargs: Any
+    ) -> "CharEncoder":
         """Load an encoder saved by :meth:`save_pretrained` (or by charwise 0.1).
 
         Every tensor's name and shape is checked against the config; anything that is not a
@@ -251,21 +256,21 @@ class CharEncoder(PreTrainedModel):
         ``transformers.AutoModel.from_pretrained(directory)`` comes here too (its bookkeeping
         arguments are ignored; ``dtype`` casts the loaded weights).
         """
-        directory = Path(directory)
+        path = Path(directory)
         if kwargs.get("subfolder"):
-            directory = directory / kwargs["subfolder"]
+            path = path / kwargs["subfolder"]
         torch_dtype = kwargs.pop("torch_dtype", None)  # transformers' older name for dtype
         dtype = kwargs.pop("dtype", None) or torch_dtype
         dtype = None if dtype == "auto" else dtype  # "auto": the stored dtype
         unknown = sorted(set(kwargs) - _HF_LOADING_ARGS)
         if unknown:
             raise TypeError(f"from_pretrained() got unexpected arguments {unknown}")
-        config, training = _read_config(directory)
+        config, training = _read_config(path)
         kind = config.encoder_type
-        enc_cls = _encoder_class(kind, str(directory / CONFIG_FILE))
+        enc_cls = _encoder_class(kind, str(path / CONFIG_FILE))
         if cls is not CharEncoder and not issubclass(enc_cls, cls):
-            raise CheckpointError(f"'{directory}' holds a {kind} encoder, not a {cls.__name__}")
-        cfg_path = directory / CONFIG_FILE
+            raise CheckpointError(f"'{path}' holds a {kind} encoder, not a {cls.__name__}")
+        cfg_path = path / CONFIG_FILE
         try:
             arch = enc_cls.Config(**config.arch)
             charset = CharVocab.from_dict(config.charset)
@@ -279,7 +284,7 @@ class CharEncoder(PreTrainedModel):
             model = enc_cls(config)
         except (TypeError, ValueError) as e:
             raise CheckpointError(f"bad encoder config in '{cfg_path}': {e}") from None
-        weights_path = directory / WEIGHTS_FILE
+        weights_path = path / WEIGHTS_FILE
         try:
             state = load_file(str(weights_path), device=str(map_location))
         except Exception as e:  # safetensors raises several types for corrupt files
@@ -299,7 +304,7 @@ class CharEncoder(PreTrainedModel):
                     f"vs config {tuple(expected[name].shape)}"
                 )
         model.load_state_dict(state)
-        model.to(map_location)
+        model.to(map_location)  # type: ignore[arg-type]  # transformers' @wraps(nn.Module.to) hides the bound self
         if dtype is not None:
             model.to(getattr(torch, dtype) if isinstance(dtype, str) else dtype)
         model.training_info = training
@@ -358,7 +363,10 @@ def _read_config(directory: Path) -> tuple[CharEncoderConfig, dict[str, Any]]:
         except (TypeError, ValueError) as e:
             raise CheckpointError(f"bad encoder config in '{cfg_path}': {e}") from None
     elif "model_type" not in meta and meta.get("format") == FORMAT:  # charwise 0.1
-        config = CharEncoderConfig(encoder_type=meta.get("encoder"), arch=meta.get("config"),
+        kind = meta.get("encoder")
+        if not isinstance(kind, str):
+            raise CheckpointError(f"unknown encoder type {kind!r} in '{cfg_path}' (known: {sorted(ENCODERS)})")
+        config = CharEncoderConfig(encoder_type=kind, arch=meta.get("config"),
                                    charset=meta.get("charset"), teacher=meta.get("teacher"))
         training = meta.get("training") or {}
     else:
@@ -384,12 +392,18 @@ def check_teacher(encoder: CharEncoder, teacher) -> None:
     want = encoder.teacher_info.get("vocab_hash")
     if want and want != teacher.vocab_hash:
         raise CheckpointError(
-            f"vocabulary mismatch: encoder was trained for vocab {want}, teacher '{teacher.name}' has {teacher.vocab_hash}"
+            f"vocabulary mismatch: encoder was trained for vocab {want}, "
+            f"teacher '{teacher.name}' has {teacher.vocab_hash}"
         )
 
 
 def build_encoder(
-    kind: str, charset: CharVocab, dim: int, preset: str | None = None, teacher_info: dict | None = None, **overrides: Any
+    kind: str,
+    charset: CharVocab,
+    dim: int,
+    preset: str | None = None,
+    teacher_info: dict | None = None,
+    **overrides: Any,
 ) -> CharEncoder:
     """Instantiate a registered encoder from a preset name and keyword overrides."""
     if kind not in ENCODERS:

@@ -5,6 +5,7 @@ teacher's dimension."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import torch
 from torch import nn
@@ -47,7 +48,7 @@ class BiLSTMEncoder(CharEncoder):
 
     def init_output(self, mean: torch.Tensor, row_norm: float) -> None:
         with torch.no_grad():
-            self.mlp[-1].bias.copy_(mean)
+            cast(nn.Linear, self.mlp[-1]).bias.copy_(mean)
 
     def final_states(self, char_ids: torch.Tensor) -> torch.Tensor:
         """``(n, 2 * hidden)``: forward state at each string's last real character, backward

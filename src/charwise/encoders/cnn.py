@@ -4,6 +4,7 @@ time, highway layers, projection to the teacher's dimension."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import torch
 from torch import nn
@@ -32,7 +33,9 @@ class CNNConfig:
             raise ConfigError("widths and channels must have the same length")
 
 
-_ACTIVATIONS = {"tanh": torch.tanh, "relu": torch.relu, "gelu": nn.functional.gelu}
+_ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "tanh": torch.tanh, "relu": torch.relu, "gelu": nn.functional.gelu,
+}
 
 
 class Highway(nn.Module):
@@ -78,6 +81,7 @@ class CNNEncoder(CharEncoder):
         features = sum(cfg.channels)
         self.highways = nn.ModuleList(Highway(features, cfg.highway_bias) for _ in range(cfg.highway_layers))
         self.dropout = nn.Dropout(cfg.dropout)
+        self.project: nn.Module
         if cfg.hidden > 0:
             self.project = nn.Sequential(nn.Linear(features, cfg.hidden), nn.ReLU(), nn.Linear(cfg.hidden, cfg.dim))
         else:

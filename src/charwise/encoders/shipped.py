@@ -56,7 +56,7 @@ def resolve_encoder(
                     f"{needed_by} needs a character encoder and teacher '{teacher.name}' has no shipped one "
                     f"(shipped: {', '.join(available()) or 'none'}): pass {option} "
                     f"(train one with `charwise train --teacher {teacher.name}`)")
-            name_or_path = teacher.name
+            name_or_path = str(teacher.name)
         encoder = load(name_or_path)
     check_teacher(encoder, teacher)
     encoder.attach_teacher(teacher)

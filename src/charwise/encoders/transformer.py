@@ -44,6 +44,8 @@ class TransformerEncoder(CharEncoder):
         "char2subword": dict(char_dim=192, layers=4, heads=4),
     }
 
+    positions: torch.Tensor  # buffer (registered in __init__)
+
     def __init__(self, config: CharEncoderConfig) -> None:
         super().__init__(config)
         cfg = self.arch  # TransformerConfig

@@ -246,25 +246,29 @@ class Expander:
         self._cache: dict[str, Any] = {}
 
     # --- shared words -----------------------------------------------------------------------
+    def _static_vectors(self) -> StaticVectors:
+        if self.vectors is None:
+            raise ConfigError("mixture and joint mapping need static word vectors: pass vectors= to the Expander")
+        return self.vectors
+
     def shared(self) -> tuple[torch.Tensor, torch.Tensor]:
         """``(rows, static_ids)``: whole-word vocabulary rows with a static vector (not excluded)."""
         if "shared" not in self._cache:
-            if self.vectors is None:
-                raise ConfigError("mixture and joint mapping need static word vectors: pass vectors= to the Expander")
+            vectors = self._static_vectors()
             t = self.teacher
             whole = (t.normal_mask & t.word_start_mask).nonzero().squeeze(1).tolist()
             rows, ids = [], []
             for r in whole:
                 if r in self.exclude:
                     continue
-                s = self.vectors.lookup(t.vocab.surfaces[r])
+                s = vectors.lookup(t.vocab.surfaces[r])
                 if s is not None:
                     rows.append(r)
                     ids.append(s)
             if len(rows) < max(self.top, 2):
                 raise InputError(
                     f"only {len(rows)} vocabulary words of teacher '{t.name}' have a static vector in "
-                    f"{self.vectors.source}: are the vectors in the teacher's language?"
+                    f"{vectors.source}: are the vectors in the teacher's language?"
                 )
             self._cache["shared"] = (torch.tensor(rows), torch.tensor(ids))
         return self._cache["shared"]
@@ -273,13 +277,14 @@ class Expander:
         """CSLS ``r_S`` of every shared vocabulary word against the out-of-vocabulary static words."""
         if "penalty" not in self._cache:
             rows, ids = self.shared()
-            in_vocab = torch.zeros(len(self.vectors), dtype=torch.bool)
+            vectors = self._static_vectors()
+            in_vocab = torch.zeros(len(vectors), dtype=torch.bool)
             in_vocab[ids] = True
             pool = (~in_vocab).nonzero().squeeze(1)[: self.pool_size]
             if len(pool) == 0:  # every static word is in the vocabulary: the words themselves
                 pool = ids
             self._cache["pool_size"] = len(pool)
-            self._cache["penalty"] = mean_topk_cosine(self.vectors.matrix[ids], self.vectors.matrix[pool],
+            self._cache["penalty"] = mean_topk_cosine(vectors.matrix[ids], vectors.matrix[pool],
                                                       self.neighbours)
         return self._cache["penalty"]
 
@@ -287,7 +292,7 @@ class Expander:
         """The joint map fitted on all shared words (after measuring the alignment accuracy)."""
         if "joint" not in self._cache:
             rows, ids = self.shared()
-            x, y = self.vectors.matrix[ids], self.teacher.embeddings[rows]
+            x, y = self._static_vectors().matrix[ids], self.teacher.embeddings[rows]
             self._cache["alignment"] = self._alignment(x, y, rows)
             self._cache["joint"] = fit_joint(x, y)
         return self._cache["joint"]
@@ -329,7 +334,8 @@ class Expander:
 
     def _mixture(self, static_ids: torch.Tensor) -> tuple[torch.Tensor, list]:
         rows, ids = self.shared()
-        scores, top = csls_topk(self.vectors.matrix[static_ids], self.vectors.matrix[ids], self.top,
+        matrix = self._static_vectors().matrix
+        scores, top = csls_topk(matrix[static_ids], matrix[ids], self.top,
                                 self.target_penalty(), self.neighbours)
         weights = mixture_weights(scores)
         chosen = rows[top]  # (n, top) vocabulary rows
@@ -338,7 +344,8 @@ class Expander:
         return out, combos
 
     def _joint(self, static_ids: torch.Tensor) -> torch.Tensor:
-        return self.joint_map()(self.vectors.matrix[static_ids])
+        joint = self.joint_map()
+        return joint(self._static_vectors().matrix[static_ids])
 
     def rows(self, words: list[str], method: str, pieces: list[list[int]] | None = None) -> ExpansionRows:
         """Rows for ``words`` (normalised surfaces) by ``method`` (one name or ``a+b``).

@@ -188,7 +188,8 @@ def select_from_corpus(teacher: Teacher, lines: Iterable[str], min_count: int, m
         raise ConfigError(f"min_count must be at least 1, got {min_count}")
     vocab = teacher.tokenizer.get_vocab()
     counts = corpus_word_counts(teacher, lines)
-    sel = Selection(counts=[])
+    kept_counts: list[int] = []
+    sel = Selection(counts=kept_counts)
     chosen: list[tuple[int, str, str]] = []
     known: list[tuple[int, str]] = []
     for token, count in counts.items():
@@ -211,6 +212,6 @@ def select_from_corpus(teacher: Teacher, lines: Iterable[str], min_count: int, m
     for count, surface, token in chosen:
         sel.words.append(surface)
         sel.tokens.append(token)
-        sel.counts.append(count)
+        kept_counts.append(count)
     return sel
 

@@ -117,6 +117,12 @@ def write_expanded_model(
         if not any(tmp.glob("*.safetensors")) or any(tmp.glob("*.bin")):
             raise RuntimeError("save_pretrained did not write safetensors weights")
 
+        def mixture(j: int) -> dict[str, Any]:
+            combo = rows.combos[j]
+            assert combo is not None, "a mixture row always records its combination"
+            return {"mixture": {"rows": [teacher.display(r) for r in combo[0]],
+                                "weights": [round(x, 4) for x in combo[1]]}}
+
         result = dict(report or {})
         result.update({
             "teacher": teacher.describe(),
@@ -131,9 +137,7 @@ def write_expanded_model(
             "words": [
                 {"word": w, "token": t, "id": i, "method": u,
                  **({"count": selection.counts[j]} if selection.counts is not None else {}),
-                 **({"mixture": {"rows": [teacher.display(r) for r in rows.combos[j][0]],
-                                 "weights": [round(x, 4) for x in rows.combos[j][1]]}}
-                    if u == "mixture" else {})}
+                 **(mixture(j) if u == "mixture" else {})}
                 for j, (w, t, i, u) in enumerate(zip(selection.words, selection.tokens, new_ids, rows.used))
             ],
         })

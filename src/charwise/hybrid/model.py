@@ -29,10 +29,11 @@ from __future__ import annotations
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import torch
 from torch import nn
+from transformers import PreTrainedModel
 
 from charwise.encoders.base import CharEncoder, check_teacher
 from charwise.errors import ConfigError
@@ -90,6 +91,12 @@ class _LRU:
         self.data.clear()
 
 
+def input_table(model: PreTrainedModel) -> nn.Embedding:
+    """The model's input embedding table."""
+    # HF types get_input_embeddings() as nn.Module; the input table is an nn.Embedding (or a subclass).
+    return cast(nn.Embedding, model.get_input_embeddings())
+
+
 def _check_batch(batch: Sequence[Sequence[str]]) -> list[list[str]]:
     if isinstance(batch, str) or not isinstance(batch, Sequence):
         raise TypeError("expected a batch of pre-split sentences (list[list[str]]); use prepare_texts() for raw text")
@@ -116,7 +123,7 @@ class HybridModel(nn.Module):
 
     def __init__(
         self,
-        model: nn.Module,
+        model: PreTrainedModel,
         teacher: Teacher,
         encoder: CharEncoder | None = None,
         policy: str | Policy = "oov",
@@ -126,13 +133,14 @@ class HybridModel(nn.Module):
         seed: int = 0,
     ) -> None:
         super().__init__()
-        self.model = model
+        self.model: PreTrainedModel = model
         self.encoder = encoder
         self.teacher = teacher
         self.policy = get_policy(policy, seed)
-        table = model.get_input_embeddings()
+        table = input_table(model)
         if table.weight.shape[1] != teacher.dim:
-            raise ConfigError(f"model embeddings have d={table.weight.shape[1]}, teacher '{teacher.name}' d={teacher.dim}")
+            raise ConfigError(
+                f"model embeddings have d={table.weight.shape[1]}, teacher '{teacher.name}' d={teacher.dim}")
         if encoder is not None:
             check_teacher(encoder, teacher)
         self.adapter = adapter or ModelAdapter.from_tokenizer(teacher.tokenizer, teacher.family,
@@ -246,7 +254,7 @@ class HybridModel(nn.Module):
         if any(truncated):
             warnings.warn(f"{sum(truncated)} of {len(batch)} texts exceed the model's {ad.max_length} positions "
                           "and were truncated", stacklevel=2)
-        device = self.model.get_input_embeddings().weight.device
+        device = input_table(self.model).weight.device
         width = max((len(r) for r in rows), default=0)
         input_ids = torch.full((len(rows), width), ad.pad_id, dtype=torch.long)
         attention = torch.zeros((len(rows), width), dtype=torch.long)
@@ -258,7 +266,7 @@ class HybridModel(nn.Module):
                 if s >= 0:
                     word_index[b, s:e] = i
         input_ids, attention, word_index = input_ids.to(device), attention.to(device), word_index.to(device)
-        embeds = self.model.get_input_embeddings()(input_ids)
+        embeds = input_table(self.model)(input_ids)
         if slots:
             unique = list(dict.fromkeys(w for _, _, w in slots))
             vectors = self.char_vectors(unique).to(device=device, dtype=embeds.dtype)
@@ -321,7 +329,7 @@ class HybridModel(nn.Module):
         if not hasattr(self.model, "get_output_embeddings") or self.model.get_output_embeddings() is None:
             raise ConfigError("word_log_likelihoods() needs a causal LM with an output layer")
         inputs = self.prepare(contexts, space_before)
-        table = self.model.get_input_embeddings()
+        table = input_table(self.model)
         device = table.weight.device
         own_prefix = len(self.adapter.prefix_ids) > 0
         if not own_prefix and not self.adapter.start_ids:
@@ -360,7 +368,7 @@ class HybridModel(nn.Module):
         own earlier pieces, and carry the positions they would have right after that context. This
         equals running one prefix per word, at a fraction of the cost.
         """
-        table = self.model.get_input_embeddings()
+        table = input_table(self.model)
         device = table.weight.device
         width = max(g[3] for g in group)
         n = len(group)
@@ -369,7 +377,7 @@ class HybridModel(nn.Module):
         positions = torch.zeros((n, width), dtype=torch.long, device=device)
         rows, cols, ids = [], [], []
         owners: list[tuple[int, int, int]] = []  # (text, word, number of pieces)
-        for r, (b, context_len, scored, size) in enumerate(group):
+        for r, (b, context_len, scored, _size) in enumerate(group):
             context = torch.cat([start, inputs.inputs_embeds[b, : context_len - len(start)]])
             embeds[r, :context_len] = context
             allowed[r, :context_len, :context_len] = torch.ones(context_len, context_len, dtype=torch.bool,

@@ -74,7 +74,10 @@ def evaluate_tagger(tagger: Tagger, sentences: Sequence[TaggedSentence], *, metr
                        "per_type": f1["per_type"]})
         # Entities with a word the base tokenizer splits (or maps to [UNK]) vs the other entities.
         for name, wanted in (("multi", False), ("single", True)):
-            part = entity_f1(gold, pred, keep=lambda s, a, b, w=wanted: all(single[s][a : b + 1]) == w)
+            def keep(s: int, a: int, b: int, wanted: bool = wanted) -> bool:
+                return all(single[s][a : b + 1]) == wanted
+
+            part = entity_f1(gold, pred, keep=keep)
             result[f"f1_{name}"], result[f"n_entities_{name}"] = part["f1"], part["support"]
     else:
         result["score"] = result["accuracy"]

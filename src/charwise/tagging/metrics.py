@@ -80,7 +80,7 @@ def entity_f1(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]],
         gold_set.update((s, *e) for e in get_entities(g) if keep is None or keep(s, e[1], e[2]))
         pred_set.update((s, *e) for e in get_entities(p) if keep is None or keep(s, e[1], e[2]))
     tp = gold_set & pred_set
-    result: dict[str, object] = _prf(len(tp), len(pred_set), len(gold_set))
+    result: dict[str, object] = {**_prf(len(tp), len(pred_set), len(gold_set))}
     n_gold, n_pred, n_tp = Counter(e[1] for e in gold_set), Counter(e[1] for e in pred_set), Counter(e[1] for e in tp)
     result["per_type"] = {t: _prf(n_tp[t], n_pred[t], n_gold[t]) for t in sorted(set(n_gold) | set(n_pred))}
     return result

@@ -264,9 +264,11 @@ class Tagger(nn.Module):
             states, mask = self.s2w(self.hybrid.model, inputs, counts, feature_ids,
                                     chars if self.config.char_fusion == "merge" else None)
         else:
+            assert self.pooling is not None, "built in __init__ whenever there is no S2W encoder"
             hidden = self.hybrid(inputs=inputs).outputs.last_hidden_state
             states, mask = self.pooling(hidden, inputs.word_index, counts)
         if self.char_norm is not None:
+            assert chars is not None, "char_norm exists only with char_fusion 'concat'"
             states = torch.cat([states, self.char_norm(chars.to(states.dtype))], dim=-1)
         return self.head(self.dropout(states), mask), mask
 

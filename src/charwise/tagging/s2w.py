@@ -21,13 +21,16 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import torch
 from torch import nn
 
 from charwise.errors import ConfigError
 from charwise.hybrid.pooling import WordPooling, build_pooling
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
 
 __all__ = ["FEATURE_MODES", "FeatureVocab", "S2WEncoder", "merge_groups"]
 
@@ -94,7 +97,7 @@ def _bert_parts(model: nn.Module) -> tuple[nn.Module, nn.ModuleList]:
     return embeddings, layers
 
 
-def _bidirectional_mask(model: nn.Module, hidden: torch.Tensor, mask: torch.Tensor) -> Any:
+def _bidirectional_mask(model: PreTrainedModel, hidden: torch.Tensor, mask: torch.Tensor) -> Any:
     from transformers.masking_utils import create_bidirectional_mask
 
     # The same mask the model builds for itself in forward() (its attention implementation's format).
@@ -145,7 +148,7 @@ class S2WEncoder(nn.Module):
             nn.init.zeros_(project.bias)
             self.word_vectors = nn.Sequential(nn.LayerNorm(word_vector_dim), project)
 
-    def forward(self, model: nn.Module, inputs: Any, num_words: Sequence[int] | torch.Tensor,
+    def forward(self, model: PreTrainedModel, inputs: Any, num_words: Sequence[int] | torch.Tensor,
                 feature_ids: torch.Tensor | None = None, word_vectors: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
         """Word states ``(B, W, d)`` and word mask ``(B, W)`` for a prepared hybrid batch.
@@ -172,6 +175,7 @@ class S2WEncoder(nn.Module):
         embeds = inputs.inputs_embeds
         if self.feature is not None and self.feature_mode == "copy":
             # Sennrich & Haddow: each piece gets its word's feature; specials and padding get id 0.
+            assert feature_ids is not None, "checked above: a feature needs feature_ids"
             per_piece = torch.gather(feature_ids, 1, word_index.clamp(min=0))
             per_piece = torch.where(word_index >= 0, per_piece, torch.zeros_like(per_piece))
             embeds = embeds + self.feature(per_piece)
@@ -194,8 +198,10 @@ class S2WEncoder(nn.Module):
         # Word-level additions (categorical feature, dense vector) go onto each word's group.
         extra = None
         if self.feature is not None and self.feature_mode == "merge":
+            assert feature_ids is not None, "checked above: a feature needs feature_ids"
             extra = self.feature(feature_ids[:, :width])
         if self.word_vectors is not None:
+            assert word_vectors is not None, "checked above: given exactly when built with word_vector_dim"
             projected = self.word_vectors(word_vectors[:, :width].to(merged.dtype))
             extra = projected if extra is None else extra + projected
         if extra is not None:

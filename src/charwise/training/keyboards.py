@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
+from typing import Literal
 
 from charwise.errors import ConfigError
 
@@ -88,7 +89,8 @@ def _build_table(rows: tuple[tuple[float, str, str], ...]) -> dict[str, tuple[st
         assert len(plain) == len(shifted), (plain, shifted)
     collected: dict[str, list[str]] = {}
     unshifted: list[str] = []  # chars on the unshifted layer, in key order
-    for layer in (1, 2):
+    layers: tuple[Literal[1, 2], ...] = (1, 2)
+    for layer in layers:
         for r, row in enumerate(rows):
             offset, keys = row[0], row[layer]
             for j, char in enumerate(keys):

@@ -48,6 +48,11 @@ class NeighbourLoss(nn.Module):
         value = loss(encoder(chars), ids)
     """
 
+    # buffers (registered in __init__)
+    table: torch.Tensor
+    neighbours: torch.Tensor
+    row_index: torch.Tensor
+
     def __init__(self, table: torch.Tensor, k: int = 10, candidates: torch.Tensor | None = None,
                  rows: torch.Tensor | None = None) -> None:
         super().__init__()
@@ -82,6 +87,8 @@ class TiedCrossEntropyLoss(nn.Module):
     Inputs: ``pred (B, d)``, ``ids (B,)``. Example: ``TiedCrossEntropyLoss(E, scale=10)(pred, ids)``.
     """
 
+    table: torch.Tensor  # buffer
+
     def __init__(self, table: torch.Tensor, scale: float = 1.0) -> None:
         super().__init__()
         self.register_buffer("table", table.detach().float(), persistent=False)
@@ -101,6 +108,8 @@ class ContrastiveLoss(nn.Module):
 
     Inputs: ``pred (B, d)``, ``ids (B,)``. Example: ``ContrastiveLoss(E, neighbours, hard=5)(pred, ids)``.
     """
+
+    table: torch.Tensor  # buffer
 
     def __init__(self, table: torch.Tensor, neighbours: NeighbourLoss | None = None, hard: int = 5,
                  temperature: float = 0.05) -> None:
@@ -150,6 +159,8 @@ class LossWeights:
 class ApproximationLoss(nn.Module):
     """Weighted sum of the enabled losses; returns ``(total, {name: value})``."""
 
+    table: torch.Tensor  # buffer
+
     def __init__(self, table: torch.Tensor, weights: LossWeights | None = None,
                  candidates: torch.Tensor | None = None, rows: torch.Tensor | None = None) -> None:
         super().__init__()
@@ -175,10 +186,13 @@ class ApproximationLoss(nn.Module):
         if w.l2 > 0:
             parts["l2"] = l2_loss(pred, target)
         if w.nbr > 0:
+            assert self.nbr is not None, "built in __init__ when weights.nbr > 0"
             parts["nbr"] = self.nbr(pred, ids)
         if w.ce > 0:
+            assert self.ce is not None, "built in __init__ when weights.ce > 0"
             parts["ce"] = self.ce(pred, ids)
         if w.contrastive > 0:
+            assert self.contrastive is not None, "built in __init__ when weights.contrastive > 0"
             parts["contrastive"] = self.contrastive(pred, ids)
         if not parts:
             raise ConfigError("every loss weight is zero")

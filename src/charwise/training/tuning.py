@@ -35,7 +35,7 @@ import torch.nn.functional as F
 from charwise.corpora import read_sentences
 from charwise.encoders.base import CharEncoder
 from charwise.evaluation import noise_config_for
-from charwise.hybrid.model import HybridInputs, HybridModel
+from charwise.hybrid.model import HybridInputs, HybridModel, input_table
 from charwise.hybrid.pooling import ReducePooling, word_layout
 from charwise.hybrid.sentence import mean_pool
 from charwise.teachers import Teacher
@@ -187,7 +187,7 @@ class HybridTuner:
 
     def _anchor(self, clean: list[list[str]]) -> torch.Tensor:
         """1 - cosine between the encoder's vector and the table row, over the batch's one-token words."""
-        device = self.student.model.get_input_embeddings().weight.device
+        device = input_table(self.student.model).weight.device
         words = sorted({w for s in clean for w in s})
         pieces = self.base.word_pieces(words, [True] * len(words))
         kinds = self.teacher.vocab.kinds
