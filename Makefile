@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install demo test test-fast bench clean
+.PHONY: install demo test test-fast lint clean
 
 install: $(VENV)/.installed
 
@@ -21,8 +21,13 @@ $(VENV)/.installed: pyproject.toml
 demo: install
 	$(VENV)/bin/charwise neighbors bsusinessses BUSINESS nanotechnologi -k 5
 
-test: install
+test: install lint
 	$(PY) -m pytest -q
+
+# ruff and mypy (pinned in the `test` extra, configured in pyproject.toml) on src/
+lint: install
+	$(VENV)/bin/ruff check src
+	$(VENV)/bin/mypy src/charwise
 
 test-fast: install
 	$(PY) -m pytest -q -m "not real and not slow"

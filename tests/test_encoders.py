@@ -12,6 +12,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 
+from charwise.errors import ConfigError
 from charwise.encoders import ENCODERS, CharEncoder, CheckpointError, build_encoder, check_teacher
 from charwise.encoders.base import CONFIG_FILE, MODEL_TYPE, TRAINING_FILE, WEIGHTS_FILE, CharEncoderConfig
 from charwise.teachers import Teacher
@@ -460,5 +461,5 @@ def test_check_teacher(make_encoder, wordpiece_teacher, other_vocab_teacher, kin
 
 def test_teacher_property_without_a_recorded_teacher(make_encoder):
     enc = make_encoder(KINDS[0], info={})
-    with pytest.raises(RuntimeError, match="does not record"):
+    with pytest.raises(ConfigError, match="does not record"):
         enc.teacher

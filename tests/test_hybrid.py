@@ -9,6 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from charwise.errors import ConfigError
 from charwise.io import data_root
 from charwise.hybrid.model import HybridModel, ModelAdapter
 from charwise.hybrid.policies import SUFFIXES, Policy, RandomPolicy, get_policy
@@ -189,7 +190,7 @@ def test_vector_cache(bert_hybrid, monkeypatch):
 def test_no_encoder_needed_for_none(bert_teacher):
     hm = HybridModel(bert_teacher.model, bert_teacher, None, "none")
     assert hm.prepare([["fine"]]).lengths[0] == 3
-    with pytest.raises(RuntimeError, match="encoder"):
+    with pytest.raises(ConfigError, match="encoder"):
         HybridModel(bert_teacher.model, bert_teacher, None, "all").prepare([["x"]])
 
 

@@ -12,4 +12,4 @@ __all__ = [
     "CharEncoder", "HybridInputs", "HybridModel", "HybridOutput", "ModelAdapter", "Policy", "SentenceEncoder",
     "Teacher", "TeacherNotFoundError", "build_encoder", "get_policy", "load", "split_words",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
