@@ -19,8 +19,9 @@ LOSS_FLAGS = (("cos", "cosine distance"), ("l2", "Euclidean distance"), ("nbr", 
 def add_parser(sub: Any) -> None:
     """Register ``train``, ``eval``, ``neighbors`` and ``embed`` on the main parser's subparsers."""
     from charwise.encoders.base import ENCODERS
-    from charwise.training.approximation import TrainConfig
+    from charwise.training.approximation import NOISE_MODELS, TrainConfig
     from charwise.training.losses import LossWeights
+    from charwise.training.misspell import LANGUAGES
 
     tc, lw = TrainConfig(), LossWeights()
     presets = "; ".join(f"{kind}: {', '.join(cls.PRESETS)}" for kind, cls in sorted(ENCODERS.items()))
@@ -33,7 +34,13 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--batch-size", type=int, default=tc.batch_size)
     t.add_argument("--lr", type=float, default=tc.lr)
     t.add_argument("--warmup-steps", type=int, default=tc.warmup_steps)
-    t.add_argument("--noise-ratio", type=float, default=tc.noise_ratio, help="share of eligible samples given one typo")
+    t.add_argument("--noise-ratio", type=float, default=tc.noise_ratio,
+                   help="share of eligible samples (longer than 4 characters) given typo noise")
+    t.add_argument("--noise", default=tc.noise, choices=NOISE_MODELS,
+                   help="training noise: single (one keyboard-style typo, the default) or realistic (1-3 spelling "
+                        "errors by sound, rule and keyboard); evaluation always uses single typos")
+    t.add_argument("--noise-language", default=tc.noise_language, choices=sorted(LANGUAGES),
+                   help="language of the realistic noise's spelling rules")
     t.add_argument("--seed", type=int, default=tc.seed)
     t.add_argument("--eval-every", type=int, default=tc.eval_every)
     t.add_argument("--max-chars", type=int, default=tc.max_chars)
@@ -109,7 +116,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         config = TrainConfig(teacher=args.teacher, encoder=args.encoder, preset=args.preset, steps=args.steps,
                              batch_size=args.batch_size, lr=args.lr, noise_ratio=args.noise_ratio, seed=args.seed,
                              eval_every=args.eval_every, losses=losses, max_chars=args.max_chars,
-                             warmup_steps=args.warmup_steps, checkpoint_every=args.checkpoint_every)
+                             warmup_steps=args.warmup_steps, checkpoint_every=args.checkpoint_every,
+                             noise=args.noise, noise_language=args.noise_language)
     trainer = Trainer(config, out, progress=not args.quiet)
     if trainer.accelerator.is_main_process:
         enc = trainer.encoder

@@ -22,6 +22,7 @@ import torch
 
 from charwise.charset import CharVocab
 from charwise.encoders.base import CharEncoder, build_encoder
+from charwise.errors import ConfigError
 from charwise.evaluation import (
     approximation_metrics,
     evaluate,
@@ -33,10 +34,19 @@ from charwise.teachers import Teacher
 from charwise.training.engine import CHECKPOINT_DIR, Engine, EngineSettings, RunState  # noqa: F401 (re-exported)
 from charwise.training.engine import lr_factor as engine_lr_factor
 from charwise.training.losses import ApproximationLoss, LossWeights
+from charwise.training.misspell import MisspellConfig, RealisticNoiser, check_language
 from charwise.training.noise import NoiseNotApplicable, Noiser
 from charwise.training.targets import TargetSplit, split_targets
 
 BEST_DIR = "encoder"
+#: Training noise models: ``"single"``, one Char2Subword typo per noisy sample
+#: (:class:`~charwise.training.noise.Noiser`); ``"realistic"``, one to three spelling errors by
+#: sound, by rule and by keyboard (:class:`~charwise.training.misspell.RealisticNoiser`, which
+#: already includes the keyboard operations, so it is used alone).
+NOISE_MODELS = ("single", "realistic")
+#: Fields added after charwise 0.2: left out of the saved configuration while at their default, so
+#: that runs saved before them resume (the engine compares saved and current configurations).
+_LATER_FIELDS = {"noise": "single", "noise_language": "en"}
 
 
 @dataclass
@@ -56,6 +66,8 @@ class TrainConfig:
     grad_clip: float = 1.0
     noise_ratio: float = 0.5  # share of eligible samples (longer than 4 chars) replaced by a noisy copy
     noise_layouts: list[str] = field(default_factory=lambda: ["us", "uk", "de", "fr", "es"])
+    noise: str = "single"  # NOISE_MODELS: "single" (one typo) or "realistic" (1-3 spelling errors)
+    noise_language: str = "en"  # rule table of the realistic noise (charwise.training.misspell.LANGUAGES)
     losses: LossWeights = field(default_factory=LossWeights)
     heldout_fraction: float = 0.05
     eval_every: int = 500
@@ -71,6 +83,20 @@ class TrainConfig:
         data = dict(data)
         data["losses"] = LossWeights(**data.get("losses", {}))
         return cls(**data)
+
+    def __post_init__(self) -> None:
+        if self.noise not in NOISE_MODELS:
+            raise ConfigError(f"noise must be one of {', '.join(NOISE_MODELS)}, got {self.noise!r}")
+        check_language(self.noise_language)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``asdict(self)`` less the fields added after 0.2 that are at their defaults (see
+        :data:`_LATER_FIELDS`), so a run started before them resumes under its saved configuration."""
+        data = asdict(self)
+        for name, default in _LATER_FIELDS.items():
+            if data[name] == default:
+                del data[name]
+        return data
 
 
 def lr_factor(step: int, config: Any) -> float:
@@ -89,7 +115,13 @@ class BatchSource:
         self.surfaces = teacher.vocab.surfaces
         self.starts = teacher.vocab.word_start
         self.config = config
-        self.noiser = Noiser(noise_config_for(teacher, tuple(config.noise_layouts)))
+        self.noiser: Noiser | RealisticNoiser
+        if config.noise == "single":
+            self.noiser = Noiser(noise_config_for(teacher, tuple(config.noise_layouts)))
+        else:
+            self.noiser = RealisticNoiser(MisspellConfig(language=config.noise_language,
+                                                         layouts=tuple(config.noise_layouts),
+                                                         cased=not teacher.lowercase))
         self.per_epoch = max(1, len(self.rows) // config.batch_size)
         self._order: tuple[int, list[int]] = (-1, [])  # the last epoch's order: (epoch, rows)
 
@@ -167,7 +199,7 @@ class Trainer:
             steps=config.steps, warmup_steps=config.warmup_steps, schedule="cosine", min_lr_ratio=config.min_lr_ratio,
             grad_clip=config.grad_clip, eval_every=config.eval_every, checkpoint_every=config.checkpoint_every,
             log_every=50, config_file="train_config.json", desc="train", progress=progress)
-        self.engine = Engine(settings, self.out, self.encoder, optimizer, config=asdict(config),
+        self.engine = Engine(settings, self.out, self.encoder, optimizer, config=config.to_dict(),
                              accelerator=self.accelerator)
         self.model, self.optimizer = self.encoder, self.engine.optimizer
         self._validation = self._validation_set()
