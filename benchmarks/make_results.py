@@ -73,6 +73,7 @@ PAGES = {
     "eval": "approximation.md",
     "throughput": "approximation.md",
     "hybrid": "hybrid.md",
+    "misspellings": "approximation.md",
     "tagging": "tagging.md",
     "expansion": "expansion.md",
     "stats": "stats.md",
@@ -340,6 +341,33 @@ def render_hybrid_speed(data: dict[str, Any]) -> Lines:
     return lines
 
 
+def render_misspellings(data: dict[str, Any]) -> Lines:
+    kinds = ["one-edit", "phonetic/rule", "multi-edit"]
+    v = data["versions"]
+    lines = [
+        f"{data['benchmark']}: {data['list_pairs']:,} pairs in the list; versions: "
+        + ", ".join(f"{k} {v[k]}" for k in v if v[k])
+        + f"; {plural(data['torch_threads'], 'torch thread')}.",
+        "",
+    ]
+    for name, block in data["teachers"].items():
+        counts = ", ".join(f"{k} {block['pairs_by_kind'][k]:,}" for k in kinds)
+        lines += [f"**{name}**: {block['pairs']:,} pairs ({counts}). Top-1 / top-5 / top-10 (%), by error kind "
+                  "top-1 / top-10 (%):", ""]
+        rows = []
+        for label, r in block["systems"].items():
+            note = f" ({r['n']}-pair subset)" if "subset" in r else ""
+            cells = []
+            for k in kinds:
+                b = r["by_kind"][k]
+                cells.append(f"{pct(b['top1'])} / {pct(b['top10'])}" if b["n"] else "-")
+            rows.append([f"{label}{note}", pct(r["top1"]), pct(r["top5"]), pct(r["top10"]), *cells,
+                         f"{r['words_per_s']:,.0f}"])
+        lines += table(["system", "top-1", "top-5", "top-10", *kinds, "words/s"], rows, right=set(range(1, 8)))
+        lines.append("")
+    return lines[:-1]
+
+
 def render_stats(data: list[dict[str, Any]]) -> Lines:
     corpora = sorted({packaged_paths(d["corpus"]) for d in data})
     lines = ["Corpus: " + ", ".join(f"`{c}`" for c in corpora) + ".", ""]
@@ -457,6 +485,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "hybrid_perplexity_": render_hybrid_perplexity,
     "hybrid_retrieval": render_hybrid_retrieval,
     "hybrid_speed": render_hybrid_speed,
+    "misspellings": render_misspellings,
     "stats_": render_stats,
     "tagging": render_tagging,
     "tagging_": render_tagging,
