@@ -117,26 +117,29 @@ def evaluate(
 ) -> dict[str, Any]:
     """Full report: ``heldin``, ``heldout``, ``noise``, ``noise_heldout`` and ``baseline``.
 
-    ``encoder=None`` evaluates only the baseline.
+    ``encoder=None`` evaluates only the baseline. An encoder with a manifold projection
+    (:mod:`charwise.encoders.manifold`) is evaluated as ``embed`` returns its vectors (projected),
+    and once more without the projection under ``raw``.
     """
     noiser = Noiser(noise_config_for(teacher))
     surfaces = teacher.vocab.surfaces
 
-    def vectors(words: list[str], use_encoder: bool) -> torch.Tensor:
+    def vectors(words: list[str], use_encoder: bool, manifold: bool | None) -> torch.Tensor:
         if use_encoder:
             assert encoder is not None, "report(True) runs only with an encoder"
-            return encoder.embed(words).cpu()
+            return encoder.embed(words, manifold=manifold).cpu()
         return piece_mean_vectors(teacher, words)
 
-    def report(use_encoder: bool) -> dict[str, Any]:
+    def report(use_encoder: bool, manifold: bool | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name, ids in (("heldin", heldin), ("heldout", heldout)):
-            out[name] = approximation_metrics(vectors([surfaces[i] for i in ids.tolist()], use_encoder), ids, teacher)
+            words = [surfaces[i] for i in ids.tolist()]
+            out[name] = approximation_metrics(vectors(words, use_encoder, manifold), ids, teacher)
         for name, ids in (("noise", heldin), ("noise_heldout", heldout)):
             per_op = {}
             for op in noiser.config.operations:
                 words, clean = noisy_samples(teacher, ids, noiser, op, noise_words, seed)
-                per_op[op] = retrieval_hits(vectors(words, use_encoder), clean, teacher)
+                per_op[op] = retrieval_hits(vectors(words, use_encoder, manifold), clean, teacher)
             valid = [v for v in per_op.values() if v["n"]]
             per_op["mean"] = {
                 "top1": sum(v["top1"] for v in valid) / max(1, len(valid)),
@@ -148,6 +151,9 @@ def evaluate(
     result: dict[str, Any] = {}
     if encoder is not None:
         result.update(report(True))
+        if encoder.manifold is not None:
+            result["manifold"] = encoder.manifold.to_dict()
+            result["raw"] = report(True, manifold=False)
     if baseline:
         result["baseline"] = report(False)
     result["teacher"] = teacher.describe()
@@ -160,16 +166,19 @@ def format_report(result: dict[str, Any]) -> str:
     lines = []
     cols = ["accuracy", "prec@1", "prec@5", "prec@15", "avg_prec", "cosine"]
     lines.append(f"{'':24s}" + "".join(f"{c:>10s}" for c in cols))
-    for who, block in (("charwise", result), ("baseline", result.get("baseline", {}))):
+    blocks = (("charwise", result), ("charwise raw", result.get("raw", {})), ("baseline", result.get("baseline", {})))
+    for who, block in blocks:
         for split in ("heldin", "heldout"):
             if split in block and block[split]:
                 row = block[split]
                 lines.append(f"{who + ' ' + split:24s}" + "".join(f"{100 * row[c]:10.1f}" for c in cols))
     lines.append("(baseline: mean of the teacher's own piece rows; percentages)")
+    if "raw" in result:
+        lines.append("(charwise: projected onto the table's manifold; raw: the character vector itself)")
     lines.append("")
     ops = result.get("noise_operations", [])
     lines.append(f"{'noise: clean word top1/top10':32s}" + "".join(f"{op:>14s}" for op in ops + ["mean"]))
-    for who, block in (("charwise", result), ("baseline", result.get("baseline", {}))):
+    for who, block in blocks:
         for split in ("noise", "noise_heldout"):
             if split in block:
                 cells = "".join(

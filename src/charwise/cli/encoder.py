@@ -38,7 +38,8 @@ def add_parser(sub: Any) -> None:
                    help="share of eligible samples (longer than 4 characters) given typo noise")
     t.add_argument("--noise", default=tc.noise, choices=NOISE_MODELS,
                    help="training noise: single (one keyboard-style typo, the default) or realistic (1-3 spelling "
-                        "errors by sound, rule and keyboard); evaluation always uses single typos")
+                        "errors by sound, rule and keyboard) or mixed (either, half and half); evaluation always "
+                        "uses single typos")
     t.add_argument("--noise-language", default=tc.noise_language, choices=sorted(LANGUAGES),
                    help="language of the realistic noise's spelling rules")
     t.add_argument("--seed", type=int, default=tc.seed)
@@ -53,6 +54,8 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--nbr-k", type=int, default=lw.nbr_k)
     t.add_argument("--hard-negatives", type=int, default=lw.hard_negatives)
     t.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
+    t.add_argument("--no-manifold", action="store_true",
+                   help="do not tune the projection onto the table's manifold after training (raw vectors)")
     t.add_argument("--no-report", action="store_true", help="skip the final evaluation")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(func=cmd_train)
@@ -64,6 +67,14 @@ def add_parser(sub: Any) -> None:
     e.add_argument("--max-words", type=int, default=0, help="evaluate on at most this many held-in words (0: all)")
     e.add_argument("--seed", type=int, default=1234)
     e.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("manifold", help="tune an encoder's projection onto its teacher's rows on validation "
+                                          "words and save a copy with it")
+    p.add_argument("encoder", help="shipped encoder name (minilm) or an encoder directory")
+    p.add_argument("--out", required=True, help="output encoder directory")
+    p.add_argument("--words", type=int, default=2000, help="held-in validation words (each clean and misspelled)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=cmd_manifold)
 
     n = sub.add_parser("neighbors", help="nearest teacher rows of each word, beside the teacher's own pieces")
     n.add_argument("words", nargs="+")
@@ -127,6 +138,12 @@ def cmd_train(args: argparse.Namespace) -> int:
               f"{len(trainer.split.train)} training rows, {len(trainer.split.heldout_words)} held-out words",
               file=sys.stderr)
     trainer.train(resume=args.resume)
+    if trainer.accelerator.is_main_process and not args.no_manifold:
+        from charwise.training.manifold import format_tuning, save_with_manifold
+
+        best = trainer.best_encoder()
+        print(format_tuning(save_with_manifold(best, trainer.teacher, trainer.split, out / "encoder",
+                                               seed=config.seed, language=config.noise_language)), file=sys.stderr)
     if trainer.accelerator.is_main_process and not args.no_report:
         from charwise.evaluation import format_report
 
@@ -159,6 +176,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(format_report(report))
     if args.json:
         write_json(args.json, report)
+    return 0
+
+
+# --- manifold ----------------------------------------------------------------------------------
+def cmd_manifold(args: argparse.Namespace) -> int:
+    from charwise.training.manifold import format_tuning, save_with_manifold
+    from charwise.training.targets import split_for_encoder
+
+    check_min("--words", args.words, 1)
+    encoder = load_encoder(args.encoder)
+    teacher = encoder.teacher
+    split = split_for_encoder(teacher, encoder.training_info)
+    report = save_with_manifold(encoder, teacher, split, args.out, words=args.words, seed=args.seed)
+    print(format_tuning(report))
+    print(f"encoder saved to {args.out}")
     return 0
 
 

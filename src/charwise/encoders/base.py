@@ -34,6 +34,7 @@ from torch import nn
 from transformers import AutoConfig, AutoModel, PretrainedConfig, PreTrainedModel
 
 from charwise.charset import PAD, CharVocab
+from charwise.encoders.manifold import ManifoldConfig, RowIndex, project
 from charwise.errors import CheckpointError, ConfigError
 from charwise.io import atomic_directory, write_json
 
@@ -65,16 +66,20 @@ class CharEncoderConfig(PretrainedConfig):
         arch: that encoder's architecture dataclass as a dict (``dataclasses.asdict``).
         charset: the character vocabulary (``CharVocab.to_dict()``).
         teacher: the teacher's identity (``Teacher.describe()``: name, vocab_hash, dim, family).
+        manifold: the projection onto the teacher's rows applied by ``embed``
+            (``ManifoldConfig.to_dict()``, :mod:`charwise.encoders.manifold`), or None for raw vectors.
     """
 
     model_type = MODEL_TYPE
 
     def __init__(self, encoder_type: str = "cnn", arch: dict[str, Any] | None = None,
-                 charset: dict[str, Any] | None = None, teacher: dict[str, Any] | None = None, **kwargs: Any) -> None:
+                 charset: dict[str, Any] | None = None, teacher: dict[str, Any] | None = None,
+                 manifold: dict[str, Any] | None = None, **kwargs: Any) -> None:
         self.encoder_type = encoder_type
         self.arch = dict(arch or {})
         self.charset = dict(charset or {})
         self.teacher = dict(teacher or {})
+        self.manifold = dict(manifold) if manifold else None
         super().__init__(**kwargs)
 
 
@@ -106,6 +111,8 @@ class CharEncoder(PreTrainedModel):
             raise ValueError(f"the charset has {self.charset.size} ids but the encoder expects {self.arch.num_chars}")
         self.training_info: dict[str, Any] = {}
         self._teacher = None
+        self.manifold = ManifoldConfig.from_dict(config.manifold) if config.manifold else None
+        self._row_indexes: dict[bool, RowIndex] = {}  # pieces -> candidate rows of the attached teacher
 
     def _init_weights(self, module: nn.Module) -> None:
         """No HF re-initialisation: PyTorch's defaults and each encoder's own choices (the highway
@@ -162,17 +169,38 @@ class CharEncoder(PreTrainedModel):
     def lengths(char_ids: torch.Tensor) -> torch.Tensor:
         return (char_ids != PAD).sum(dim=1)
 
+    def set_manifold(self, manifold: ManifoldConfig | None) -> None:
+        """Turn the projection onto the teacher's rows on (with these parameters) or off (None);
+        saved with the encoder."""
+        self.manifold = manifold
+        self.config.manifold = manifold.to_dict() if manifold is not None else None
+
+    def row_index(self, pieces: bool = False) -> RowIndex:
+        """The teacher's candidate rows for whole words (or ``pieces``): its ``normal`` rows of that kind."""
+        if pieces not in self._row_indexes:
+            teacher = self.teacher
+            kind = teacher.word_start_mask if not pieces else ~teacher.word_start_mask
+            self._row_indexes[pieces] = RowIndex(teacher.embeddings, teacher.normal_mask & kind)
+        return self._row_indexes[pieces].to(self.device)
+
     def embed(
         self, words: list[str], *, pieces: bool = False, batch_size: int = 1024, grad: bool = False,
-        progress: bool = False,
+        progress: bool = False, manifold: bool | None = None,
     ) -> torch.Tensor:
         """Vectors for ``words`` in the teacher's space, shape ``(n, dim)``.
 
         ``pieces=True`` embeds them as continuation pieces (``##ing``) instead of whole words.
+        ``manifold``: project onto the teacher's rows (:mod:`charwise.encoders.manifold`); by
+        default when the encoder has a tuned projection (``self.manifold``); ``False`` gives the raw
+        character vectors (the module's ``forward``).
         Strings are batched by length so that padding stays small; order is preserved.
         """
         if isinstance(words, str):
             raise TypeError("embed() takes a list of strings, not a single string")
+        settings = self.manifold if manifold is not False else None
+        if manifold and settings is None:
+            raise ConfigError("this encoder has no manifold projection: tune one with charwise.training.manifold")
+        index = self.row_index(pieces) if settings is not None else None
         n = len(words)
         out = torch.empty((n, self.dim), device=self.device)
         if n == 0:
@@ -191,7 +219,10 @@ class CharEncoder(PreTrainedModel):
                 for start in starts:
                     idx = order[start : start + batch_size]
                     ids = self.charset.batch([words[i] for i in idx], not pieces).to(self.device)
-                    out[torch.tensor(idx, device=self.device)] = self(ids).float()
+                    vectors = self(ids).float()
+                    if index is not None and settings is not None:
+                        vectors = project(vectors, index, settings)
+                    out[torch.tensor(idx, device=self.device)] = vectors
         finally:
             self.train(was_training)
         return out
@@ -216,6 +247,8 @@ class CharEncoder(PreTrainedModel):
 
     def attach_teacher(self, teacher) -> None:
         check_teacher(self, teacher)
+        if teacher is not self._teacher:
+            self._row_indexes.clear()
         self._teacher = teacher
 
     # --- persistence --------------------------------------------------------------------------
@@ -376,6 +409,11 @@ def _read_config(directory: Path) -> tuple[CharEncoderConfig, dict[str, Any]]:
                               f"not model_type '{MODEL_TYPE}')")
     if not all(isinstance(getattr(config, key), dict) for key in ("arch", "charset", "teacher")):
         raise CheckpointError(f"bad encoder config in '{cfg_path}': arch, charset and teacher must be JSON objects")
+    if config.manifold is not None:
+        try:
+            ManifoldConfig.from_dict(config.manifold)
+        except (ConfigError, TypeError) as e:
+            raise CheckpointError(f"bad manifold settings in '{cfg_path}': {e}") from None
     if (directory / TRAINING_FILE).is_file():
         training = _read_json(directory / TRAINING_FILE)
     if not isinstance(training, dict):

@@ -42,8 +42,10 @@ BEST_DIR = "encoder"
 #: Training noise models: ``"single"``, one Char2Subword typo per noisy sample
 #: (:class:`~charwise.training.noise.Noiser`); ``"realistic"``, one to three spelling errors by
 #: sound, by rule and by keyboard (:class:`~charwise.training.misspell.RealisticNoiser`, which
-#: already includes the keyboard operations, so it is used alone).
-NOISE_MODELS = ("single", "realistic")
+#: already includes the keyboard operations, so it is used alone); ``"mixed"``, each noisy sample
+#: drawn from one or the other with equal probability (real misspellings are both: one slip of
+#: the finger as often as a misremembered spelling).
+NOISE_MODELS = ("single", "realistic", "mixed")
 #: Fields added after charwise 0.2: left out of the saved configuration while at their default, so
 #: that runs saved before them resume (the engine compares saved and current configurations).
 _LATER_FIELDS = {"noise": "single", "noise_language": "en"}
@@ -66,7 +68,7 @@ class TrainConfig:
     grad_clip: float = 1.0
     noise_ratio: float = 0.5  # share of eligible samples (longer than 4 chars) replaced by a noisy copy
     noise_layouts: list[str] = field(default_factory=lambda: ["us", "uk", "de", "fr", "es"])
-    noise: str = "single"  # NOISE_MODELS: "single" (one typo) or "realistic" (1-3 spelling errors)
+    noise: str = "single"  # NOISE_MODELS: "single" (one typo), "realistic" (1-3 spelling errors) or "mixed"
     noise_language: str = "en"  # rule table of the realistic noise (charwise.training.misspell.LANGUAGES)
     losses: LossWeights = field(default_factory=LossWeights)
     heldout_fraction: float = 0.05
@@ -115,13 +117,11 @@ class BatchSource:
         self.surfaces = teacher.vocab.surfaces
         self.starts = teacher.vocab.word_start
         self.config = config
-        self.noiser: Noiser | RealisticNoiser
-        if config.noise == "single":
-            self.noiser = Noiser(noise_config_for(teacher, tuple(config.noise_layouts)))
-        else:
-            self.noiser = RealisticNoiser(MisspellConfig(language=config.noise_language,
-                                                         layouts=tuple(config.noise_layouts),
-                                                         cased=not teacher.lowercase))
+        single = Noiser(noise_config_for(teacher, tuple(config.noise_layouts)))
+        realistic = RealisticNoiser(MisspellConfig(language=config.noise_language, layouts=tuple(config.noise_layouts),
+                                                   cased=not teacher.lowercase))
+        self.noisers: list[Noiser | RealisticNoiser] = {
+            "single": [single], "realistic": [realistic], "mixed": [single, realistic]}[config.noise]
         self.per_epoch = max(1, len(self.rows) // config.batch_size)
         self._order: tuple[int, list[int]] = (-1, [])  # the last epoch's order: (epoch, rows)
 
@@ -140,9 +140,12 @@ class BatchSource:
         texts, starts = [], []
         for i in ids:
             text = self.surfaces[i]
-            if self.noiser.eligible(text) and rng.random() < self.config.noise_ratio:
+            noiser = self.noisers[0]
+            if noiser.eligible(text) and rng.random() < self.config.noise_ratio:
+                if len(self.noisers) > 1:
+                    noiser = rng.choice(self.noisers)
                 try:
-                    text, _ = self.noiser.corrupt(text, rng)
+                    text, _ = noiser.corrupt(text, rng)
                 except NoiseNotApplicable:
                     pass
             texts.append(text)
@@ -241,10 +244,17 @@ class Trainer:
         self.engine.run(_ApproximationTask(self), resume=resume, stop_after=stop_after)
         return self.encoder
 
-    def final_report(self, noise_words: int = 1000) -> dict[str, Any]:
-        """Full evaluation of the best encoder on held-in and held-out words, with the baseline."""
+    def best_encoder(self) -> CharEncoder:
+        """The best encoder of the run, as saved in ``OUT/encoder``."""
         best = CharEncoder.from_pretrained(self.out / BEST_DIR)
-        return evaluate(best, self.teacher, self.split.heldin_words, self.split.heldout_words, noise_words=noise_words)
+        best.attach_teacher(self.teacher)
+        return best
+
+    def final_report(self, noise_words: int = 1000) -> dict[str, Any]:
+        """Full evaluation of the best encoder on held-in and held-out words, with the baseline
+        (and without its manifold projection when it has one)."""
+        return evaluate(self.best_encoder(), self.teacher, self.split.heldin_words, self.split.heldout_words,
+                        noise_words=noise_words)
 
 
 class _ApproximationTask:

@@ -1,0 +1,151 @@
+"""Vectors on the table's manifold: a confident character vector becomes a mixture of the rows it is near.
+
+A character encoder ranks the right row first for most words it has seen and for most typos of
+them, but its raw vector stays some way from that row (mean cosine ~0.6): the model downstream
+reads a vector from a region of its input space it was never trained on. Wang et al. (2019) place
+a new word's vector as a softmax mixture of existing rows ("mixture mapping"); here the same
+mixture is built around the character vector and blended with it by a gate that opens with the
+encoder's confidence::
+
+    s_1 >= ... >= s_k  = similarities of the raw vector v to its k nearest candidate rows r_1..r_k
+    m = sum_i softmax(s / temperature)_i * r_i                      (a point on the table's manifold)
+    g = sigmoid(gate_scale * (s_1 - s_2 - gate_shift))              (confidence: the top-2 margin)
+    output = g * m + (1 - g) * v
+
+``metric="csls"`` ranks and weighs rows by cross-domain similarity local scaling
+(``2 cos(v, r) - hub(r)``, with ``hub(r)`` the mean cosine of ``r`` to its 10 nearest rows; the
+query's own term is the same for every row and cancels in the softmax) so that "hub" rows that are
+near everything do not attract every vector. Candidates are the teacher's ``normal`` rows that are
+word starts (for whole words) or continuation pieces (for ``pieces=True``), as in retrieval.
+
+The parameters are chosen by :func:`charwise.training.manifold.tune_manifold` on validation
+words (never on test data) and stored in the encoder's ``config.json`` (``"manifold"``); an
+encoder without them returns raw vectors. :meth:`CharEncoder.embed` applies the projection, so
+every consumer (hybrid models, the sentence encoder, the tagger's character features, expansion's
+``char`` method) gets it; ``embed(..., manifold=False)`` gives the raw vector, and the module's
+``forward`` is always raw (it is what approximation training fits).
+
+Example::
+
+    encoder = charwise.load("minilm")          # the shipped encoder; its manifold is on if tuned
+    encoder.embed(["recieve"])                 # mixture of the rows near the raw vector
+    encoder.embed(["recieve"], manifold=False) # the raw character vector
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from charwise.errors import ConfigError
+
+METRICS = ("cosine", "csls")
+#: Rows each hub score averages over (Lample et al. 2018 use 10).
+HUB_NEIGHBOURS = 10
+
+
+@dataclass(frozen=True)
+class ManifoldConfig:
+    """Parameters of the projection onto the table's manifold (see the module docstring).
+
+    Attributes:
+        k: rows in the mixture (>= 2: the gate reads the margin between the first two).
+        temperature: softmax temperature of the mixture weights (> 0; small = the nearest row).
+        gate_shift: top-2 margin at which the gate is one half.
+        gate_scale: slope of the gate in the margin (>= 0; 0 = a constant gate of one half).
+        metric: ``"cosine"`` or ``"csls"``.
+    """
+
+    k: int = 5
+    temperature: float = 0.02
+    gate_shift: float = 0.0
+    gate_scale: float = 50.0
+    metric: str = "cosine"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.k, int) or self.k < 2:
+            raise ConfigError(f"manifold k must be an integer >= 2, got {self.k!r}")
+        if not self.temperature > 0:
+            raise ConfigError(f"manifold temperature must be > 0, got {self.temperature!r}")
+        if not self.gate_scale >= 0:
+            raise ConfigError(f"manifold gate_scale must be >= 0, got {self.gate_scale!r}")
+        if not -2.0 <= self.gate_shift <= 4.0:  # a cosine (csls) margin lies in [0, 2] ([0, 4])
+            raise ConfigError(f"manifold gate_shift must be a similarity margin, got {self.gate_shift!r}")
+        if self.metric not in METRICS:
+            raise ConfigError(f"manifold metric must be one of {', '.join(METRICS)}, got {self.metric!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ManifoldConfig":
+        unknown = sorted(set(data) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ConfigError(f"unknown manifold settings {unknown}")
+        return cls(**data)
+
+
+class RowIndex:
+    """The candidate rows of one teacher for one kind of string, ready for the projection.
+
+    Args:
+        table: the teacher's ``(V, d)`` embedding table.
+        candidates: bool mask ``(V,)`` of the rows a vector may be mixed from.
+    """
+
+    def __init__(self, table: torch.Tensor, candidates: torch.Tensor) -> None:
+        if candidates.sum() < 2:
+            raise ConfigError("the manifold projection needs at least two candidate rows")
+        self.rows = table[candidates].float()
+        self.unit = F.normalize(self.rows, dim=-1)
+        self._hub: torch.Tensor | None = None
+
+    def to(self, device: torch.device) -> "RowIndex":
+        if self.rows.device != device:
+            self.rows, self.unit = self.rows.to(device), self.unit.to(device)
+            self._hub = None if self._hub is None else self._hub.to(device)
+        return self
+
+    @property
+    def hub(self) -> torch.Tensor:
+        """Mean cosine of each row to its :data:`HUB_NEIGHBOURS` nearest other rows (computed once, chunked)."""
+        if self._hub is None:
+            k = min(HUB_NEIGHBOURS, self.unit.shape[0] - 1)
+            parts = []
+            for start in range(0, self.unit.shape[0], 2048):
+                sims = self.unit[start : start + 2048] @ self.unit.T
+                parts.append(sims.topk(k + 1, dim=1).values[:, 1:].mean(dim=1))  # skip the row itself
+            self._hub = torch.cat(parts)
+        return self._hub
+
+    def neighbours(self, vectors: torch.Tensor, k: int, metric: str) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(scores, row positions)`` of the ``k`` best candidates, best first (differentiable in ``vectors``)."""
+        scores = F.normalize(vectors.float(), dim=-1) @ self.unit.T
+        if metric == "csls":
+            scores = 2 * scores - self.hub[None, :]
+        return scores.topk(min(k, self.unit.shape[0]), dim=1)
+
+
+def mixture(scores: torch.Tensor, positions: torch.Tensor, index: RowIndex, config: ManifoldConfig) -> torch.Tensor:
+    """``sum_i softmax(scores / temperature)_i * row_i`` for the top-``k`` ``(scores, positions)``."""
+    k = min(config.k, scores.shape[1])
+    weights = torch.softmax(scores[:, :k] / config.temperature, dim=1)
+    return torch.einsum("nk,nkd->nd", weights, index.rows[positions[:, :k]])
+
+
+def gate(scores: torch.Tensor, config: ManifoldConfig) -> torch.Tensor:
+    """The blend weight of the mixture, ``(n, 1)``: a sigmoid of the top-2 margin."""
+    margin = scores[:, 0] - scores[:, 1]
+    return torch.sigmoid(config.gate_scale * (margin - config.gate_shift))[:, None]
+
+
+def project(vectors: torch.Tensor, index: RowIndex, config: ManifoldConfig) -> torch.Tensor:
+    """``g * mixture + (1 - g) * vectors`` for ``(n, d)`` raw character vectors (see the module docstring)."""
+    if vectors.shape[0] == 0:
+        return vectors
+    scores, positions = index.neighbours(vectors, config.k, config.metric)
+    g = gate(scores, config)
+    return (g * mixture(scores, positions, index, config) + (1 - g) * vectors.float()).to(vectors.dtype)

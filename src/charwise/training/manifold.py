@@ -1,0 +1,149 @@
+"""Choosing an encoder's manifold projection on validation words.
+
+The projection (:mod:`charwise.encoders.manifold`) has five settings: ``k``, ``temperature``,
+``metric`` and the gate's ``gate_shift`` / ``gate_scale``. They are picked by grid search to
+maximise the mean cosine between the projected vector and the intended row, on validation strings
+made only from held-in rows the encoder was trained on (the held-out words, real misspelling lists
+and benchmark sentences are never seen):
+
+* ``words`` seeded held-in whole words, each once as written and twice misspelled (once by a
+  single keyboard-style typo, :class:`~charwise.training.noise.Noiser`, once by one to three
+  realistic spelling errors, :class:`~charwise.training.misspell.RealisticNoiser`), so that the
+  gate sees strings whose nearest row is wrong as well as ones whose nearest row is right;
+* the raw vectors are computed once, and every setting is scored on them.
+
+The projection is kept only if it beats the raw vectors on this objective (``"on by default if it
+wins"``); :func:`tune_manifold` returns the settings (or None) and a report of the search.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from charwise.encoders.base import CharEncoder
+from charwise.encoders.manifold import METRICS, ManifoldConfig, gate, mixture
+from charwise.evaluation import noise_config_for
+from charwise.teachers import Teacher
+from charwise.training.misspell import MisspellConfig, RealisticNoiser
+from charwise.training.noise import NoiseNotApplicable, Noiser
+from charwise.training.targets import TargetSplit
+
+KS = (2, 5, 10, 20)
+TEMPERATURES = (0.005, 0.01, 0.02, 0.05, 0.1)
+GATE_SCALES = (0.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
+GATE_SHIFTS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2)
+
+
+@dataclass
+class ValidationStrings:
+    """Strings and the row each stands for; ``kind`` is ``clean``, ``typo`` or ``misspelled``."""
+
+    texts: list[str]
+    rows: torch.Tensor
+    kinds: list[str]
+
+
+def validation_strings(teacher: Teacher, split: TargetSplit, words: int = 2000, seed: int = 0,
+                       language: str = "en") -> ValidationStrings:
+    """Seeded held-in whole words, clean and misspelled (see the module docstring)."""
+    rng = random.Random(f"{seed}-manifold")
+    heldin = split.heldin_words.tolist()
+    sample = sorted(rng.sample(heldin, min(words, len(heldin))))
+    typo = Noiser(noise_config_for(teacher))
+    spelling = RealisticNoiser(MisspellConfig(language=language, cased=not teacher.lowercase))
+    texts, rows, kinds = [], [], []
+    for row in sample:
+        word = teacher.vocab.surfaces[row]
+        texts.append(word)
+        rows.append(row)
+        kinds.append("clean")
+        for kind, noiser in (("typo", typo), ("misspelled", spelling)):
+            if not noiser.eligible(word):
+                continue
+            try:
+                texts.append(noiser.corrupt(word, rng)[0])
+            except NoiseNotApplicable:
+                continue
+            rows.append(row)
+            kinds.append(kind)
+    return ValidationStrings(texts, torch.tensor(rows, dtype=torch.long), kinds)
+
+
+def tune_manifold(encoder: CharEncoder, teacher: Teacher, split: TargetSplit, *, words: int = 2000, seed: int = 0,
+                  language: str = "en") -> tuple[ManifoldConfig | None, dict[str, Any]]:
+    """Grid-search the projection's settings on validation strings (module docstring).
+
+    Returns ``(settings or None, report)``: None when no setting beats the raw vectors. The
+    report gives the objective (mean cosine to the intended row) raw and projected, overall and
+    per kind of string, and the chosen settings.
+    """
+    encoder.attach_teacher(teacher)
+    strings = validation_strings(teacher, split, words, seed, language)
+    index = encoder.row_index(pieces=False)
+    with torch.inference_mode():
+        raw = encoder.embed(strings.texts, manifold=False)
+        target = teacher.embeddings[strings.rows].float().to(raw.device)
+
+        def objective(vectors: torch.Tensor) -> torch.Tensor:
+            return F.cosine_similarity(vectors, target, dim=-1)
+
+        raw_cos = objective(raw)
+        best: tuple[float, ManifoldConfig | None, torch.Tensor] = (float(raw_cos.mean()), None, raw_cos)
+        for metric in METRICS:
+            scores, positions = index.neighbours(raw, max(KS), metric)
+            for k, temperature in itertools.product(KS, TEMPERATURES):
+                mixed = mixture(scores, positions, index, ManifoldConfig(k=k, temperature=temperature, metric=metric))
+                for scale, shift in itertools.product(GATE_SCALES, GATE_SHIFTS):
+                    if scale == 0 and shift != GATE_SHIFTS[0]:
+                        continue  # a constant gate does not depend on the shift
+                    config = ManifoldConfig(k=k, temperature=temperature, gate_shift=shift, gate_scale=scale,
+                                            metric=metric)
+                    g = gate(scores, config)
+                    cos = objective(g * mixed + (1 - g) * raw)
+                    if float(cos.mean()) > best[0]:
+                        best = (float(cos.mean()), config, cos)
+    _, chosen, chosen_cos = best
+
+    def by_kind(cos: torch.Tensor) -> dict[str, float]:
+        out = {"all": float(cos.mean())}
+        for kind in ("clean", "typo", "misspelled"):
+            mask = torch.tensor([k == kind for k in strings.kinds])
+            if mask.any():
+                out[kind] = float(cos[mask.to(cos.device)].mean())
+        return out
+
+    report = {
+        "strings": len(strings.texts), "words": int(strings.rows.unique().numel()), "seed": seed,
+        "objective": "mean cosine to the intended row",
+        "raw": by_kind(raw_cos), "projected": by_kind(chosen_cos),
+        "settings": chosen.to_dict() if chosen is not None else None,
+    }
+    return chosen, report
+
+
+def save_with_manifold(encoder: CharEncoder, teacher: Teacher, split: TargetSplit, out: str | os.PathLike, *,
+                       words: int = 2000, seed: int = 0, language: str = "en") -> dict[str, Any]:
+    """Tune ``encoder``'s projection (:func:`tune_manifold`), set it (or leave it off when it does not
+    win) and save the encoder to ``out``; the search's report goes into its training record under
+    ``"manifold"`` and is returned."""
+    settings, report = tune_manifold(encoder, teacher, split, words=words, seed=seed, language=language)
+    encoder.set_manifold(settings)
+    encoder.save_pretrained(out, {**encoder.training_info, "manifold": report})
+    return report
+
+
+def format_tuning(report: dict[str, Any]) -> str:
+    """Two lines: the chosen settings and the validation objective, raw and projected."""
+    kinds = [k for k in ("all", "clean", "typo", "misspelled") if k in report["raw"]]
+    cells = ", ".join(f"{k} {report['raw'][k]:.3f} -> {report['projected'][k]:.3f}" for k in kinds)
+    settings = report["settings"]
+    chosen = ("off (no setting beats the raw vectors)" if settings is None
+              else " ".join(f"{k}={v}" for k, v in settings.items()))
+    return f"manifold projection: {chosen}\nvalidation cosine to the intended row ({report['strings']} strings): {cells}"
