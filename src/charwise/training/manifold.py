@@ -146,4 +146,5 @@ def format_tuning(report: dict[str, Any]) -> str:
     settings = report["settings"]
     chosen = ("off (no setting beats the raw vectors)" if settings is None
               else " ".join(f"{k}={v}" for k, v in settings.items()))
-    return f"manifold projection: {chosen}\nvalidation cosine to the intended row ({report['strings']} strings): {cells}"
+    return (f"manifold projection: {chosen}\n"
+            f"validation cosine to the intended row ({report['strings']} strings): {cells}")
