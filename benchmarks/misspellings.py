@@ -11,6 +11,8 @@ charwise[bench]``) and never copied: the JSON holds only counts and metrics. Pai
 the misspelling is not one token). Every system answers for every pair of a teacher:
 
 * charwise encoders: the misspelling's vector, top-k among the teacher's whole-word rows (cosine);
+  an encoder with a manifold projection (``charwise.encoders.manifold``) answers twice, with the
+  projected vector (what ``embed`` returns) and with the raw character vector (``LABEL raw``);
 * ``piece-mean``: the mean of the teacher's own piece rows, ranked the same way;
 * ``symspell``: symspellpy's English frequency dictionary, max edit distance 2, ``Verbosity.ALL``,
   suggestions in symspellpy's order (``transfer_casing=True``);
@@ -109,10 +111,15 @@ def run_teacher(name: str, encoders: list[tuple[str, str]], raw_pairs: list[tupl
         encoder = charwise.load(source)
         if encoder.teacher_info.get("vocab_hash") != teacher.vocab_hash:
             continue  # an encoder for another teacher
-        encoder.embed(words[:256])  # warm-up
-        hits, seconds = from_vectors(lambda enc=encoder: enc.embed(words, batch_size=1024).cpu())
-        systems[label] = {"kind": "charwise encoder", "source": source, **_summary(hits, kinds, seconds, None)}
-        print(f"  {name} {label}: top1 {100 * systems[label]['top1']:.1f}", flush=True)
+        encoder.attach_teacher(teacher)
+        variants = [(label, None)] + ([(f"{label} raw", False)] if encoder.manifold is not None else [])
+        for variant, manifold in variants:
+            encoder.embed(words[:256], manifold=manifold)  # warm-up
+            hits, seconds = from_vectors(lambda enc=encoder, m=manifold: enc.embed(words, manifold=m).cpu())
+            systems[variant] = {"kind": "charwise encoder" + (", raw vectors" if manifold is False else ""),
+                                "source": source, "manifold": encoder.manifold.to_dict() if encoder.manifold and
+                                manifold is None else None, **_summary(hits, kinds, seconds, None)}
+            print(f"  {name} {variant}: top1 {100 * systems[variant]['top1']:.1f}", flush=True)
     hits, seconds = from_vectors(lambda: piece_mean_vectors(teacher, words))
     systems["piece-mean"] = {"kind": "mean of the teacher's piece rows", **_summary(hits, kinds, seconds, None)}
 
