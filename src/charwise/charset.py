@@ -28,6 +28,7 @@ from typing import Iterable, Sequence
 import torch
 
 from charwise.errors import ConfigError
+from charwise.words import MAX_WORD_CHARS, shorten_word
 
 PAD, WORD, PIECE, END = 0, 1, 2, 3
 NUM_RESERVED = 4
@@ -45,7 +46,13 @@ class CharsetConfig:
 
 
 def normalise(text: str, lowercase: bool, max_chars: int, tail_chars: int) -> str:
-    """Apply charwise's string normalisation (see the module docstring)."""
+    """Apply charwise's string normalisation (see the module docstring).
+
+    A string of more than :data:`~charwise.words.MAX_WORD_CHARS` (or ``8 * max_chars``) characters
+    is first shortened to its first and last halves of that many, so that its cost does not grow
+    with its length; what step 4 keeps of it is the same unless it is mostly invisible characters.
+    """
+    text = shorten_word(text, max(MAX_WORD_CHARS, 8 * max_chars))
     # Invisible characters go first, so that NFC can compose what they separated.
     text = "".join(c for c in text if unicodedata.category(c) not in ("Cf", "Cc"))
     text = unicodedata.normalize("NFC", text)

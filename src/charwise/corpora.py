@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterable
 
 from charwise.errors import ConfigError, InputError
-from charwise.io import check_format, detect_format, is_comment, read_lines, text_sentences
+from charwise.io import ReadReport, check_format, detect_format, is_comment, read_lines, text_sentences
 
 __all__ = [
     "TaggedSentence",
@@ -180,14 +180,16 @@ def read_tagged(path: str | Path, format: str = "auto") -> list[TaggedSentence]:
     return read_conll(path)
 
 
-def read_sentences(path: str | Path, format: str = "auto", *, comments: bool = False) -> list[list[str]]:
+def read_sentences(path: str | Path, format: str = "auto", *, comments: bool = False, errors: str = "strict",
+                   max_chars: int | None = None, report: ReadReport | None = None) -> list[list[str]]:
     """The words of each sentence of a plain-text, CoNLL or CoNLL-U file, labels ignored.
 
     ``format="auto"`` follows :func:`charwise.io.detect_format`; plain text is split by
     :func:`charwise.io.text_sentences`; ``comments`` is the CoNLL ``#`` rule of :mod:`charwise.io`.
+    ``errors``, ``max_chars`` and ``report`` are :func:`charwise.io.read_lines`'s.
     """
     format = check_format(format)  # a bad format fails before the file is read
-    lines = read_lines(path)
+    lines = read_lines(path, errors=errors, max_chars=max_chars, report=report)
     if format == "auto":
         format = detect_format(path, lines)
     if format == "conll":

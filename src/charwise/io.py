@@ -7,7 +7,13 @@ Reading rules (every reader in charwise goes through :func:`read_lines`):
 * only ``\\n`` ends a line and a ``\\r`` before it is dropped. ``str.splitlines`` would also split
   on U+2028, U+0085 and friends, which occur inside tokens of user-generated text and would shift
   every label after them;
-* ``-`` reads standard input with the same rules.
+* ``-`` reads standard input with the same rules;
+* lines are read lazily (:func:`iter_lines`), a chunk at a time, and a line longer than
+  ``max_chars`` characters (default :data:`MAX_LINE_CHARS`) is cut to its first ``max_chars``
+  characters without ever being held whole, so memory does not grow with the length of a line;
+* ``errors="replace"`` reads bytes that are not UTF-8 as U+FFFD instead of refusing the file.
+  :func:`check_text` applies the same rule to text that did not come from a file (command-line
+  arguments, where Python turns undecodable bytes into lone surrogates).
 
 Formats (:func:`detect_format`): ``conllu`` for ``.conllu`` files, ``conll`` for ``.conll`` /
 ``.annotated`` files or files whose every non-blank line has at least two tab-separated columns,
@@ -21,9 +27,11 @@ the published tokenisation statistics drop them (``charwise stats`` does by defa
 Plain text (:func:`text_sentences`): one sentence per non-blank line, split into words by
 :func:`charwise.words.split_words`, the same splitter the hybrid models use on raw text.
 
-Writing: :func:`atomic_directory` and :func:`atomic_file` build an output next to its destination
-and rename it into place, so that a kill at any moment leaves the old output or the new one, never
-half of each.
+Writing: :func:`atomic_directory`, :func:`atomic_file` and :func:`atomic_npy` build an output next
+to its destination and rename it into place, so that a kill at any moment leaves the old output or
+the new one, never half of each, and a failure leaves no temporary file. Outputs get the modes of
+any new file under the user's umask. :func:`check_output_file` / :func:`check_output_dir` refuse an
+unusable output location before a command starts its work.
 """
 
 from __future__ import annotations
@@ -31,48 +39,178 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
+import struct
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
 
-from charwise.errors import ConfigError, InputError, MissingInputError
+from charwise.errors import ConfigError, InputError, MissingInputError, OutputExistsError
 
 FORMATS = ("auto", "text", "conll", "conllu")
 COMMENT_PREFIX = "#"
 DATA_ENV = "CHARWISE_DATA"
+ERRORS = ("strict", "replace")
+MAX_LINE_CHARS = 100_000  # characters kept of one line; the rest of the line is skipped unread
+_CHUNK = 1 << 20
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # --- reading -------------------------------------------------------------------------------------
-def decode_lines(data: bytes, source: str) -> list[str]:
-    """Lines of UTF-8 ``data`` (see the module's reading rules); ``source`` names it in errors."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    raw = data.split(b"\n")
-    if raw and raw[-1] == b"":
-        raw.pop()  # the final newline ends the last line; it does not start an empty one
-    lines = []
-    for number, line in enumerate(raw, start=1):
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise InputError(f"{source}, line {number}: not UTF-8 text ({e.reason} at byte {e.start} of the line)"
-                             ) from None
-        lines.append(text[:-1] if text.endswith("\r") else text)
-    return lines
+def check_errors(errors: str) -> str:
+    """``errors`` if it is one of :data:`ERRORS`, else a :class:`~charwise.errors.ConfigError`."""
+    if errors not in ERRORS:
+        raise ConfigError(f"errors must be one of {', '.join(ERRORS)}, got {errors!r}")
+    return errors
 
 
-def read_lines(path: str | os.PathLike) -> list[str]:
-    """Lines of a UTF-8 text file, or of standard input for ``"-"`` (see the module's rules)."""
+def check_max_chars(max_chars: int | None) -> int | None:
+    """``max_chars`` if it is None or a positive int, else a :class:`~charwise.errors.ConfigError`."""
+    if max_chars is not None and (isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1):
+        raise ConfigError(f"max_chars must be a positive integer or None, got {max_chars!r}")
+    return max_chars
+
+
+@dataclass
+class ReadReport:
+    """What :func:`iter_lines` did to a source: lines read, cut (too long) and with replaced bytes."""
+
+    lines: int = 0
+    cut: int = 0
+    replaced: int = 0
+
+    def warnings(self, source: str, max_chars: int | None) -> list[str]:
+        """One sentence per thing that changed the input, for the command line to print."""
+        out = []
+        if self.cut:
+            out.append(f"{source}: {self.cut} of {self.lines} lines were longer than {max_chars} characters and "
+                       f"were cut to their first {max_chars} (--max-line-chars sets the limit)")
+        if self.replaced:
+            out.append(f"{source}: {self.replaced} lines held bytes that are not UTF-8, read as U+FFFD")
+        return out
+
+
+def _complete_utf8(data: bytes) -> bytes:
+    """``data`` without a multi-byte character cut short at its end (a line cut inside one)."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 != 0x80:  # an ASCII byte or the lead byte of a sequence
+            need = 2 if byte & 0xE0 == 0xC0 else 3 if byte & 0xF0 == 0xE0 else 4 if byte & 0xF8 == 0xF0 else 1
+            return data[:-back] if need > back else data
+    return data
+
+
+def _raw_lines(stream: IO[bytes], max_bytes: int | None) -> Iterator[tuple[bytes, bool]]:
+    """``(bytes of the line, at most max_bytes; whether it was longer)`` for each line of ``stream``."""
+    buf, cut = bytearray(), False
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            break
+        start = 0
+        while True:
+            newline = chunk.find(b"\n", start)
+            end = len(chunk) if newline < 0 else newline
+            room = end - start if max_bytes is None else max(0, max_bytes - len(buf))
+            buf += chunk[start : start + min(room, end - start)]
+            cut = cut or end - start > room
+            if newline < 0:
+                break
+            yield bytes(buf), cut
+            buf, cut, start = bytearray(), False, newline + 1
+    if buf or cut:
+        yield bytes(buf), cut  # the last line, without a final newline
+
+
+def decode_line(data: bytes, source: str, number: int, errors: str = "strict") -> tuple[str, bool]:
+    """One line's UTF-8 text and whether bytes were replaced (``errors="replace"``); a line that is
+    not UTF-8 under ``errors="strict"`` is an :class:`~charwise.errors.InputError` naming it."""
+    try:
+        text, replaced = data.decode("utf-8"), False
+    except UnicodeDecodeError as e:
+        if errors != "replace":
+            raise InputError(f"{source}, line {number}: not UTF-8 text ({e.reason} at byte {e.start} of the line); "
+                             "pass --errors replace to read such bytes as U+FFFD") from None
+        text, replaced = data.decode("utf-8", errors="replace"), True
+    return (text[:-1] if text.endswith("\r") else text), replaced
+
+
+def iter_lines(path: str | os.PathLike, *, errors: str = "strict", max_chars: int | None = MAX_LINE_CHARS,
+               report: ReadReport | None = None) -> Iterator[str]:
+    """The lines of a UTF-8 text file, or of standard input for ``"-"``, one at a time (see the
+    module's rules); ``report`` (a :class:`ReadReport`) counts the lines read, cut and replaced."""
+    check_errors(errors)
+    check_max_chars(max_chars)
+    report = report if report is not None else ReadReport()
     if str(path) == "-":
-        return decode_lines(sys.stdin.buffer.read(), "<stdin>")
+        yield from _iter_stream(sys.stdin.buffer, "<stdin>", errors, max_chars, report)
+        return
     path = Path(path)
     if not path.exists():
         raise MissingInputError(f"file not found: {path}")
     if not path.is_file():
         raise MissingInputError(f"not a file (a directory?): {path}")
-    return decode_lines(path.read_bytes(), str(path))
+    with open(path, "rb") as f:
+        yield from _iter_stream(f, str(path), errors, max_chars, report)
+
+
+def _iter_stream(stream: IO[bytes], source: str, errors: str, max_chars: int | None,
+                 report: ReadReport) -> Iterator[str]:
+    # UTF-8 needs at most 4 bytes a character (+3 for a BOM, +1 for a CR).
+    max_bytes = None if max_chars is None else 4 * max_chars + 4
+    for number, (data, cut) in enumerate(_raw_lines(stream, max_bytes), start=1):
+        if number == 1 and data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        if cut:
+            data = _complete_utf8(data)
+        text, replaced = decode_line(data, source, number, errors)
+        if max_chars is not None and len(text) > max_chars:
+            text, cut = text[:max_chars], True
+        report.lines += 1
+        report.cut += cut
+        report.replaced += replaced
+        yield text
+
+
+def decode_lines(data: bytes, source: str, errors: str = "strict") -> list[str]:
+    """Lines of UTF-8 ``data`` (see the module's reading rules); ``source`` names it in errors."""
+    import io
+
+    return list(_iter_stream(io.BytesIO(data), source, check_errors(errors), None, ReadReport()))
+
+
+def read_lines(path: str | os.PathLike, *, errors: str = "strict", max_chars: int | None = None,
+               report: ReadReport | None = None) -> list[str]:
+    """Lines of a UTF-8 text file, or of standard input for ``"-"`` (see the module's rules), as a
+    list: :func:`iter_lines` read to the end (by default without cutting long lines)."""
+    return list(iter_lines(path, errors=errors, max_chars=max_chars, report=report))
+
+
+def check_text(text: str, source: str, errors: str = "strict") -> str:
+    """``text`` under the module's UTF-8 rule, for text that did not come from a file.
+
+    Python turns bytes that are not UTF-8 (in command-line arguments, file names, environment
+    variables) into lone surrogates. ``errors="strict"`` refuses them with an
+    :class:`~charwise.errors.InputError` naming ``source``; ``"replace"`` turns each into U+FFFD.
+    """
+    check_errors(errors)
+    found = _SURROGATE.search(text)
+    if found is None:
+        return text
+    if errors == "replace":
+        return _SURROGATE.sub("\ufffd", text)
+    code = ord(found.group())
+    what = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"lone surrogate U+{code:04X}"
+    raise InputError(f"{source}: not UTF-8 text ({what} at character {found.start()}); "
+                     "pass --errors replace to read it as U+FFFD")
+
+
+def replace_surrogates(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD (tokenizers cannot take them)."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
 def is_comment(line: str, comments: bool) -> bool:
@@ -126,12 +264,19 @@ def data_root() -> Path:
 
 
 # --- writing -------------------------------------------------------------------------------------
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _publish(src: Path, dst: Path) -> None:
     """Move the finished ``src`` to ``dst``; an old ``dst`` is removed only after the new one is in place."""
-    # mkdtemp creates 0700 directories; outputs are meant to be shared like any saved model.
-    os.chmod(src, 0o755)
+    # mkdtemp/mkstemp create 0700/0600 entries; outputs get the modes of any new file (the umask).
+    mask = _umask()
+    os.chmod(src, 0o777 & ~mask)
     for child in src.rglob("*"):
-        os.chmod(child, 0o755 if child.is_dir() else 0o644)
+        os.chmod(child, (0o777 if child.is_dir() else 0o666) & ~mask)
     old = None
     if dst.exists():
         old = dst.with_name(f".{dst.name}.old-{os.getpid()}")
@@ -139,6 +284,38 @@ def _publish(src: Path, dst: Path) -> None:
     os.replace(src, dst)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def check_output_file(path: str | os.PathLike, flag: str = "output") -> Path:
+    """``path`` if a file can be written there: not a directory, in a directory that exists or can
+    be made and is writable; else an :class:`~charwise.errors.OutputExistsError` or ``OSError``
+    naming ``flag``. Commands call it before any long work."""
+    path = Path(path)
+    if path.is_dir():
+        raise OutputExistsError(f"{flag} {path} is a directory: give a file name")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OutputExistsError(f"{flag} {path}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise PermissionError(f"{flag} {path}: no permission to write in {parent}")
+    return path
+
+
+def check_output_dir(path: str | os.PathLike, flag: str = "output") -> Path:
+    """Like :func:`check_output_file` for an output directory (which may already exist)."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise OutputExistsError(f"{flag} {path} exists and is not a directory")
+    parent = path
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OutputExistsError(f"{flag} {path}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise PermissionError(f"{flag} {path}: no permission to write in {parent}")
+    return path
 
 
 @contextlib.contextmanager
@@ -162,18 +339,133 @@ def atomic_directory(directory: str | os.PathLike) -> Iterator[Path]:
 
 @contextlib.contextmanager
 def atomic_file(path: str | os.PathLike, mode: str = "w") -> Iterator[Any]:
-    """Yield a file object (``mode`` ``"w"`` text UTF-8 or ``"wb"``) that replaces ``path`` on success."""
+    """Yield a file object (``mode`` ``"w"`` text UTF-8, ``"wb"`` or ``"w+b"``) that replaces
+    ``path`` on success: written to a temporary file in the same directory, flushed to disk, then
+    renamed; on any failure the temporary file is removed and ``path`` is left as it was."""
     path = Path(path)
+    if path.is_dir():
+        raise OutputExistsError(f"{path} is a directory: give a file name")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with open(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
             yield f
-        os.chmod(name, 0o644)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(name, 0o666 & ~_umask())
         os.replace(name, path)
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(name)
+
+
+class NpyRows:
+    """Rows of a float32 ``(n, dim)`` ``.npy`` matrix written as they come (see :func:`atomic_npy`)."""
+
+    HEADER_BYTES = 128  # fixed, so the final row count can be written over the first one
+
+    def __init__(self, f: IO[bytes], dim: int) -> None:
+        self.f, self.dim, self.rows = f, int(dim), 0
+        f.write(self._header())
+
+    def _header(self) -> bytes:
+        text = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (self.rows, self.dim)
+        text = text.ljust(self.HEADER_BYTES - 10 - 1) + "\n"
+        return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text.encode("latin1")
+
+    def write(self, rows: Any) -> None:
+        """Append the rows of a ``(k, dim)`` array or tensor."""
+        import numpy as np
+
+        if hasattr(rows, "detach"):
+            rows = rows.detach().cpu().numpy()
+        rows = np.ascontiguousarray(rows, dtype="<f4")
+        if rows.ndim != 2 or rows.shape[1] != self.dim:
+            raise ValueError(f"expected rows of dimension {self.dim}, got shape {rows.shape}")
+        self.f.write(rows.tobytes())
+        self.rows += rows.shape[0]
+
+    def finish(self) -> None:
+        self.f.seek(0)
+        self.f.write(self._header())
+        self.f.seek(0, os.SEEK_END)
+
+
+@contextlib.contextmanager
+def atomic_npy(path: str | os.PathLike, dim: int) -> Iterator[NpyRows]:
+    """Write a float32 ``.npy`` matrix row block by row block, atomically (:func:`atomic_file`), so
+    the rows never have to be in memory together.
+
+    Example::
+
+        with atomic_npy("vectors.npy", 384) as out:
+            for block in blocks:
+                out.write(block)      # (k, 384)
+    """
+    with atomic_file(path, "w+b") as f:
+        rows = NpyRows(f, dim)
+        yield rows
+        rows.finish()
+
+
+_TEMPORARY = re.compile(r"^\..+\.(old-\d+|[a-z0-9_]{8})$")
+
+
+def remove_orphans(directory: str | os.PathLike) -> list[str]:
+    """Remove what an atomic write into ``directory`` left behind when its process was killed
+    (``.NAME.XXXXXXXX`` temporary files and directories, ``.NAME.old-PID``); returns their names.
+    Only call it while no other process writes there (see :func:`lock_directory`)."""
+    directory = Path(directory)
+    removed = []
+    if directory.is_dir():
+        for entry in directory.iterdir():
+            if _TEMPORARY.match(entry.name):
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    with contextlib.suppress(FileNotFoundError):
+                        entry.unlink()
+                removed.append(entry.name)
+    return removed
+
+
+LOCK_FILE = ".lock"
+
+
+class DirectoryLock:
+    """An exclusive lock on an output directory (:func:`lock_directory`); ``release()`` or ``with``."""
+
+    def __init__(self, directory: Path, fd: int) -> None:
+        self.directory, self.fd = directory, fd
+
+    def release(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing drops the lock; the file itself stays (harmless, and race-free)
+            self.fd = -1
+
+    def __enter__(self) -> "DirectoryLock":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
+
+
+def lock_directory(directory: str | os.PathLike) -> DirectoryLock:
+    """Lock ``directory`` (created if needed) for one process: a second run writing there gets an
+    :class:`~charwise.errors.OutputExistsError` at once. The lock is the operating system's
+    (``flock`` on ``DIR/.lock``), so it ends with its process, even a killed one."""
+    import fcntl
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise OutputExistsError(f"'{directory}' is being written by another charwise process; wait for it to "
+                                "finish or choose another output directory") from None
+    return DirectoryLock(directory, fd)
 
 
 def write_json(path: str | os.PathLike, data: Any) -> None:

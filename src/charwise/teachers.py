@@ -29,6 +29,7 @@ from typing import Any, Literal
 import torch
 
 from charwise.errors import ConfigError, TeacherNotFoundError
+from charwise.io import replace_surrogates
 
 Family = Literal["wordpiece", "byte-bpe", "sentencepiece"]
 KINDS = ("normal", "special", "byte", "unused", "whitespace")
@@ -291,11 +292,12 @@ class Teacher:
     def pieces(self, word: str) -> list[str]:
         """How the teacher splits ``word`` when it appears inside a sentence (after a space)."""
         text = word if self.family == "wordpiece" else " " + word
-        return self.tokenizer.tokenize(text)
+        return self.tokenizer.tokenize(replace_surrogates(text))
 
     def piece_ids(self, words: list[str]) -> list[list[int]]:
         """Token ids of each word as it appears inside a sentence (no special tokens)."""
-        texts = words if self.family == "wordpiece" else [" " + w for w in words]
+        # Tokenizers refuse lone surrogates (Python's stand-ins for undecodable bytes): U+FFFD instead.
+        texts = [replace_surrogates(w if self.family == "wordpiece" else " " + w) for w in words]
         enc = self.tokenizer(texts, add_special_tokens=False)["input_ids"]
         return [list(ids) for ids in enc]
 

@@ -14,6 +14,12 @@ tokenizers spell a word differently after a space (``Ġworld``) than glued to th
 Format characters (zero-width space, joiners, bidi marks) never split a word: they stay inside the
 word they touch, and the character encoder drops them during normalisation. No character of the
 input is lost except whitespace.
+
+Limits (for text of any length in bounded memory): ``split_words(text, max_words=N)`` stops after
+``N`` words, and ``max_word_chars=C`` shortens a longer word to its first and last ``C // 2``
+characters (:func:`shorten_word`); with both, only the first ``N * (C + 1)`` characters of the text
+are read. :attr:`SplitText.truncated` says whether either limit changed the result. Hybrid models
+split with their window as ``max_words`` and :data:`MAX_WORD_CHARS`.
 """
 
 from __future__ import annotations
@@ -21,7 +27,10 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
+from charwise.errors import ConfigError
+
 _JOINERS = {"'", "\u2019", "-"}
+MAX_WORD_CHARS = 256  # characters of a word that hybrid models and character encoders read
 
 
 @dataclass(frozen=True)
@@ -30,6 +39,16 @@ class SplitText:
 
     words: list[str]
     space_before: list[bool]
+    truncated: bool = False  # a limit of split_words dropped words or shortened one
+
+
+def shorten_word(word: str, max_chars: int = MAX_WORD_CHARS) -> str:
+    """``word`` if it has at most ``max_chars`` characters, else its first and last ``max_chars // 2``
+    (the stem and the ending, which is what a character encoder reads of a long word anyway)."""
+    if len(word) <= max_chars:
+        return word
+    head = max_chars - max_chars // 2
+    return word[:head] + word[len(word) - max_chars // 2 :]
 
 
 def _kind(char: str) -> str:
@@ -45,19 +64,37 @@ def _kind(char: str) -> str:
     return "punct"
 
 
-def split_words(text: str) -> SplitText:
-    """Split ``text`` into words (see the module docstring); ``""`` and whitespace give no words."""
+def _check_limit(name: str, value: int | None) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise ConfigError(f"{name} must be a positive integer or None, got {value!r}")
+
+
+def split_words(text: str, *, max_words: int | None = None, max_word_chars: int | None = None) -> SplitText:
+    """Split ``text`` into words (see the module docstring); ``""`` and whitespace give no words.
+
+    ``max_words`` keeps the first words only; ``max_word_chars`` shortens longer words
+    (:func:`shorten_word`); see the module's limits.
+    """
     if not isinstance(text, str):
         raise TypeError(f"split_words() takes a string, got {type(text).__name__}")
+    _check_limit("max_words", max_words)
+    _check_limit("max_word_chars", max_word_chars)
     words: list[str] = []
     space_before: list[bool] = []
     seen_space = False
-    i, n = 0, len(text)
+    truncated = False
+    n = len(text)
+    if max_words is not None and max_word_chars is not None and n > max_words * (max_word_chars + 1):
+        n, truncated = max_words * (max_word_chars + 1), True
+    i = 0
     while i < n:
         kind = _kind(text[i])
         if kind == "space":
             seen_space, i = True, i + 1
             continue
+        if max_words is not None and len(words) == max_words:
+            truncated = True
+            break
         start, i = i, i + 1
         if kind != "punct":
             run = kind if kind != "format" else ""  # a leading format character takes the next kind
@@ -73,10 +110,13 @@ def split_words(text: str) -> SplitText:
                     i += 2
                 else:
                     break
-        words.append(text[start:i])
+        word = text[start:i]
+        if max_word_chars is not None and len(word) > max_word_chars:
+            word, truncated = shorten_word(word, max_word_chars), True
+        words.append(word)
         space_before.append(seen_space)
         seen_space = False
-    return SplitText(words, space_before)
+    return SplitText(words, space_before, truncated)
 
 
 def join_words(words: list[str], space_before: list[bool]) -> str:

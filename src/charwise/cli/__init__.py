@@ -6,9 +6,9 @@ compare, tune), :mod:`~charwise.cli.stats`, :mod:`~charwise.cli.expand` and :mod
 (tag train, eval, predict). Commands read files through :func:`charwise.io.read_lines` and write
 outputs through charwise.io's atomic writers.
 
-:func:`main` prints charwise's own errors (:class:`~charwise.errors.CharwiseError`) and file
-errors (``OSError``) as one line, ``charwise: error: ...``, with exit status 2. Any other exception
-is a bug and keeps its traceback.
+:func:`main` prints charwise's own errors (:class:`~charwise.errors.CharwiseError`), file
+errors (``OSError``), unreadable weight files (safetensors' errors) and ``MemoryError`` as one line,
+``charwise: error: ...``, with exit status 2. Any other exception is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -26,6 +26,23 @@ EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
 
 
+def _show_defaults(parser: argparse.ArgumentParser) -> None:
+    """Every option's help ends with its default (unless it says it already), in every subcommand."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                _show_defaults(child)
+            continue
+        default = action.default
+        if (not action.option_strings or default in (None, False, argparse.SUPPRESS)
+                or isinstance(action, argparse._HelpAction)):
+            continue
+        help = action.help or ""
+        if "default" not in help:
+            shown = " ".join(map(str, default)) if isinstance(default, list) else str(default)
+            action.help = (help + " " if help else "") + f"(default: {shown.replace('%', '%%')})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``charwise`` parser with every command group registered."""
     from charwise.cli import encoder, expand, hybrid, stats, tag
@@ -34,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     for group in (encoder, hybrid, stats, expand, tag):
         group.add_parser(sub)
+    _show_defaults(p)
     return p
 
 
@@ -54,6 +72,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except (CharwiseError, OSError) as e:
         print(f"charwise: error: {_one_line(e)}", file=sys.stderr)
+        return EXIT_ERROR
+    except MemoryError:
+        print("charwise: error: out of memory (a smaller --batch-size or --max-line-chars needs less)",
+              file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as e:
+        if type(e).__name__ != "SafetensorError":  # safetensors' own type for unreadable files
+            raise
+        print(f"charwise: error: cannot read a weights file: {_one_line(e)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("charwise: interrupted (training can continue with --resume)", file=sys.stderr)

@@ -1,16 +1,21 @@
-"""What the command modules share: checks of flag values, loading an encoder, writing a ``.npy``.
+"""What the command modules share: checks of flag values, the input options, loading an encoder,
+writing a ``.npy``.
 
 Flag checks raise :class:`~charwise.errors.ConfigError` naming the flag (``--max-words must be >=
-0, got -1``): the command line speaks in flags, the library in arguments.
+0, got -1``): the command line speaks in flags, the library in arguments. Every command that reads
+text takes the same input options (:func:`add_input_options`: ``--errors``, ``--max-line-chars``)
+and reads through :func:`input_lines`, which warns on standard error about what it cut or replaced.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
-from typing import Any
+import sys
+from typing import Any, Iterator
 
 from charwise.errors import ConfigError
-from charwise.io import atomic_file
+from charwise.io import ERRORS, MAX_LINE_CHARS, ReadReport, atomic_file, check_text, iter_lines
 
 
 def check_min(flag: str, value: float, minimum: float) -> None:
@@ -29,6 +34,42 @@ def check_unit(flag: str, value: float) -> None:
     """``0 <= value <= 1``, else a ConfigError naming ``flag``."""
     if not 0.0 <= value <= 1.0:
         raise ConfigError(f"{flag} must be in [0, 1], got {value}")
+
+
+def check_int_min(flag: str, value: int, minimum: int) -> None:
+    """``value`` is an integer ``>= minimum``, else a ConfigError naming ``flag``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{flag} must be an integer, got {value!r}")
+    check_min(flag, value, minimum)
+
+
+# --- text input ------------------------------------------------------------------------------
+def add_input_options(parser: argparse.ArgumentParser) -> None:
+    """``--errors`` and ``--max-line-chars``, the same on every command that reads text."""
+    parser.add_argument("--errors", default="strict", choices=ERRORS,
+                        help="input that is not UTF-8 (in files, standard input or arguments): strict refuses it "
+                             "naming where, replace reads each bad byte as U+FFFD")
+    parser.add_argument("--max-line-chars", type=int, default=MAX_LINE_CHARS,
+                        help="characters kept of a line; the rest of a longer line is skipped, with a warning")
+
+
+def check_input_options(args: argparse.Namespace) -> None:
+    check_min("--max-line-chars", args.max_line_chars, 1)
+
+
+def input_lines(args: argparse.Namespace, path: str) -> Iterator[str]:
+    """The lines of ``path`` ('-': standard input) under the command's input options, read lazily;
+    when the last one has been read, a warning for each line that was cut or had bytes replaced."""
+    report = ReadReport()
+    yield from iter_lines(path, errors=args.errors, max_chars=args.max_line_chars, report=report)
+    source = "<stdin>" if path == "-" else path
+    for message in report.warnings(source, args.max_line_chars):
+        print(f"charwise: warning: {message}", file=sys.stderr)
+
+
+def argument_text(args: argparse.Namespace, text: str, what: str) -> str:
+    """A text given on the command line, under ``--errors`` (:func:`charwise.io.check_text`)."""
+    return check_text(text, what, args.errors)
 
 
 def load_encoder(name_or_path: str) -> Any:

@@ -5,12 +5,22 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
-from charwise.cli.common import check_min, check_positive, check_unit, load_encoder, save_npy
-from charwise.errors import ConfigError
-from charwise.io import read_json, read_lines, write_json
+from charwise.cli.common import (
+    add_input_options,
+    argument_text,
+    check_input_options,
+    check_min,
+    check_positive,
+    check_unit,
+    input_lines,
+    load_encoder,
+)
+from charwise.errors import CheckpointError, ConfigError
+from charwise.io import atomic_npy, check_output_dir, check_output_file, read_json, write_json
+
+EMBED_BLOCK = 16_384  # lines read, embedded and written at a time: memory does not grow with the file
 
 LOSS_FLAGS = (("cos", "cosine distance"), ("l2", "Euclidean distance"), ("nbr", "neighbour"),
               ("ce", "tied cross-entropy"), ("contrastive", "contrastive (in-batch + hard negatives)"))
@@ -80,6 +90,8 @@ def add_parser(sub: Any) -> None:
     n.add_argument("words", nargs="+")
     n.add_argument("-k", type=int, default=10)
     n.add_argument("--encoder", default="minilm", help="shipped encoder name or an encoder directory")
+    n.add_argument("--errors", default="strict", choices=["strict", "replace"],
+                   help="words that are not UTF-8: strict refuses them, replace reads each bad byte as U+FFFD")
     n.set_defaults(func=cmd_neighbors)
 
     m = sub.add_parser("embed", help="embed one word per line into a .npy matrix (row i = line i)")
@@ -87,6 +99,7 @@ def add_parser(sub: Any) -> None:
     m.add_argument("--out", required=True, help="output .npy file")
     m.add_argument("--encoder", default="minilm")
     m.add_argument("--batch-size", type=int, default=1024)
+    add_input_options(m)
     m.set_defaults(func=cmd_embed)
 
 
@@ -117,9 +130,22 @@ def cmd_train(args: argparse.Namespace) -> int:
     from charwise.training.approximation import TrainConfig, Trainer
     from charwise.training.losses import LossWeights
 
-    out = Path(args.out)
+    out = check_output_dir(args.out, "--out")
+    if args.resume and not (out / "checkpoint" / "state.json").is_file():
+        raise CheckpointError(f"nothing to resume: {out} has no checkpoint; run without --resume"
+                              + (" into a new --out" if (out / "train_config.json").exists() else ""))
     if args.resume and (out / "train_config.json").exists():
         config = TrainConfig.from_dict(read_json(out / "train_config.json"))
+        # --resume continues the run as it was configured: a flag asking for something else is refused.
+        defaults = TrainConfig()
+        for flag, asked, saved, default in (("--steps", args.steps, config.steps, defaults.steps),
+                                            ("--batch-size", args.batch_size, config.batch_size, defaults.batch_size),
+                                            ("--lr", args.lr, config.lr, defaults.lr),
+                                            ("--teacher", args.teacher, config.teacher, defaults.teacher)):
+            if asked != default and asked != saved:
+                raise ConfigError(f"{flag} {asked} differs from the run in {out} ({flag} {saved}): --resume "
+                                  f"continues that run as configured; drop {flag}, or start a new run with "
+                                  "another --out")
     else:
         _check_train_flags(args)
         losses = LossWeights(cos=args.cos, l2=args.l2, nbr=args.nbr, ce=args.ce, contrastive=args.contrastive,
@@ -164,6 +190,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     check_min("--max-words", args.max_words, 0)
     check_min("--noise-words", args.noise_words, 0)
+    if args.json:
+        check_output_file(args.json, "--json")
     encoder = load_encoder(args.encoder)
     teacher = encoder.teacher
     split = split_for_encoder(teacher, getattr(encoder, "training_info", {}) or {})
@@ -200,6 +228,7 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
     from charwise.retrieval import topk_rows
 
     check_min("-k", args.k, 1)
+    args.words = [argument_text(args, w, f"word {n + 1}") for n, w in enumerate(args.words)]
     encoder = load_encoder(args.encoder)
     teacher = encoder.teacher
     vectors = encoder.embed(args.words)
@@ -221,11 +250,22 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
 
 # --- embed -------------------------------------------------------------------------------------
 def cmd_embed(args: argparse.Namespace) -> int:
+    from tqdm.auto import tqdm
+
     check_min("--batch-size", args.batch_size, 1)
+    check_input_options(args)
+    check_output_file(args.out, "--out")
     encoder = load_encoder(args.encoder)  # fail on a bad encoder before reading any input
-    # Row i is line i, always: empty lines give the empty-string vector instead of being dropped.
-    words = [line.strip() for line in read_lines(args.words_file)]
-    vectors = encoder.embed(words, batch_size=args.batch_size, progress=len(words) > 10 * args.batch_size)
-    save_npy(args.out, vectors)
-    print(f"{len(words)} vectors of dimension {vectors.shape[1]} written to {args.out}", file=sys.stderr)
+    lines = input_lines(args, args.words_file)
+    bar = tqdm(desc="embed", unit=" words", disable=None, file=sys.stderr)
+    with atomic_npy(args.out, encoder.dim) as out:
+        while True:
+            # Row i is line i, always: empty lines give the empty-string vector instead of being dropped.
+            block = [line.strip() for _, line in zip(range(EMBED_BLOCK), lines)]
+            if not block:
+                break
+            out.write(encoder.embed(block, batch_size=args.batch_size))
+            bar.update(len(block))
+    bar.close()
+    print(f"{out.rows} vectors of dimension {encoder.dim} written to {args.out}", file=sys.stderr)
     return 0

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from charwise.cli.common import check_min
 from charwise.errors import ConfigError, InputError, OutputExistsError
-from charwise.io import read_lines, write_json
+from charwise.io import check_output_dir, check_output_file, read_lines, write_json
 
 DEFAULT_MIN_COUNT = 5
 SKIPS = (("in_vocab", "already one vocabulary token"), ("not_a_word", "split by the pre-tokenizer"),
@@ -51,7 +50,9 @@ def _check_flags(args: argparse.Namespace) -> list[str]:
     check_min("--max-words", args.max_words, 0)
     if args.min_count is not None:
         check_min("--min-count", args.min_count, 1)
-    out = Path(args.out)
+    if args.report:
+        check_output_file(args.report, "--report")  # before the model is written, not after
+    out = check_output_dir(args.out, "--out")
     if out.exists() and not out.is_dir():
         raise OutputExistsError(f"--out {out} exists and is not a directory")
     if out.is_dir() and any(out.iterdir()) and not args.force:

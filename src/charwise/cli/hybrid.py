@@ -7,9 +7,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from charwise.cli.common import check_min, check_positive, check_unit, save_npy
+from charwise.cli.common import (
+    add_input_options,
+    argument_text,
+    check_input_options,
+    check_min,
+    check_positive,
+    check_unit,
+    input_lines,
+)
 from charwise.errors import MissingInputError
-from charwise.io import read_json, read_lines
+from charwise.io import atomic_npy, check_output_file, read_json
+
+ENCODE_BLOCK = 4096  # sentences read, encoded and written at a time: memory does not grow with the file
 
 POLICY_HELP = "none, oov, multi, no-suffix, random:P or all"
 ENCODER_HELP = "character encoder (default: the one shipped for the teacher)"
@@ -26,6 +36,7 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--batch-size", type=int, default=32)
     c.add_argument("--max-length", type=int, default=256, help="positions per sentence; longer ones are truncated")
     c.add_argument("--no-normalize", action="store_true", help="keep the mean-pooled vectors unnormalised")
+    add_input_options(c)
     c.set_defaults(func=cmd_encode)
 
     h = sub.add_parser("compare", help="teacher pieces vs hybrid input for a text: which words the policy picks")
@@ -33,6 +44,8 @@ def add_parser(sub: Any) -> None:
     h.add_argument("--teacher", default="minilm", help="minilm, smollm2 or a model directory")
     h.add_argument("--policy", default="oov", help=POLICY_HELP)
     h.add_argument("--encoder", default=None, help=ENCODER_HELP)
+    h.add_argument("--errors", default="strict", choices=["strict", "replace"],
+                   help="text that is not UTF-8: strict refuses it, replace reads each bad byte as U+FFFD")
     h.set_defaults(func=cmd_compare)
 
     u = sub.add_parser("tune", help="adapt an encoder to the frozen model that reads it (hybrid tuning)")
@@ -57,18 +70,38 @@ def add_parser(sub: Any) -> None:
 
 # --- encode ------------------------------------------------------------------------------------
 def cmd_encode(args: argparse.Namespace) -> int:
+    import warnings
+
+    from tqdm.auto import tqdm
+
     from charwise.hybrid.policies import get_policy
     from charwise.hybrid.sentence import SentenceEncoder
 
     check_min("--batch-size", args.batch_size, 1)
     check_min("--max-length", args.max_length, 1)
+    check_input_options(args)
     get_policy(args.policy)  # a bad policy fails before any model loads
-    sentences = read_lines(args.file)
+    check_output_file(args.out, "--out")
     encoder = SentenceEncoder(args.teacher, policy=args.policy, encoder=args.encoder, max_length=args.max_length)
-    vectors = encoder.encode(sentences, batch_size=args.batch_size, normalize=not args.no_normalize,
-                             progress=len(sentences) > 10 * args.batch_size)
-    save_npy(args.out, vectors)
-    print(f"{len(sentences)} sentence vectors of dimension {vectors.shape[1]} ({encoder.policy.name} policy) "
+    lines = input_lines(args, args.file)
+    bar = tqdm(desc="encode", unit=" sentences", disable=None, file=sys.stderr)
+    cut = 0
+    with atomic_npy(args.out, encoder.dim) as out:
+        while True:
+            block = [line for _, line in zip(range(ENCODE_BLOCK), lines)]
+            if not block:
+                break
+            with warnings.catch_warnings(record=True) as caught:  # counted over the file, said once
+                warnings.simplefilter("always")
+                out.write(encoder.encode(block, batch_size=args.batch_size, normalize=not args.no_normalize))
+            # HybridModel warns "N of M texts exceed the model's T positions and were truncated" per batch.
+            cut += sum(int(str(w.message).split()[0]) for w in caught if "were truncated" in str(w.message))
+            bar.update(len(block))
+    bar.close()
+    if cut:
+        print(f"charwise: warning: {cut} sentences were longer than {args.max_length} positions and were cut "
+              "to fit; --max-length sets the window", file=sys.stderr)
+    print(f"{out.rows} sentence vectors of dimension {encoder.dim} ({encoder.policy.name} policy) "
           f"written to {args.out}", file=sys.stderr)
     return 0
 
@@ -110,6 +143,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from charwise.retrieval import topk_rows
     from charwise.words import split_words
 
+    args.text = argument_text(args, args.text, "the text")
     hybrid = HybridModel.from_teacher(args.teacher, policy=args.policy, encoder=args.encoder)
     teacher = hybrid.teacher
     with torch.inference_mode():

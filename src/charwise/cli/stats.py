@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
-from charwise.cli.common import check_min
-from charwise.io import FORMATS, write_json
+from charwise.cli.common import add_input_options, check_input_options, check_min
+from charwise.errors import ConfigError
+from charwise.io import FORMATS, ReadReport, check_output_file, write_json
 
 
 def add_parser(sub: Any) -> None:
@@ -18,10 +20,11 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--format", default="auto", choices=list(FORMATS),
                    help="corpus format (auto: from the extension / content)")
     s.add_argument("--json", help="write the statistics as JSON to this file")
-    s.add_argument("--plot", help="write a PNG of the pieces-per-word histograms")
+    s.add_argument("--plot", help="write a PNG of the pieces-per-word histograms (a .png file name)")
     s.add_argument("--top", type=int, default=20, help="how many of the most shattered words to list")
     s.add_argument("--keep-hash-lines", action="store_true",
                    help="CoNLL: keep token lines starting with '#' (by default they are comments)")
+    add_input_options(s)
     s.set_defaults(func=cmd_stats)
 
 
@@ -31,8 +34,21 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from charwise.teachers import Teacher
 
     check_min("--top", args.top, 0)
+    check_input_options(args)
+    if args.json:
+        check_output_file(args.json, "--json")
+    if args.plot:
+        check_output_file(args.plot, "--plot")
+        if not args.plot.lower().endswith(".png"):
+            raise ConfigError(f"--plot writes a PNG: give a file name ending in .png, got {args.plot}")
     # Read every corpus before loading any teacher: a bad file fails fast.
-    corpora = [(path, read_sentences(path, args.format, comments=not args.keep_hash_lines)) for path in args.corpus]
+    corpora = []
+    for path in args.corpus:
+        report = ReadReport()
+        corpora.append((path, read_sentences(path, args.format, comments=not args.keep_hash_lines, errors=args.errors,
+                                             max_chars=args.max_line_chars, report=report)))
+        for message in report.warnings("<stdin>" if path == "-" else path, args.max_line_chars):
+            print(f"charwise: warning: {message}", file=sys.stderr)
     results = []
     for name in args.teacher or ["minilm"]:
         teacher = Teacher.load(name)

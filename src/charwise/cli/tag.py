@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from charwise.cli.common import add_input_options, check_input_options, check_min
 from charwise.errors import ConfigError, InputError, MissingInputError
-from charwise.io import atomic_file, read_json, write_json
+from charwise.io import ReadReport, atomic_file, check_output_dir, check_output_file, read_json, write_json
 from charwise.tagging.data import TASKS
 
 
@@ -90,6 +91,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("file", help="plain text (one sentence per line), CoNLL or CoNLL-U ('-' for stdin)")
     p.add_argument("--format", default="auto", choices=["auto", "text", "conll", "conllu"])
     p.add_argument("--out", help="write the CoNLL output here instead of stdout")
+    add_input_options(p)
     p.set_defaults(func=cmd_tag_predict)
 
 
@@ -97,6 +99,7 @@ def cmd_tag_train(args: argparse.Namespace) -> int:
     from charwise.tagging import TaggerConfig, evaluate_tagger, load_tagger, train_tagger
     from charwise.tagging.data import load_task
 
+    check_output_dir(args.out, "--out")
     saved = Path(args.out) / "train_config.json"
     if args.resume and saved.is_file():  # the run's own settings, as `train` and `tune` do
         config = TaggerConfig.from_dict(read_json(saved))
@@ -145,7 +148,11 @@ def cmd_tag_eval(args: argparse.Namespace) -> int:
     for rate in args.noise:
         if not 0.0 <= rate <= 1.0:
             raise ConfigError(f"--noise must be in [0, 1], got {rate}")
+    check_min("--max-sentences", args.max_sentences, 0)
+    if args.json:
+        check_output_file(args.json, "--json")
     tagger = load_tagger(args.dir)
+    print(f"scoring {args.dir} ...", file=sys.stderr)
     task = tagger.config.task
     if task not in TASKS:
         raise ConfigError(f"the tagger was trained on {task!r}, not a built-in task: evaluate it from Python")
@@ -165,12 +172,17 @@ def cmd_tag_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_for_prediction(path: str, format: str) -> tuple[list[list[str]], dict[str, list[list[str]]]]:
+def _read_for_prediction(path: str, format: str, args: argparse.Namespace | None = None
+                         ) -> tuple[list[list[str]], dict[str, list[list[str]]]]:
     """Sentences of words (and their CoNLL-U columns) from a text, CoNLL or CoNLL-U file."""
     from charwise.corpora import parse_labelled_conll, parse_labelled_conllu
     from charwise.io import detect_format, read_lines, text_sentences
 
-    lines = read_lines(path)
+    report = ReadReport()
+    errors, max_chars = (args.errors, args.max_line_chars) if args is not None else ("strict", None)
+    lines = read_lines(path, errors=errors, max_chars=max_chars, report=report)
+    for message in report.warnings("<stdin>" if path == "-" else path, max_chars):
+        print(f"charwise: warning: {message}", file=sys.stderr)
     if format == "auto":
         format = detect_format(path, lines)
     if format == "conllu":
@@ -185,9 +197,12 @@ def _read_for_prediction(path: str, format: str) -> tuple[list[list[str]], dict[
 def cmd_tag_predict(args: argparse.Namespace) -> int:
     from charwise.tagging.model import load_tagger
 
+    check_input_options(args)
     if args.file != "-" and not Path(args.file).is_file():
         raise MissingInputError(f"no such file: {args.file}")
-    sentences, columns = _read_for_prediction(args.file, args.format)  # a bad file fails before the model loads
+    if args.out:
+        check_output_file(args.out, "--out")
+    sentences, columns = _read_for_prediction(args.file, args.format, args)  # a bad file fails before the model loads
     tagger = load_tagger(args.dir)
     features = None
     if tagger.config.feature:
@@ -195,7 +210,26 @@ def cmd_tag_predict(args: argparse.Namespace) -> int:
             raise InputError(f"this tagger uses the word feature {tagger.config.feature!r}: "
                              "give a CoNLL-U file that has it")
         features = columns[tagger.config.feature]
-    tags = tagger.predict(sentences, features, batch_size=tagger.config.eval_batch_size)
+    # A sentence longer than the model's window is tagged in consecutive pieces that fit, so that
+    # memory stays bounded by the window and every word gets a tag of its own.
+    ad = tagger.hybrid.adapter
+    window = max(1, ad.max_length - len(ad.prefix_ids) - len(ad.suffix_ids))
+    pieces, owner = [], []
+    piece_features: list[list[str]] | None = [] if features is not None else None
+    for n, words in enumerate(sentences):
+        for start in range(0, max(len(words), 1), window):
+            pieces.append(words[start : start + window])
+            owner.append(n)
+            if piece_features is not None and features is not None:
+                piece_features.append(features[n][start : start + window])
+    long = sum(1 for words in sentences if len(words) > window)
+    if long:
+        print(f"charwise: warning: {long} sentences had more than {window} words (the model's window) and were "
+              f"tagged {window} words at a time", file=sys.stderr)
+    piece_tags = tagger.predict(pieces, piece_features, batch_size=tagger.config.eval_batch_size)
+    tags: list[list[str]] = [[] for _ in sentences]
+    for n, t in zip(owner, piece_tags):
+        tags[n].extend(t)
     text = "".join("".join(f"{w}\t{t}\n" for w, t in zip(ws, ts)) + "\n" for ws, ts in zip(sentences, tags))
     if args.out:
         with atomic_file(args.out) as f:

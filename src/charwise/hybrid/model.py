@@ -21,7 +21,12 @@ spelled with a leading space) live in a small :class:`ModelAdapter`, read from t
 default; pass your own for models whose tokenizer does not describe them.
 
 Texts longer than the model's maximum are truncated (pieces past the limit are dropped, the
-closing special tokens are kept) with a warning; :attr:`HybridInputs.truncated` says which.
+closing special tokens are kept) with a warning; :attr:`HybridInputs.truncated` says which. Work
+and memory stay bounded by the window, whatever the length of a text: only the first words that can
+fit (one position each at least) are split and tokenised, and a word longer than
+:attr:`HybridModel.max_word_chars` characters (:data:`charwise.words.MAX_WORD_CHARS`) is read as
+its first and last halves of that many. Lone surrogates (which Python makes of undecodable bytes)
+reach the tokenizer as U+FFFD.
 """
 
 from __future__ import annotations
@@ -39,8 +44,9 @@ from charwise.encoders.base import CharEncoder, check_teacher
 from charwise.errors import ConfigError
 from charwise.hybrid.adapter import ModelAdapter
 from charwise.hybrid.policies import Policy, get_policy
+from charwise.io import replace_surrogates
 from charwise.teachers import Teacher
-from charwise.words import split_words
+from charwise.words import MAX_WORD_CHARS, shorten_word, split_words
 
 
 @dataclass
@@ -118,7 +124,10 @@ class HybridModel(nn.Module):
         policy: a name (``none``, ``oov``, ``multi``, ``no-suffix``, ``random:p``, ``all``) or a
             :class:`~charwise.policies.Policy`.
         adapter: model specifics; read from the tokenizer when omitted.
-        cache_size: words whose pieces and (in inference) vectors are remembered across batches.
+        cache_size: words whose pieces and (in inference) vectors are remembered across batches
+            (a batch with more distinct words than this still works; the cache keeps the latest).
+        max_word_chars: characters of a word that are tokenised and encoded (longer words are
+            read as their first and last halves of that many).
     """
 
     def __init__(
@@ -131,6 +140,7 @@ class HybridModel(nn.Module):
         adapter: ModelAdapter | None = None,
         cache_size: int = 100_000,
         seed: int = 0,
+        max_word_chars: int = MAX_WORD_CHARS,
     ) -> None:
         super().__init__()
         self.model: PreTrainedModel = model
@@ -145,6 +155,9 @@ class HybridModel(nn.Module):
             check_teacher(encoder, teacher)
         self.adapter = adapter or ModelAdapter.from_tokenizer(teacher.tokenizer, teacher.family,
                                                               getattr(model, "config", None))
+        if isinstance(max_word_chars, bool) or not isinstance(max_word_chars, int) or max_word_chars < 2:
+            raise ConfigError(f"max_word_chars must be an integer >= 2, got {max_word_chars!r}")
+        self.max_word_chars = max_word_chars
         self._piece_cache = _LRU(cache_size)
         self._vector_cache = _LRU(cache_size)
 
@@ -180,13 +193,16 @@ class HybridModel(nn.Module):
         """The teacher's ids of each word, spelled as it appears (after a space or glued on)."""
         spaced = self.adapter.space_prefix
         keys = [(w, bool(s) and spaced) for w, s in zip(words, space_before)]
-        missing = list(dict.fromkeys(k for k in keys if self._piece_cache.get(k) is None))
+        # Looked up once into a local map: the cache may evict during this very call.
+        found = {k: self._piece_cache.get(k) for k in dict.fromkeys(keys)}
+        missing = [k for k, v in found.items() if v is None]
         if missing:
-            texts = [(" " + w) if s else w for w, s in missing]
+            texts = [(" " if s else "") + replace_surrogates(shorten_word(w, self.max_word_chars)) for w, s in missing]
             ids = self.teacher.tokenizer(texts, add_special_tokens=False)["input_ids"]
             for key, row in zip(missing, ids):
-                self._piece_cache.put(key, list(row))
-        return [self._piece_cache.get(k) for k in keys]
+                found[key] = list(row)
+                self._piece_cache.put(key, found[key])
+        return [found[k] for k in keys]
 
     def char_vectors(self, words: list[str]) -> torch.Tensor:
         """Character-encoder vectors; cached in inference, differentiable in training."""
@@ -195,13 +211,15 @@ class HybridModel(nn.Module):
                                "hybrid model has none (pass encoder=...)")
         if self.training and torch.is_grad_enabled():
             return self.encoder.embed(words, grad=True)
-        missing = list(dict.fromkeys(w for w in words if self._vector_cache.get(w) is None))
+        found = {w: self._vector_cache.get(w) for w in dict.fromkeys(words)}
+        missing = [w for w, v in found.items() if v is None]
         if missing:
             with torch.inference_mode():
                 vectors = self.encoder.embed(missing)
             for w, v in zip(missing, vectors):
+                found[w] = v
                 self._vector_cache.put(w, v)
-        return torch.stack([self._vector_cache.get(w) for w in words])
+        return torch.stack([found[w] for w in words])
 
     # --- batches ---------------------------------------------------------------------------
     def prepare(
@@ -222,12 +240,19 @@ class HybridModel(nn.Module):
         for b, words in enumerate(batch):
             if len(space_before[b]) != len(words):
                 raise ValueError(f"sentence {b}: {len(words)} words but {len(space_before[b])} space flags")
-            pieces = self.word_pieces(words, space_before[b])
-            selected = [bool(s) for s in self.policy.select(words, pieces, self.teacher)]
-            if len(selected) != len(words):
-                raise ValueError(f"policy {self.policy!r} returned {len(selected)} flags for {len(words)} words")
+            # Every word takes a position at least: words past the window are never tokenised.
+            kept = words[: max(limit, 0)]
+            pieces = self.word_pieces(kept, space_before[b][: len(kept)])
+            selected = [bool(s) for s in self.policy.select(kept, pieces, self.teacher)]
+            if len(selected) != len(kept):
+                raise ValueError(f"policy {self.policy!r} returned {len(selected)} flags for {len(kept)} words")
+            dropped = len(words) - len(kept)
+            pieces, selected = pieces + [[] for _ in range(dropped)], selected + [False] * dropped
             ids, spans = list(ad.prefix_ids), []
             for i, (word, p) in enumerate(zip(words, pieces)):
+                if i >= len(kept):
+                    spans.append((-1, -1))  # past the window
+                    continue
                 if not p and not selected[i]:
                     # Words the tokenizer erases (only invisible characters) still need a position.
                     if ad.unk_id is not None:
@@ -236,13 +261,13 @@ class HybridModel(nn.Module):
                         selected[i] = True
                 start = len(ids)
                 if selected[i]:
-                    slots.append((b, start, word))
+                    slots.append((b, start, shorten_word(word, self.max_word_chars)))
                     ids.append(ad.unk_id if ad.unk_id is not None else ad.pad_id)
                 else:
                     ids.extend(p)
                 spans.append((start, len(ids)))
             cut = len(ad.prefix_ids) + limit
-            truncated.append(len(ids) > cut)
+            truncated.append(len(ids) > cut or dropped > 0)
             if len(ids) > cut:
                 ids = ids[:cut]
                 spans = [(s, min(e, cut)) if s < cut else (-1, -1) for s, e in spans]
@@ -279,10 +304,19 @@ class HybridModel(nn.Module):
         return HybridInputs(embeds, attention, input_ids, word_index, spans_all, all_selected, all_pieces, truncated)
 
     def prepare_texts(self, texts: Sequence[str]) -> HybridInputs:
-        """Raw texts, split with :func:`charwise.words.split_words`."""
+        """Raw texts, split with :func:`charwise.words.split_words` (only as many words as the
+        window can hold, each of at most :attr:`max_word_chars` characters)."""
         if isinstance(texts, str):
             raise TypeError("prepare_texts() takes a list of strings")
-        splits = [split_words(t) for t in texts]
+        ad = self.adapter
+        window = max(1, ad.max_length - len(ad.prefix_ids) - len(ad.suffix_ids))
+        # One word more than fits, so that a text that does not fit is seen to be truncated.
+        splits = [split_words(t, max_words=window + 1, max_word_chars=self.max_word_chars) for t in texts]
+        shortened = sum(s.truncated and len(s.words) <= window for s in splits)
+        if shortened:
+            warnings.warn(f"{shortened} of {len(texts)} texts were cut before tokenising: words longer than "
+                          f"{self.max_word_chars} characters are read as their first and last halves, and "
+                          "text past what the window can hold is dropped", stacklevel=2)
         return self.prepare([s.words for s in splits], [s.space_before for s in splits])
 
     def forward(

@@ -193,7 +193,10 @@ class CharwiseHybrid(nn.Module):
                 raise ConfigError("CharwiseHybrid embeds single texts, not text pairs")
             if not isinstance(item, str):
                 raise TypeError(f"CharwiseHybrid embeds texts, got {type(item).__name__}")
-            texts.append(prompt + item if prompt else item)
+            text = prompt + item if prompt else item
+            # What the window can hold at most (HybridModel.prepare_texts reads no further): the
+            # code points of the rest of a very long text are never stored.
+            texts.append(text[: (self.max_seq_length + 1) * (self.hybrid.max_word_chars + 1)])
         max_length = kwargs.get("max_length")
         if max_length is not None and max_length != self.max_seq_length and not self._warned_max_length:
             self._warned_max_length = True
