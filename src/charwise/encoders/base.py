@@ -197,6 +197,8 @@ class CharEncoder(PreTrainedModel):
         """
         if isinstance(words, str):
             raise TypeError("embed() takes a list of strings, not a single string")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
         settings = self.manifold if manifold is not False else None
         if manifold and settings is None:
             raise ConfigError("this encoder has no manifold projection: tune one with charwise.training.manifold")
@@ -309,6 +311,20 @@ class CharEncoder(PreTrainedModel):
             charset = CharVocab.from_dict(config.charset)
         except (TypeError, ValueError) as e:
             raise CheckpointError(f"bad encoder config in '{cfg_path}': {e}") from None
+        # Values of the wrong JSON type ("dim": "384") would fail much later, deep inside torch.
+        for section, values, reference in (("arch", arch, enc_cls.Config()), ("charset", charset.config,
+                                                                              type(charset.config)())):
+            for f in dataclasses.fields(reference):
+                value, want = getattr(values, f.name), getattr(reference, f.name)
+                ok = (isinstance(value, bool) if isinstance(want, bool)
+                      else isinstance(value, (int, float)) and not isinstance(value, bool) if isinstance(want, float)
+                      else isinstance(value, int) and not isinstance(value, bool) if isinstance(want, int)
+                      else isinstance(value, type(want)) if want is not None else True)
+                if ok and isinstance(want, list) and want:
+                    ok = all(isinstance(v, type(want[0])) and not isinstance(v, bool) for v in value)
+                if not ok:
+                    raise CheckpointError(f"bad encoder config in '{cfg_path}': {section}.{f.name} is "
+                                          f"{value!r} ({type(value).__name__}), expected {type(want).__name__}")
         if arch.num_chars != charset.size:
             raise CheckpointError(
                 f"'{cfg_path}' is inconsistent: charset has {charset.size} ids but the encoder expects {arch.num_chars}"
@@ -322,6 +338,11 @@ class CharEncoder(PreTrainedModel):
             state = load_file(str(weights_path), device=str(map_location))
         except Exception as e:  # safetensors raises several types for corrupt files
             raise CheckpointError(f"cannot read weights '{weights_path}': {e}") from None
+        broken = [name for name, tensor in state.items()
+                  if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())]
+        if broken:
+            raise CheckpointError(f"weights in '{weights_path}' hold NaN or infinite values ({', '.join(broken[:3])}"
+                                  f"{', ...' if len(broken) > 3 else ''}): the encoder is broken; use another one")
         expected = model.state_dict()
         missing = sorted(set(expected) - set(state))
         unexpected = sorted(set(state) - set(expected))
@@ -336,6 +357,10 @@ class CharEncoder(PreTrainedModel):
                     f"shape mismatch for '{name}': checkpoint {tuple(tensor.shape)} "
                     f"vs config {tuple(expected[name].shape)}"
                 )
+        teacher_dim = config.teacher.get("dim")
+        if teacher_dim is not None and teacher_dim != arch.dim:
+            raise CheckpointError(f"'{cfg_path}' is inconsistent: the encoder outputs {arch.dim} dimensions but "
+                                  f"its teacher '{config.teacher.get('name')}' has {teacher_dim}")
         model.load_state_dict(state)
         model.to(map_location)  # type: ignore[arg-type]  # transformers' @wraps(nn.Module.to) hides the bound self
         if dtype is not None:

@@ -3,12 +3,13 @@ and the one function that turns "a name, a directory or an encoder" into an enco
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
 from charwise.encoders.base import CONFIG_FILE, CharEncoder, check_teacher
-from charwise.errors import ConfigError, MissingInputError
+from charwise.errors import CheckpointError, ConfigError, MissingInputError
 
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "pretrained"
 
@@ -27,10 +28,30 @@ def load(name_or_path: str | os.PathLike = "minilm") -> CharEncoder:
         return CharEncoder.from_pretrained(SHIPPED_DIR / name)
     path = Path(name).expanduser()
     if path.is_dir():
-        return CharEncoder.from_pretrained(path)
+        encoder = CharEncoder.from_pretrained(path)
+        _check_teacher_label(encoder, path)
+        return encoder
     raise MissingInputError(
         f"no encoder '{name}': shipped encoders are {available() or 'none'}; or pass a directory"
     )
+
+
+def _check_teacher_label(encoder: CharEncoder, path: Path) -> None:
+    """An encoder that names a built-in teacher must have that teacher's dimension and vocabulary
+    (known from the shipped encoder's config, without loading the teacher)."""
+    info = encoder.teacher_info
+    name = info.get("name")
+    if name not in available():
+        return
+    try:
+        shipped = json.loads((SHIPPED_DIR / str(name) / CONFIG_FILE).read_text(encoding="utf-8")).get("teacher") or {}
+    except (OSError, ValueError):
+        return
+    for key in ("dim", "vocab_hash"):
+        if shipped.get(key) is not None and info.get(key) is not None and info[key] != shipped[key]:
+            raise CheckpointError(
+                f"the encoder in '{path}' names teacher '{name}' but was trained for another one ({key} "
+                f"{info[key]}, while '{name}' has {shipped[key]}): fix its config.json or use it with its own teacher")
 
 
 def resolve_encoder(

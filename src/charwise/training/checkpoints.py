@@ -79,8 +79,16 @@ def load_training_state(directory: str | Path, module: nn.Module,
         load_model(module, str(directory / WEIGHTS_FILE), device=str(device))
     except RuntimeError as e:
         raise CheckpointError(f"'{directory}' does not fit this model: {e}") from None
-    extra = torch.load(directory / OPTIMIZER_FILE, weights_only=True)
-    optimizer.load_state_dict(extra["optimizer"])
+    except Exception as e:  # safetensors' SafetensorError for a truncated or corrupt file
+        raise CheckpointError(f"cannot read '{directory / WEIGHTS_FILE}' (corrupt or cut short: {e}); "
+                              "resume from an intact checkpoint or start a new run") from None
+    try:
+        extra = torch.load(directory / OPTIMIZER_FILE, weights_only=True)
+        optimizer.load_state_dict(extra["optimizer"])
+    except (RuntimeError, EOFError, KeyError, TypeError, ValueError, OSError) as e:
+        raise CheckpointError(f"cannot read '{directory / OPTIMIZER_FILE}' (corrupt or cut short: "
+                              f"{' '.join(str(e).split())[:200]}); resume from an intact checkpoint or start a new run"
+                              ) from None
     if "rng" in extra:
         return list(extra["rng"])
     return [{"torch": extra["torch_rng"]}]  # a checkpoint written before the engine

@@ -20,7 +20,11 @@ rest, in one loop (:meth:`Engine.run`):
   early-stopping counter and history. With batches a pure function of (seed, step), a resumed run
   ends with exactly the weights of an uninterrupted one;
 * one refusal of an output directory that already holds a run (:class:`OutputExistsError`) unless
-  resuming, and of a resume under another configuration (:class:`ConfigError`).
+  resuming, of a resume under another configuration (:class:`ConfigError`) and of a resume with
+  nothing to resume (:class:`CheckpointError`);
+* one process at a time per output directory (:func:`charwise.io.lock_directory`: a second run
+  into the same directory is refused while the first runs); temporary files and directories that a
+  killed run left there are removed when the next run starts.
 
 Log records: every ``log_every`` steps ``{"step", "loss", <loss parts>, "lr", "elapsed_s"}``; after
 every evaluation ``{"step", ["epoch",] "validation", "processes", "lr", "train_loss", "elapsed_s"}``
@@ -40,8 +44,8 @@ from typing import Any, Protocol, Sequence
 import torch
 from torch import nn
 
-from charwise.errors import ConfigError, OutputExistsError
-from charwise.io import append_jsonl, write_json, write_text
+from charwise.errors import CheckpointError, ConfigError, OutputExistsError
+from charwise.io import append_jsonl, lock_directory, remove_orphans, write_json, write_text
 from charwise.training.checkpoints import (
     capture_rng,
     load_training_state,
@@ -185,7 +189,15 @@ class Engine:
     # --- the loop -------------------------------------------------------------------------------
     def run(self, task: Task, *, resume: bool = False, stop_after: int | None = None) -> RunState:
         """Train to ``settings.steps`` (or ``stop_after`` more steps) unless early stopping ends
-        the run first; ``resume`` continues from ``OUT/checkpoint`` (a fresh start if there is none)."""
+        the run first; ``resume`` continues from ``OUT/checkpoint`` (refused if there is none)."""
+        lock = lock_directory(self.out) if self.accelerator.is_main_process else None
+        try:
+            return self._run(task, resume, stop_after)
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def _run(self, task: Task, resume: bool, stop_after: int | None) -> RunState:
         from tqdm.auto import tqdm
 
         s, acc = self.settings, self.accelerator
@@ -241,6 +253,13 @@ class Engine:
         acc, ckpt = self.accelerator, self.out / CHECKPOINT_DIR
         check_output(self.out, resume, self.settings.config_file)
         saved = read_training_state(ckpt) if resume else None
+        if resume and saved is None:
+            raise CheckpointError(f"nothing to resume: '{self.out}' has no checkpoint ({ckpt}); start the run "
+                                  "without resuming" + (" in a new directory" if self.out.exists() and any(
+                                      (self.out / n).exists() for n in (LOG_FILE, self.settings.config_file))
+                                      else ""))
+        if acc.is_main_process:
+            remove_orphans(self.out)  # what a killed run left half-written (the lock keeps other runs out)
         self.state = RunState()
         if saved is not None:
             if _plain(saved.get("config") or {}) != self.config:
