@@ -36,7 +36,7 @@ def one_line_error(capsys, rc: int, *words: str) -> str:
 
 
 def no_temporaries(directory: Path) -> None:
-    left = [p.name for p in directory.iterdir() if p.name.startswith(".") and p.name != ".lock"]
+    left = [p.name for p in directory.iterdir() if p.name.startswith(".")]
     assert not left, f"temporary files left behind: {left}"
 
 

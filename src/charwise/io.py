@@ -429,9 +429,6 @@ def remove_orphans(directory: str | os.PathLike) -> list[str]:
     return removed
 
 
-LOCK_FILE = ".lock"
-
-
 class DirectoryLock:
     """An exclusive lock on an output directory (:func:`lock_directory`); ``release()`` or ``with``."""
 
@@ -440,7 +437,7 @@ class DirectoryLock:
 
     def release(self) -> None:
         if self.fd >= 0:
-            os.close(self.fd)  # closing drops the lock; the file itself stays (harmless, and race-free)
+            os.close(self.fd)  # closing the descriptor drops the lock
             self.fd = -1
 
     def __enter__(self) -> "DirectoryLock":
@@ -453,12 +450,12 @@ class DirectoryLock:
 def lock_directory(directory: str | os.PathLike) -> DirectoryLock:
     """Lock ``directory`` (created if needed) for one process: a second run writing there gets an
     :class:`~charwise.errors.OutputExistsError` at once. The lock is the operating system's
-    (``flock`` on ``DIR/.lock``), so it ends with its process, even a killed one."""
+    (``flock`` on the directory itself, no lock file), so it ends with its process, even a killed one."""
     import fcntl
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
+    fd = os.open(directory, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
