@@ -88,6 +88,36 @@ def real_misspelling_copy(texts: list[str], pairs: list[tuple[str, str]], seed: 
     return kept, out, changed / max(total, 1)
 
 
+def realistic_copy(texts: list[str], seed: int, min_subs: int, rate: float = 0.3) -> tuple[list[int], list[str], float]:
+    """Like :func:`real_misspelling_copy` with charwise's synthetic realistic misspellings: each word
+    longer than 4 characters is misspelled with probability ``rate``."""
+    import random
+
+    from charwise.training.misspell import MisspellConfig, RealisticNoiser
+    from charwise.training.noise import NoiseNotApplicable
+
+    noiser = RealisticNoiser(MisspellConfig(cased=False))
+    kept, out, changed, total = [], [], 0, 0
+    for i, text in enumerate(texts):
+        rng = random.Random(f"{seed}-realistic-{i}")
+        split = split_words(text)
+        words, subs = [], 0
+        for w in split.words:
+            if noiser.eligible(w) and w.isalpha() and rng.random() < rate:
+                try:
+                    w = noiser.corrupt(w, rng)[0]
+                    subs += 1
+                except NoiseNotApplicable:
+                    pass
+            words.append(w)
+        if subs >= min_subs:
+            kept.append(i)
+            out.append(join_words(words, split.space_before))
+            changed += subs
+            total += len(words)
+    return kept, out, changed / max(total, 1)
+
+
 def rank_metrics(queries: torch.Tensor, corpus: torch.Tensor, gold: list[set[int]]) -> dict[str, float]:
     scores = queries @ corpus.T
     rr, hits = [], 0
@@ -126,11 +156,13 @@ def main() -> None:
     ap.add_argument("--name", default="hybrid_retrieval", help="output file stem under benchmarks/results/")
     ap.add_argument("--limit", type=int, default=0, help="first N sentences only (0 = all)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--queries", choices=("typos", "real"), default="typos",
-                    help="synthetic typos at --rates, or real misspellings (Wikipedia's list)")
+    ap.add_argument("--queries", choices=("typos", "real", "realistic"), default="typos",
+                    help="synthetic typos at --rates, real misspellings (Wikipedia's list), or synthetic realistic "
+                         "misspellings (charwise.training.misspell, each eligible word with probability 0.3)")
+    ap.add_argument("--split", choices=("test", "dev"), default="test", help="EWT split of the corpus")
     ap.add_argument("--min-subs", type=int, default=2, help="real: least replaced words in a query")
     args = ap.parse_args()
-    if args.queries == "real":
+    if args.queries != "typos":
         return main_real(args)
     warnings.filterwarnings("ignore", message=".*truncated")
 
@@ -169,15 +201,20 @@ def main() -> None:
 def main_real(args: argparse.Namespace) -> None:
     from charwise.misspellings import load_wikipedia_pairs
 
-    texts = ewt_texts(EWT_TEST)
+    corpus_path = EWT_TEST if args.split == "test" else EWT_TEST.with_name("en_ewt-ud-dev.conllu")
+    texts = ewt_texts(corpus_path)
     if args.limit:
         texts = texts[: args.limit]
-    kept, noisy, changed = real_misspelling_copy(texts, load_wikipedia_pairs(), args.seed, args.min_subs)
+    if args.queries == "real":
+        kept, noisy, changed = real_misspelling_copy(texts, load_wikipedia_pairs(), args.seed, args.min_subs)
+    else:
+        kept, noisy, changed = realistic_copy(texts, args.seed, args.min_subs)
     gold = [{j for j, u in enumerate(texts) if u == texts[i]} for i in kept]
-    name = args.name if args.name != "hybrid_retrieval" else "hybrid_retrieval_real"
-    command = "python benchmarks/hybrid_retrieval.py --queries real" + (
+    name = args.name if args.name != "hybrid_retrieval" else f"hybrid_retrieval_{args.queries}"
+    command = f"python benchmarks/hybrid_retrieval.py --queries {args.queries}" + (
+        f" --split {args.split}" if args.split != "test" else "") + (
         f" --encoder {args.encoder} --name {name}" if args.encoder else "")
-    result = {"benchmark": "retrieval with real misspellings", "corpus": str(EWT_TEST.relative_to(ROOT)),
+    result = {"benchmark": f"retrieval with {args.queries} misspellings", "corpus": str(corpus_path.relative_to(ROOT)),
               "sentences": len(texts), "queries": len(kept), "min_subs": args.min_subs,
               "words_changed_pct": round(100 * changed, 2), "encoder": args.encoder or "shipped minilm",
               "seed": args.seed, "command": command, "policies": {}}

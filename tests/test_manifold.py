@@ -24,7 +24,7 @@ def _index(rows: int = 50, dim: int = 8, seed: int = 0) -> RowIndex:
 
 
 @pytest.mark.parametrize("bad", [dict(k=1), dict(k=2.5), dict(temperature=0), dict(gate_scale=-1),
-                                 dict(gate_shift=9.0), dict(metric="dot")])
+                                 dict(gate_shift=9.0), dict(gate_max=0.0), dict(gate_max=1.5), dict(metric="dot")])
 def test_invalid_settings_are_refused(bad):
     with pytest.raises(ConfigError):
         ManifoldConfig(**bad)
@@ -41,14 +41,16 @@ def test_closed_gate_keeps_the_raw_vector_and_open_gate_gives_the_nearest_row():
     queries = rows[:6] + 0.05 * torch.randn(6, rows.shape[1])
     closed = ManifoldConfig(gate_scale=1000.0, gate_shift=4.0 - 1e-6)  # no margin ever reaches 4
     assert torch.allclose(project(queries, index, closed), queries, atol=1e-6)
-    opened = ManifoldConfig(temperature=1e-4, gate_scale=1000.0, gate_shift=-2.0)
+    opened = ManifoldConfig(temperature=1e-4, gate_scale=1000.0, gate_shift=-2.0, gate_max=1.0)
     assert torch.allclose(project(queries, index, opened), rows[:6], atol=1e-4)
 
 
 def test_gate_opens_with_the_margin():
     scores = torch.tensor([[0.9, 0.2, 0.1], [0.5, 0.49, 0.1]])
-    g = gate(scores, ManifoldConfig(gate_scale=50.0, gate_shift=0.05))
+    g = gate(scores, ManifoldConfig(gate_scale=50.0, gate_shift=0.05, gate_max=1.0))
     assert g.shape == (2, 1) and g[0, 0] > 0.99 and g[1, 0] < 0.2
+    half = gate(scores, ManifoldConfig(gate_scale=50.0, gate_shift=0.05))  # gate_max 0.5 by default
+    assert torch.allclose(half, g / 2)
 
 
 def test_projection_is_differentiable_and_mixes_rows():
@@ -79,7 +81,7 @@ def test_embed_projects_only_when_on(make_encoder, wordpiece_teacher):
     raw = encoder.embed(words)
     with pytest.raises(ConfigError, match="no manifold projection"):
         encoder.embed(words, manifold=True)
-    encoder.set_manifold(ManifoldConfig(temperature=1e-4, gate_scale=1000.0, gate_shift=-2.0))
+    encoder.set_manifold(ManifoldConfig(temperature=1e-4, gate_scale=1000.0, gate_shift=-2.0, gate_max=1.0))
     projected = encoder.embed(words)
     assert torch.equal(encoder.embed(words, manifold=False), raw)
     # every projected vector is (up to the softmax) a whole-word row of the teacher
@@ -136,7 +138,7 @@ def test_tuning_trained_encoder_wins_on_its_objective_and_saves(wordpiece_teache
     trainer.train()
     best = trainer.best_encoder()
     settings, report = tune_manifold(best, wordpiece_teacher, trainer.split, words=150)
-    assert report["projected"]["all"] >= report["raw"]["all"]
+    assert report["projected"]["margin"]["all"] >= report["raw"]["margin"]["all"]
     assert (settings is None) == (report["settings"] is None)
     report = save_with_manifold(best, wordpiece_teacher, trainer.split, tmp_path / "out", words=150)
     loaded = CharEncoder.from_pretrained(tmp_path / "out")
@@ -146,7 +148,7 @@ def test_tuning_trained_encoder_wins_on_its_objective_and_saves(wordpiece_teache
     loaded.attach_teacher(wordpiece_teacher)
     strings = validation_strings(wordpiece_teacher, trainer.split, words=150)
     cos = F.cosine_similarity(loaded.embed(strings.texts), wordpiece_teacher.embeddings[strings.rows], dim=-1)
-    assert float(cos.mean()) == pytest.approx(report["projected"]["all"], abs=1e-4)
+    assert float(cos.mean()) == pytest.approx(report["projected"]["cosine"]["all"], abs=1e-4)
 
 
 @pytest.mark.real

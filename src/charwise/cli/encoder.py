@@ -84,6 +84,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--out", required=True, help="output encoder directory")
     p.add_argument("--words", type=int, default=2000, help="held-in validation words (each clean and misspelled)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--gate-max", type=float, default=0.5, help="the most the mixture of rows may weigh, in (0, 1]")
     p.set_defaults(func=cmd_manifold)
 
     n = sub.add_parser("neighbors", help="nearest teacher rows of each word, beside the teacher's own pieces")
@@ -216,7 +217,10 @@ def cmd_manifold(args: argparse.Namespace) -> int:
     encoder = load_encoder(args.encoder)
     teacher = encoder.teacher
     split = split_for_encoder(teacher, encoder.training_info)
-    report = save_with_manifold(encoder, teacher, split, args.out, words=args.words, seed=args.seed)
+    if not 0 < args.gate_max <= 1:
+        raise ConfigError(f"--gate-max must be in (0, 1], got {args.gate_max}")
+    report = save_with_manifold(encoder, teacher, split, args.out, words=args.words, seed=args.seed,
+                                gate_max=args.gate_max)
     print(format_tuning(report))
     print(f"encoder saved to {args.out}")
     return 0

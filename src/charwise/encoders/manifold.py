@@ -9,8 +9,14 @@ encoder's confidence::
 
     s_1 >= ... >= s_k  = similarities of the raw vector v to its k nearest candidate rows r_1..r_k
     m = sum_i softmax(s / temperature)_i * r_i                      (a point on the table's manifold)
-    g = sigmoid(gate_scale * (s_1 - s_2 - gate_shift))              (confidence: the top-2 margin)
+    g = gate_max * sigmoid(gate_scale * (s_1 - s_2 - gate_shift))   (confidence: the top-2 margin)
     output = g * m + (1 - g) * v
+
+``gate_max`` (default 0.5) keeps part of the raw vector even when the encoder is sure: a vector
+pulled all the way onto the wrong word (a quarter of real misspellings) misleads the model that
+reads it more than the raw vector does, and a half-way vector already reads as the right word.
+On real misspellings substituted into sentences (all-MiniLM-L6-v2, ``oov`` policy) a gate always
+fully open lowered retrieval below the raw vectors; at one half it raised it (docs/approximation.md).
 
 ``metric="csls"`` ranks and weighs rows by cross-domain similarity local scaling
 (``2 cos(v, r) - hub(r)``, with ``hub(r)`` the mean cosine of ``r`` to its 10 nearest rows; the
@@ -55,7 +61,8 @@ class ManifoldConfig:
         k: rows in the mixture (>= 2: the gate reads the margin between the first two).
         temperature: softmax temperature of the mixture weights (> 0; small = the nearest row).
         gate_shift: top-2 margin at which the gate is one half.
-        gate_scale: slope of the gate in the margin (>= 0; 0 = a constant gate of one half).
+        gate_scale: slope of the gate in the margin (>= 0; 0 = a constant gate of ``gate_max / 2``).
+        gate_max: the most the mixture may weigh, in (0, 1].
         metric: ``"cosine"`` or ``"csls"``.
     """
 
@@ -63,6 +70,7 @@ class ManifoldConfig:
     temperature: float = 0.02
     gate_shift: float = 0.0
     gate_scale: float = 50.0
+    gate_max: float = 0.5
     metric: str = "cosine"
 
     def __post_init__(self) -> None:
@@ -74,6 +82,8 @@ class ManifoldConfig:
             raise ConfigError(f"manifold gate_scale must be >= 0, got {self.gate_scale!r}")
         if not -2.0 <= self.gate_shift <= 4.0:  # a cosine (csls) margin lies in [0, 2] ([0, 4])
             raise ConfigError(f"manifold gate_shift must be a similarity margin, got {self.gate_shift!r}")
+        if not 0 < self.gate_max <= 1:
+            raise ConfigError(f"manifold gate_max must be in (0, 1], got {self.gate_max!r}")
         if self.metric not in METRICS:
             raise ConfigError(f"manifold metric must be one of {', '.join(METRICS)}, got {self.metric!r}")
 
@@ -99,13 +109,14 @@ class RowIndex:
     def __init__(self, table: torch.Tensor, candidates: torch.Tensor) -> None:
         if candidates.sum() < 2:
             raise ConfigError("the manifold projection needs at least two candidate rows")
+        self.ids = candidates.nonzero().squeeze(1)  # the table row of each candidate
         self.rows = table[candidates].float()
         self.unit = F.normalize(self.rows, dim=-1)
         self._hub: torch.Tensor | None = None
 
     def to(self, device: torch.device) -> "RowIndex":
         if self.rows.device != device:
-            self.rows, self.unit = self.rows.to(device), self.unit.to(device)
+            self.rows, self.unit, self.ids = self.rows.to(device), self.unit.to(device), self.ids.to(device)
             self._hub = None if self._hub is None else self._hub.to(device)
         return self
 
@@ -137,9 +148,9 @@ def mixture(scores: torch.Tensor, positions: torch.Tensor, index: RowIndex, conf
 
 
 def gate(scores: torch.Tensor, config: ManifoldConfig) -> torch.Tensor:
-    """The blend weight of the mixture, ``(n, 1)``: a sigmoid of the top-2 margin."""
+    """The blend weight of the mixture, ``(n, 1)``: ``gate_max`` times a sigmoid of the top-2 margin."""
     margin = scores[:, 0] - scores[:, 1]
-    return torch.sigmoid(config.gate_scale * (margin - config.gate_shift))[:, None]
+    return config.gate_max * torch.sigmoid(config.gate_scale * (margin - config.gate_shift))[:, None]
 
 
 def project(vectors: torch.Tensor, index: RowIndex, config: ManifoldConfig) -> torch.Tensor:

@@ -120,8 +120,9 @@ class BatchSource:
         single = Noiser(noise_config_for(teacher, tuple(config.noise_layouts)))
         realistic = RealisticNoiser(MisspellConfig(language=config.noise_language, layouts=tuple(config.noise_layouts),
                                                    cased=not teacher.lowercase))
-        self.noisers: list[Noiser | RealisticNoiser] = {
-            "single": [single], "realistic": [realistic], "mixed": [single, realistic]}[config.noise]
+        choices: dict[str, list[Noiser | RealisticNoiser]] = {
+            "single": [single], "realistic": [realistic], "mixed": [single, realistic]}
+        self.noisers = choices[config.noise]
         self.per_epoch = max(1, len(self.rows) // config.batch_size)
         self._order: tuple[int, list[int]] = (-1, [])  # the last epoch's order: (epoch, rows)
 
