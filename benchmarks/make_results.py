@@ -58,7 +58,10 @@ COMMANDS: dict[str, list[str]] = {
 }
 
 # Steps that must run before the recorded command.
+_V1 = "git archive 3714bfe src/charwise/pretrained | tar -x -C runs/v1    # the v1 encoders (charwise 0.2)"
 BEFORE: dict[str, list[str]] = {
+    "hybrid_retrieval_real_v1": ["mkdir -p runs/v1", _V1],
+    "hybrid_retrieval_v1": ["mkdir -p runs/v1", _V1],
     "hybrid_perplexity_tuned": [
         "head -n -300 src/charwise/data/kjv/kjv_verses.txt > runs/kjv_train.txt",
         "charwise tune runs/kjv_train.txt --teacher smollm2 --encoder smollm2 --objective lm \\",
@@ -287,7 +290,25 @@ def render_hybrid_perplexity(data: dict[str, Any]) -> Lines:
     )
 
 
+def render_misspelled_retrieval(data: dict[str, Any]) -> Lines:
+    lines = [
+        f"{data['benchmark'].capitalize()}: {data['queries']:,} queries (sentences with at least {data['min_subs']} "
+        f"replaced words; {data['words_changed_pct']:.2f} % of their words replaced) against the "
+        f"{data['sentences']:,} clean sentences of `{packaged_paths(data['corpus'])}`; encoder {data['encoder']}, "
+        f"seed {data['seed']}.",
+        "",
+        "MRR / recall@1 (%) of the clean sentence:",
+        "",
+    ]
+    rows = [[f"`{policy}`", f"{e['clean']['mrr']:.2f} / {e['clean']['recall@1']:.2f}",
+             f"{e['real']['mrr']:.2f} / {e['real']['recall@1']:.2f}", f"{e['seconds']:.1f}"]
+            for policy, e in data["policies"].items()]
+    return lines + table(["policy", "clean queries", "misspelled queries", "seconds"], rows, right={1, 2, 3})
+
+
 def render_hybrid_retrieval(data: dict[str, Any]) -> Lines:
+    if "rates" not in data:
+        return render_misspelled_retrieval(data)
     rates = data["rates"]
     first = next(iter(data["policies"].values()))
     changed = ", ".join(f"{e['words_changed_pct']:.2f} % at r = {e['rate']:g}" for e in first)
@@ -484,6 +505,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "hybrid_perplexity": render_hybrid_perplexity,
     "hybrid_perplexity_": render_hybrid_perplexity,
     "hybrid_retrieval": render_hybrid_retrieval,
+    "hybrid_retrieval_": render_hybrid_retrieval,
     "hybrid_speed": render_hybrid_speed,
     "misspellings": render_misspellings,
     "stats_": render_stats,
@@ -551,6 +573,9 @@ def section(path: Path, scripts: dict[str, Path]) -> Lines:
     script = script_for(stem, sorted(scripts))
     lines = [f"## {stem}", ""]
     what = summary(scripts[script]) if script else None
+    if isinstance(data, dict) and data.get("benchmark", "").startswith("retrieval with"):
+        what = (f"Sentence retrieval with {data['benchmark'].removeprefix('retrieval with ')}: find the clean UD EWT "
+                "sentence from a copy whose words are misspelled.")
     if stem.startswith("eval_"):
         what = (
             "The `charwise eval` report of a shipped encoder (the same report `charwise train` writes as `eval.json`)."

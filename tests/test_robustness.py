@@ -391,3 +391,11 @@ def sentence_encoder(tiny_teacher, encoder_dir):
     from charwise.hybrid.sentence import SentenceEncoder
 
     return SentenceEncoder(tiny_teacher, policy="oov", encoder=str(encoder_dir), max_length=64)
+
+
+def test_sentence_vectors_refuse_a_causal_language_model(tiny_llama_teacher, make_encoder):
+    from charwise.hybrid.st import CharwiseHybrid
+
+    encoder = make_encoder("cnn", dim=tiny_llama_teacher.dim, info=tiny_llama_teacher.describe())
+    with pytest.raises(ConfigError, match="causal language model .*HybridModel"):
+        CharwiseHybrid(tiny_llama_teacher, policy="oov", encoder=encoder)

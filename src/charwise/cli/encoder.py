@@ -200,6 +200,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.max_words and len(heldin) > args.max_words:
         g = torch.Generator().manual_seed(0)
         heldin = heldin[torch.randperm(len(heldin), generator=g)[: args.max_words]].sort().values
+    print(f"evaluating {args.encoder} against {teacher.name}: {len(heldin)} held-in and {len(heldout)} held-out "
+          f"words, {args.noise_words} noisy samples per typo operation"
+          + (" (projected and raw vectors)" if encoder.manifold is not None else "") + " ...", file=sys.stderr)
     report = evaluate(encoder, teacher, heldin, heldout, noise_words=args.noise_words, seed=args.seed)
     report["encoder"] = {"path": str(args.encoder), "kind": encoder.kind, "parameters": encoder.num_parameters()}
     print(format_report(report))

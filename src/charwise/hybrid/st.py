@@ -115,6 +115,20 @@ def decode_texts(input_ids: torch.Tensor, attention_mask: torch.Tensor) -> list[
 
 
 # --- the module ----------------------------------------------------------------------------
+def _check_sentence_model(hybrid: HybridModel) -> None:
+    """Refuse a causal language model: sentence vectors are a bidirectional encoder's mean states."""
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    model_type = getattr(getattr(hybrid.model, "config", None), "model_type", None)
+    if model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+        raise ConfigError(f"sentence vectors need an encoder model (BERT-style); teacher "
+                          f"'{hybrid.teacher.name}' is a causal language model ({model_type}): use "
+                          "charwise.HybridModel for it, or a sentence-embedding teacher such as minilm")
+
+
 class CharwiseHybrid(nn.Module):
     """A sentence-transformers input module: texts -> the hybrid model's token embeddings.
 
@@ -142,6 +156,7 @@ class CharwiseHybrid(nn.Module):
             hybrid = HybridModel.from_teacher(teacher, policy=policy, encoder=encoder, seed=seed)
         elif not isinstance(hybrid, HybridModel):
             raise ConfigError(f"hybrid must be a HybridModel, got {type(hybrid).__name__}")
+        _check_sentence_model(hybrid)
         self.hybrid = hybrid
         if max_length is not None:
             if int(max_length) < 1:
