@@ -62,6 +62,8 @@ _V1 = "git archive 3714bfe src/charwise/pretrained | tar -x -C runs/v1    # the 
 BEFORE: dict[str, list[str]] = {
     "hybrid_retrieval_real_v1": ["mkdir -p runs/v1", _V1],
     "hybrid_retrieval_v1": ["mkdir -p runs/v1", _V1],
+    "eval_minilm_v1": ["mkdir -p runs/v1", _V1],
+    "eval_smollm2_v1": ["mkdir -p runs/v1", _V1],
     "hybrid_perplexity_tuned": [
         "head -n -300 src/charwise/data/kjv/kjv_verses.txt > runs/kjv_train.txt",
         "charwise tune runs/kjv_train.txt --teacher smollm2 --encoder smollm2 --objective lm \\",
@@ -119,15 +121,19 @@ APPROX_METRICS = ["accuracy", "prec@1", "prec@5", "prec@15", "avg_prec", "cosine
 def _eval_tables(rep: dict[str, Any]) -> Lines:
     """The tables of a ``charwise eval`` report: clean words, then one typo per word."""
     base = rep["baseline"]
+    # an encoder with a manifold projection is reported projected ("charwise") and raw
+    whos = [("charwise", rep)] + ([("charwise, raw vectors", rep["raw"])] if "raw" in rep else [])
+    whos.append(("mean of teacher pieces", base))
     rows = []
     for split, label in (("heldin", "held-in"), ("heldout", "held-out (never trained)")):
-        rows.append([f"{label} (n={rep[split]['n']})", "charwise", *(pct(rep[split][m]) for m in APPROX_METRICS)])
-        rows.append([label, "mean of teacher pieces", *(pct(base[split][m]) for m in APPROX_METRICS)])
+        for i, (who, block) in enumerate(whos):
+            rows.append([f"{label} (n={rep[split]['n']})" if i == 0 else label, who,
+                         *(pct(block[split][m]) for m in APPROX_METRICS)])
     lines = table(["words", "vectors", *APPROX_METRICS], rows, right=set(range(2, 2 + len(APPROX_METRICS))))
     ops = list(rep["noise_operations"]) + ["mean"]
     rows = []
     for split, label in (("noise", "held-in"), ("noise_heldout", "held-out")):
-        for who, block in (("charwise", rep), ("mean of teacher pieces", base)):
+        for who, block in whos:
             rows.append(
                 [label, who, *(f"{pct(block[split][op]['top1'])} / {pct(block[split][op]['top10'])}" for op in ops)]
             )
@@ -161,7 +167,11 @@ def render_approximation(data: dict[str, Any]) -> Lines:
 
 def render_eval(data: dict[str, Any]) -> Lines:
     t = data["teacher"]
-    return [f"Teacher **{t['name']}** ({t['family']}, d={t['dim']}).", ""] + _eval_tables(data)
+    lines = [f"Teacher **{t['name']}** ({t['family']}, d={t['dim']}).", ""]
+    if "manifold" in data:
+        settings = ", ".join(f"{k} {v}" for k, v in data["manifold"].items())
+        lines += [f"Manifold projection: {settings}.", ""]
+    return lines + _eval_tables(data)
 
 
 def render_ablation(data: dict[str, Any]) -> Lines:
@@ -550,7 +560,9 @@ def command_lines(stem: str, data: Any, script: str | None) -> Lines:
             f"python benchmarks/approximation.py --name {stem.removeprefix('approximation_')} -- {shlex.join(args)}"
         ]
     elif stem.startswith("eval_"):
-        lines = [f"charwise eval {data['teacher']['name']} --json benchmarks/results/{stem}.json"]
+        name = data["teacher"]["name"]
+        encoder = f"runs/v1/src/charwise/pretrained/{name}" if stem.endswith("_v1") else name
+        lines = [f"charwise eval {encoder} --json benchmarks/results/{stem}.json"]
     elif stem.startswith("ablation_"):
         lines = [f"python benchmarks/ablation.py --steps {data['steps']}"]
     else:
@@ -577,9 +589,9 @@ def section(path: Path, scripts: dict[str, Path]) -> Lines:
         what = (f"Sentence retrieval with {data['benchmark'].removeprefix('retrieval with ')}: find the clean UD EWT "
                 "sentence from a copy whose words are misspelled.")
     if stem.startswith("eval_"):
-        what = (
-            "The `charwise eval` report of a shipped encoder (the same report `charwise train` writes as `eval.json`)."
-        )
+        version = ("the v1 encoder, shipped with charwise 0.2" if stem.endswith("_v1")
+                   else "the shipped v2 encoder" if stem.endswith("_v2") else "a shipped encoder")
+        what = f"The `charwise eval` report (the one `charwise train` writes as `eval.json`) of {version}."
     if what:
         lines += [what if what.endswith((".", "?")) else what + ".", ""]
     links = [f"[`{stem}.json`](../benchmarks/results/{stem}.json)"]
