@@ -21,17 +21,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import time
 import warnings
+from collections import defaultdict
 from pathlib import Path
+from typing import Callable
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
-from charwise.io import data_root  # noqa: E402
 from charwise import SentenceEncoder, split_words  # noqa: E402
 from charwise.evaluation import noise_config_for  # noqa: E402
+from charwise.io import data_root  # noqa: E402
 from charwise.training.noise import add_typos  # noqa: E402
 from charwise.words import join_words  # noqa: E402
 
@@ -56,29 +59,19 @@ def noisy_copy(texts: list[str], rate: float, seed: int, config) -> tuple[list[s
     return out, changed / max(total, 1)
 
 
-def real_misspelling_copy(texts: list[str], pairs: list[tuple[str, str]], seed: int,
-                          min_subs: int) -> tuple[list[int], list[str], float]:
-    """Sentences with >= ``min_subs`` words replaced by a real misspelling of them: (indices, texts,
-    share of their words replaced)."""
-    import random
-    from collections import defaultdict
-
-    by_word: dict[str, list[str]] = defaultdict(list)
-    for bad, good in pairs:
-        bad, good = bad.strip(), good.strip()
-        if bad and good and " " not in bad and " " not in good and bad.lower() != good.lower():
-            by_word[good.lower()].append(bad.lower())
+def misspelled_copy(texts: list[str], seed: str, min_subs: int,
+                    replace: Callable[[str, random.Random], str | None]) -> tuple[list[int], list[str], float]:
+    """Sentences with >= ``min_subs`` words changed by ``replace(word, rng)`` (None: left alone):
+    (their indices, their changed texts, share of their words changed)."""
     kept, out, changed, total = [], [], 0, 0
     for i, text in enumerate(texts):
         rng = random.Random(f"{seed}-{i}")
         split = split_words(text)
         words, subs = [], 0
         for w in split.words:
-            options = by_word.get(w.lower())
-            if options:
-                bad = rng.choice(sorted(options))
-                w = bad[0].upper() + bad[1:] if w[0].isupper() else bad
-                subs += 1
+            new = replace(w, rng)
+            if new is not None:
+                w, subs = new, subs + 1
             words.append(w)
         if subs >= min_subs:
             kept.append(i)
@@ -88,34 +81,43 @@ def real_misspelling_copy(texts: list[str], pairs: list[tuple[str, str]], seed: 
     return kept, out, changed / max(total, 1)
 
 
-def realistic_copy(texts: list[str], seed: int, min_subs: int, rate: float = 0.3) -> tuple[list[int], list[str], float]:
-    """Like :func:`real_misspelling_copy` with charwise's synthetic realistic misspellings: each word
-    longer than 4 characters is misspelled with probability ``rate``."""
-    import random
+def real_misspelling_copy(texts: list[str], pairs: list[tuple[str, str]], seed: int,
+                          min_subs: int) -> tuple[list[int], list[str], float]:
+    """Every word that is the correction of a pair replaced by one of its misspellings (seeded; the
+    first letter's case kept); see :func:`misspelled_copy`."""
+    by_word: dict[str, list[str]] = defaultdict(list)
+    for bad, good in pairs:
+        bad, good = bad.strip(), good.strip()
+        if bad and good and " " not in bad and " " not in good and bad.lower() != good.lower():
+            by_word[good.lower()].append(bad.lower())
 
+    def replace(word: str, rng: random.Random) -> str | None:
+        options = by_word.get(word.lower())
+        if not options:
+            return None
+        bad = rng.choice(sorted(options))
+        return bad[0].upper() + bad[1:] if word[0].isupper() else bad
+
+    return misspelled_copy(texts, str(seed), min_subs, replace)
+
+
+def realistic_copy(texts: list[str], seed: int, min_subs: int, rate: float = 0.3) -> tuple[list[int], list[str], float]:
+    """charwise's synthetic realistic misspellings: each alphabetic word longer than 4 characters is
+    misspelled with probability ``rate``; see :func:`misspelled_copy`."""
     from charwise.training.misspell import MisspellConfig, RealisticNoiser
     from charwise.training.noise import NoiseNotApplicable
 
     noiser = RealisticNoiser(MisspellConfig(cased=False))
-    kept, out, changed, total = [], [], 0, 0
-    for i, text in enumerate(texts):
-        rng = random.Random(f"{seed}-realistic-{i}")
-        split = split_words(text)
-        words, subs = [], 0
-        for w in split.words:
-            if noiser.eligible(w) and w.isalpha() and rng.random() < rate:
-                try:
-                    w = noiser.corrupt(w, rng)[0]
-                    subs += 1
-                except NoiseNotApplicable:
-                    pass
-            words.append(w)
-        if subs >= min_subs:
-            kept.append(i)
-            out.append(join_words(words, split.space_before))
-            changed += subs
-            total += len(words)
-    return kept, out, changed / max(total, 1)
+
+    def replace(word: str, rng: random.Random) -> str | None:
+        if not (noiser.eligible(word) and word.isalpha() and rng.random() < rate):
+            return None
+        try:
+            return noiser.corrupt(word, rng)[0]
+        except NoiseNotApplicable:
+            return None
+
+    return misspelled_copy(texts, f"{seed}-realistic", min_subs, replace)
 
 
 def rank_metrics(queries: torch.Tensor, corpus: torch.Tensor, gold: list[set[int]]) -> dict[str, float]:

@@ -293,13 +293,7 @@ def check_output_file(path: str | os.PathLike, flag: str = "output") -> Path:
     path = Path(path)
     if path.is_dir():
         raise OutputExistsError(f"{flag} {path} is a directory: give a file name")
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir():
-        raise OutputExistsError(f"{flag} {path}: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise PermissionError(f"{flag} {path}: no permission to write in {parent}")
+    _check_writable_ancestor(path.parent, path, flag)
     return path
 
 
@@ -308,14 +302,19 @@ def check_output_dir(path: str | os.PathLike, flag: str = "output") -> Path:
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise OutputExistsError(f"{flag} {path} exists and is not a directory")
-    parent = path
+    _check_writable_ancestor(path, path, flag)
+    return path
+
+
+def _check_writable_ancestor(start: Path, path: Path, flag: str) -> None:
+    """The nearest existing ancestor of ``start`` (itself included) must be a writable directory."""
+    parent = start
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
     if not parent.is_dir():
         raise OutputExistsError(f"{flag} {path}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise PermissionError(f"{flag} {path}: no permission to write in {parent}")
-    return path
 
 
 @contextlib.contextmanager
