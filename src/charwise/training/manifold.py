@@ -91,8 +91,8 @@ def tune_manifold(encoder: CharEncoder, teacher: Teacher, split: TargetSplit, *,
     """Grid-search the projection's settings on validation strings (module docstring).
 
     Returns ``(settings or None, report)``: None when no setting beats the raw vectors. The
-    report gives the objective (mean cosine to the intended row) raw and projected, overall and
-    per kind of string, and the chosen settings.
+    report gives the objective (the mean margin of the intended row) and the mean cosine to the
+    intended row, raw and projected, overall and per kind of string, and the chosen settings.
     """
     encoder.attach_teacher(teacher)
     strings = validation_strings(teacher, split, words, seed, language)
