@@ -202,7 +202,7 @@ class CharEncoder(PreTrainedModel):
         settings = self.manifold if manifold is not False else None
         if manifold and settings is None:
             raise ConfigError("this encoder has no manifold projection: tune one with charwise.training.manifold")
-        index = self.row_index(pieces) if settings is not None else None
+        index = (self.row_index(pieces), settings) if settings is not None else None
         n = len(words)
         out = torch.empty((n, self.dim), device=self.device)
         if n == 0:
@@ -222,8 +222,8 @@ class CharEncoder(PreTrainedModel):
                     idx = order[start : start + batch_size]
                     ids = self.charset.batch([words[i] for i in idx], not pieces).to(self.device)
                     vectors = self(ids).float()
-                    if index is not None and settings is not None:
-                        vectors = project(vectors, index, settings)
+                    if index is not None:
+                        vectors = project(vectors, *index)
                     out[torch.tensor(idx, device=self.device)] = vectors
         finally:
             self.train(was_training)

@@ -100,8 +100,10 @@ def tune_manifold(encoder: CharEncoder, teacher: Teacher, split: TargetSplit, *,
     with torch.inference_mode():
         raw = encoder.embed(strings.texts, manifold=False)
         target = teacher.embeddings[strings.rows].float().to(raw.device)
-        # the rows to beat: the raw vector's nearest candidates, less the intended row itself
-        _, near = index.neighbours(raw, max(KS), "cosine")
+        # both metrics' neighbours once; the rows to beat are the raw vector's nearest candidates
+        # (cosine), less the intended row itself
+        neighbours = {metric: index.neighbours(raw, max(KS), metric) for metric in METRICS}
+        near = neighbours["cosine"][1]
         others = index.unit[near]  # (n, K, d)
         is_target = index.ids[near] == strings.rows.to(raw.device)[:, None]
 
@@ -116,7 +118,7 @@ def tune_manifold(encoder: CharEncoder, teacher: Teacher, split: TargetSplit, *,
         best: tuple[float, ManifoldConfig | None, torch.Tensor, torch.Tensor] = (
             float(raw_margin.mean()), None, raw_margin, raw_cos)
         for metric in METRICS:
-            scores, positions = index.neighbours(raw, max(KS), metric)
+            scores, positions = neighbours[metric]
             for k, temperature in itertools.product(KS, TEMPERATURES):
                 mixed = mixture(scores, positions, index, ManifoldConfig(k=k, temperature=temperature))
                 for scale, shift in itertools.product(GATE_SCALES, GATE_SHIFTS):
