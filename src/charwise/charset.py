@@ -115,6 +115,22 @@ class CharVocab:
         ids.append(END)
         return ids
 
+    def decode(self, ids: Iterable[int]) -> str:
+        """The characters of ``ids`` up to the first ``END`` (the inverse of :meth:`encode`).
+
+        Markers and padding are skipped; a hash-bucket id stands for many code points and is
+        written as U+FFFD."""
+        out = []
+        first = NUM_RESERVED + self.config.hash_buckets
+        for i in ids:
+            if i == END:
+                break
+            if i >= first:
+                out.append(self.config.chars[i - first])
+            elif i >= NUM_RESERVED:
+                out.append("\ufffd")
+        return "".join(out)
+
     def batch(self, texts: Sequence[str], word_start: Sequence[bool] | bool = True) -> torch.Tensor:
         """Padded ``(n, L)`` LongTensor for a list of strings (``L`` >= 2 even for empty strings)."""
         if isinstance(word_start, bool):

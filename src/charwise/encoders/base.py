@@ -333,30 +333,7 @@ class CharEncoder(PreTrainedModel):
             model = enc_cls(config)
         except (TypeError, ValueError) as e:
             raise CheckpointError(f"bad encoder config in '{cfg_path}': {e}") from None
-        weights_path = path / WEIGHTS_FILE
-        try:
-            state = load_file(str(weights_path), device=str(map_location))
-        except Exception as e:  # safetensors raises several types for corrupt files
-            raise CheckpointError(f"cannot read weights '{weights_path}': {e}") from None
-        broken = [name for name, tensor in state.items()
-                  if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())]
-        if broken:
-            raise CheckpointError(f"weights in '{weights_path}' hold NaN or infinite values ({', '.join(broken[:3])}"
-                                  f"{', ...' if len(broken) > 3 else ''}): the encoder is broken; use another one")
-        expected = model.state_dict()
-        missing = sorted(set(expected) - set(state))
-        unexpected = sorted(set(state) - set(expected))
-        if missing or unexpected:
-            raise CheckpointError(
-                f"weights in '{weights_path}' do not match a {kind} encoder: "
-                f"missing {missing[:5]}, unexpected {unexpected[:5]}"
-            )
-        for name, tensor in state.items():
-            if tuple(tensor.shape) != tuple(expected[name].shape):
-                raise CheckpointError(
-                    f"shape mismatch for '{name}': checkpoint {tuple(tensor.shape)} "
-                    f"vs config {tuple(expected[name].shape)}"
-                )
+        state = load_checked_weights(model, path / WEIGHTS_FILE, f"a {kind} encoder", map_location)
         teacher_dim = config.teacher.get("dim")
         if teacher_dim is not None and teacher_dim != arch.dim:
             raise CheckpointError(f"'{cfg_path}' is inconsistent: the encoder outputs {arch.dim} dimensions but "
@@ -367,6 +344,33 @@ class CharEncoder(PreTrainedModel):
             model.to(getattr(torch, dtype) if isinstance(dtype, str) else dtype)
         model.training_info = training
         return model.eval()
+
+
+def load_checked_weights(model: nn.Module, weights_path: Path, what: str,
+                         map_location: str | torch.device = "cpu") -> dict[str, torch.Tensor]:
+    """The safetensors state of ``weights_path``, checked strictly against ``model`` (described as
+    ``what`` in errors): readable, finite, the same tensor names and shapes. Raises a one-line
+    :class:`~charwise.errors.CheckpointError` otherwise; the caller loads the returned state."""
+    try:
+        state = load_file(str(weights_path), device=str(map_location))
+    except Exception as e:  # safetensors raises several types for corrupt files
+        raise CheckpointError(f"cannot read weights '{weights_path}': {e}") from None
+    broken = [name for name, tensor in state.items()
+              if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())]
+    if broken:
+        raise CheckpointError(f"weights in '{weights_path}' hold NaN or infinite values ({', '.join(broken[:3])}"
+                              f"{', ...' if len(broken) > 3 else ''}): the model is broken; use another one")
+    expected = model.state_dict()
+    missing = sorted(set(expected) - set(state))
+    unexpected = sorted(set(state) - set(expected))
+    if missing or unexpected:
+        raise CheckpointError(f"weights in '{weights_path}' do not match {what}: "
+                              f"missing {missing[:5]}, unexpected {unexpected[:5]}")
+    for name, tensor in state.items():
+        if tuple(tensor.shape) != tuple(expected[name].shape):
+            raise CheckpointError(f"shape mismatch for '{name}': checkpoint {tuple(tensor.shape)} "
+                                  f"vs config {tuple(expected[name].shape)}")
+    return state
 
 
 # Arguments AutoModel.from_pretrained passes on (hub and remote-code bookkeeping): nothing to do

@@ -21,6 +21,12 @@ def available() -> list[str]:
     return sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / CONFIG_FILE).exists())
 
 
+def shipped_decoder(name: str | os.PathLike) -> Path | None:
+    """The character decoder shipped for the shipped encoder ``name`` (a directory), or None."""
+    path = SHIPPED_DIR / "decoders" / str(name)
+    return path if str(name) in available() and (path / CONFIG_FILE).is_file() else None
+
+
 def load(name_or_path: str | os.PathLike = "minilm") -> CharEncoder:
     """A shipped encoder by teacher name (``"minilm"``) or any encoder directory by path."""
     name = str(name_or_path)
