@@ -49,6 +49,12 @@ COMMANDS: dict[str, list[str]] = {
         "python benchmarks/tagging.py --json benchmarks/results/tagging_full.json --seeds 0 1 \\",
         "    --merge runs/full_s0.json runs/full_s1.json",
     ],
+    "tagging_full_v2": [
+        "python benchmarks/tagging.py --tasks wnut17 --settings hybrid-oov chars-concat --seeds 0 \\",
+        "    --json runs/v2_s0.json --work runs/tagging_v2        # and --seeds 1 on the other core",
+        "python benchmarks/tagging.py --json benchmarks/results/tagging_full_v2.json --seeds 0 1 \\",
+        "    --merge runs/v2_s0.json runs/v2_s1.json",
+    ],
     "tagging_ewt_full": [
         "python benchmarks/tagging.py --tasks ewt-upos --settings base-first --seeds 0 1 2 --epochs 1 \\",
         "    --json runs/ewt_base.json         # and --settings s2w+chars --json runs/ewt_chars.json alongside",
@@ -80,6 +86,7 @@ PAGES = {
     "hybrid": "hybrid.md",
     "misspellings": "approximation.md",
     "tagging": "tagging.md",
+    "correct": "correction.md",
     "expansion": "expansion.md",
     "stats": "stats.md",
 }
@@ -399,6 +406,23 @@ def render_misspellings(data: dict[str, Any]) -> Lines:
     return lines[:-1]
 
 
+def render_correct(data: dict[str, Any]) -> Lines:
+    groups = ["in-vocabulary test", "in-vocabulary all", "outside test", "outside all"]
+    any_system = next(iter(data["systems"].values()))
+    lines = [f"{data['benchmark']}; teacher {data['teacher']['name']}; decoder `{data['decoder']}`; "
+             f"{plural(data['torch_threads'], 'torch thread')}. Accuracy of the first answer (%), words kept "
+             "unchanged among correctly spelled EWT words the teacher splits (%), words/s. Pairs: "
+             + ", ".join(f"{g} {any_system[g]['n']:,}" for g in groups)
+             + f"; EWT test words {any_system['ewt test']['n']:,}.", ""]
+    rows = []
+    for name, r in data["systems"].items():
+        chosen = ", ".join(f"{k} {v:g}" for k, v in r["settings"].items()) if "settings" in r else "-"
+        rows.append([name, *(pct(r[g]["accuracy"]) for g in groups), pct(r["ewt test"]["kept"]),
+                     f"{r['words_per_s']:,.0f}", chosen])
+    return lines + table(["system", *groups, "EWT test kept", "words/s", "weights (tuned)"], rows,
+                         right=set(range(1, 7)))
+
+
 def render_stats(data: list[dict[str, Any]]) -> Lines:
     corpora = sorted({packaged_paths(d["corpus"]) for d in data})
     lines = ["Corpus: " + ", ".join(f"`{c}`" for c in corpora) + ".", ""]
@@ -510,6 +534,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "ablation_": render_ablation,
     "approximation_": render_approximation,
     "eval_": render_eval,
+    "correct": render_correct,
     "expansion": render_expansion,
     "expansion_ner": render_expansion_ner,
     "hybrid_perplexity": render_hybrid_perplexity,

@@ -193,3 +193,17 @@ def test_correct_command_reports_bad_input_in_one_line(tmp_path, capsys):
     assert "-k" in capsys.readouterr().err
     assert main(["decoder", "eval", str(tmp_path)]) == 2
     assert "not a charwise decoder" in capsys.readouterr().err
+
+
+@pytest.mark.real
+def test_correct_command_on_the_shipped_encoder(capsys, tmp_path):
+    assert main(["correct", "--text", "We recieve the pacakge tomorow", "--no-decoder", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    looked = {w["word"]: w for w in result["words"]}
+    assert {"recieve", "pacakge"} <= set(looked)
+    sources = [c["source"] for c in looked["recieve"]["candidates"]]
+    assert sources.count("written") == 1 and sources.count("row") == 5  # -k 5 nearest rows
+    text = tmp_path / "in.txt"
+    text.write_text("one line\nWe recieve it\n", encoding="utf-8")
+    assert main(["correct", str(text), "--no-decoder", "--plain", "--out", str(tmp_path / "out.txt")]) == 0
+    assert len((tmp_path / "out.txt").read_text(encoding="utf-8").splitlines()) == 2
