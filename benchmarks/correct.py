@@ -132,8 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     def pyspell_fix(w: str) -> str:
         return spell.correction(w) or w
 
+    # The weights are chosen below; the candidates do not depend on them.
     correctors = {"charwise rows": Corrector(encoder, None, CorrectorSettings(beam=0)),
-                  "charwise rows+decoder": Corrector(encoder, args.decoder, CorrectorSettings())}
+                  "charwise rows+decoder": Corrector(encoder, args.decoder, CorrectorSettings(beam=5))}
     parts: dict[str, dict[str, Any]] = {name: {} for name in correctors}
     seconds: dict[str, float] = {name: 0.0 for name in correctors}
     counted: dict[str, int] = {name: 0 for name in correctors}

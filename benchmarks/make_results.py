@@ -87,6 +87,7 @@ PAGES = {
     "misspellings": "approximation.md",
     "tagging": "tagging.md",
     "correct": "correction.md",
+    "decoder": "correction.md",
     "expansion": "expansion.md",
     "stats": "stats.md",
 }
@@ -406,6 +407,22 @@ def render_misspellings(data: dict[str, Any]) -> Lines:
     return lines[:-1]
 
 
+def render_decoder(data: dict[str, Any]) -> Lines:
+    beam = f"beam{data['beam']}"
+    lines = [f"Spelling of held-in (a seeded 2,000) and held-out whole words (never trained) from the teacher's "
+             f"rows, from the encoder's raw vectors of the clean words and of noisy copies ({data['noise']} noise). "
+             "Exact match and character error rate (%), greedy and beam "
+             f"{data['beam']} (its best, and the gold spelling among its {data['beam']}).", ""]
+    rows = []
+    for group in ("heldin", "heldout"):
+        for source, entry in data[group].items():
+            g, b = entry["greedy"], entry[beam]
+            rows.append([group, source, f"{g['n']:,}", pct(g["exact"]), pct(g["cer"]), pct(b["exact"]),
+                         pct(b[f"in_top{data['beam']}"])])
+    return lines + table(["words", "from", "n", "greedy exact", "CER", f"{beam} exact", f"in top {data['beam']}"],
+                         rows, right={2, 3, 4, 5, 6})
+
+
 def render_correct(data: dict[str, Any]) -> Lines:
     groups = ["in-vocabulary test", "in-vocabulary all", "outside test", "outside all"]
     any_system = next(iter(data["systems"].values()))
@@ -535,6 +552,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "approximation_": render_approximation,
     "eval_": render_eval,
     "correct": render_correct,
+    "decoder_": render_decoder,
     "expansion": render_expansion,
     "expansion_ner": render_expansion_ner,
     "hybrid_perplexity": render_hybrid_perplexity,

@@ -207,3 +207,18 @@ def test_correct_command_on_the_shipped_encoder(capsys, tmp_path):
     text.write_text("one line\nWe recieve it\n", encoding="utf-8")
     assert main(["correct", str(text), "--no-decoder", "--plain", "--out", str(tmp_path / "out.txt")]) == 0
     assert len((tmp_path / "out.txt").read_text(encoding="utf-8").splitlines()) == 2
+
+
+@pytest.mark.real
+def test_shipped_decoder_spells_common_rows_and_reads_the_encoders_vectors():
+    from charwise.encoders.shipped import shipped_decoder
+
+    path = shipped_decoder("minilm")
+    assert path is not None
+    decoder = CharDecoder.from_pretrained(path)
+    encoder = charwise.load("minilm")
+    words = ["hello", "going", "business", "government", "something"]
+    rows = [ids[0] for ids in encoder.teacher.piece_ids(words)]
+    assert decoder.spell(encoder.teacher.embeddings[rows]) == words
+    assert decoder.spell(encoder.embed(words, manifold=False), beam=3) == words
+    assert shipped_decoder("no-such-encoder") is None

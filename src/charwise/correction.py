@@ -52,12 +52,22 @@ class CorrectorSettings:
 
     k: int = 5  # nearest whole-word rows
     beam: int = 5  # decoder spellings (0: no decoder candidates)
+    # Defaults: chosen by benchmarks/correct.py for the shipped MiniLM encoder and decoder; without
+    # a decoder use CorrectorSettings.tuned(decoder=False).
     cos_weight: float = 4.0
-    freq_weight: float = 0.5
+    freq_weight: float = 1.0
     margin: float = 0.0
     min_length: int = 3
     policy: str = "oov"
     language: str = "en"  # wordfreq's language for zipf and for the decoder's known words
+
+    @classmethod
+    def tuned(cls, decoder: bool = True, **overrides: Any) -> "CorrectorSettings":
+        """The weights benchmarks/correct.py chose for the shipped MiniLM encoder, with or without
+        its decoder (then ``beam`` is 0)."""
+        weights = dict(cos_weight=4.0, freq_weight=1.0, margin=0.0) if decoder else dict(
+            cos_weight=1.0, freq_weight=0.25, margin=0.0, beam=0)
+        return cls(**{**weights, **overrides})
 
     def __post_init__(self) -> None:
         for name in ("k", "beam", "min_length"):

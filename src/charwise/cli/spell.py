@@ -203,7 +203,8 @@ def cmd_correct(args: argparse.Namespace) -> int:
     if args.text is None and args.file != "-" and not Path(args.file).is_file():
         raise ConfigError(f"input file not found: {args.file}")
     decoder = None if args.no_decoder else (args.decoder or shipped_decoder(args.encoder))
-    settings = CorrectorSettings(k=args.k, beam=args.beam if decoder else 0, policy=args.policy)
+    settings = CorrectorSettings.tuned(decoder is not None, k=args.k, policy=args.policy,
+                                       **({"beam": args.beam} if decoder is not None else {}))
     corrector = Corrector(args.encoder, decoder, settings)
     lines = iter([argument_text(args, args.text, "--text")]) if args.text is not None else input_lines(args, args.file)
     bar = tqdm(desc="correct", unit=" lines", disable=None if args.text is None and args.file != "-" else True,
