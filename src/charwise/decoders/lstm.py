@@ -33,9 +33,8 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from transformers import AutoConfig, AutoModel, PretrainedConfig, PreTrainedModel
 
 from charwise.charset import END, NUM_RESERVED, PAD, PIECE, WORD, CharVocab
-from charwise.encoders.base import _no_progress_bars, _read_json, load_checked_weights
+from charwise.encoders.base import _read_json, load_checked_weights, save_model_directory
 from charwise.errors import CheckpointError, ConfigError
-from charwise.io import atomic_directory, write_json
 
 MODEL_TYPE = "charwise-decoder"
 CONFIG_FILE = "config.json"
@@ -283,13 +282,7 @@ class CharDecoder(PreTrainedModel):
         atomically (safetensors only)."""
         if not safe_serialization:
             raise ValueError("charwise decoders are saved as safetensors only (safe_serialization=False)")
-        info = self.training_info if training_info is None else training_info
-        path = Path(directory)
-        with atomic_directory(path) as tmp, _no_progress_bars():
-            super().save_pretrained(tmp, safe_serialization=True)
-            if info:
-                write_json(tmp / TRAINING_FILE, info)
-        return path
+        return save_model_directory(self, directory, self.training_info if training_info is None else training_info)
 
     @classmethod
     def from_pretrained(  # type: ignore[override]

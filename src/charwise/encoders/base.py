@@ -267,17 +267,7 @@ class CharEncoder(PreTrainedModel):
         """
         if not safe_serialization:
             raise ValueError("charwise encoders are saved as safetensors only (safe_serialization=False)")
-        info = self.training_info if training_info is None else training_info
-        path = Path(directory)
-        with atomic_directory(path) as tmp, _no_progress_bars():
-            # safe_serialization is the default in transformers 5 and the switch in 4.x.
-            super().save_pretrained(tmp, safe_serialization=True)
-            written = sorted(p.name for p in tmp.iterdir())
-            if written != sorted([CONFIG_FILE, WEIGHTS_FILE]):
-                raise RuntimeError(f"transformers wrote {written}, expected {CONFIG_FILE} and {WEIGHTS_FILE}")
-            if info:
-                write_json(tmp / TRAINING_FILE, info)
-        return path
+        return save_model_directory(self, directory, self.training_info if training_info is None else training_info)
 
     # charwise's own public signature (a local directory and a map_location), narrower than transformers'.
     @classmethod
@@ -346,11 +336,28 @@ class CharEncoder(PreTrainedModel):
         return model.eval()
 
 
-def load_checked_weights(model: nn.Module, weights_path: Path, what: str,
+def save_model_directory(model: PreTrainedModel, directory: str | os.PathLike,
+                         training_info: dict[str, Any] | None) -> Path:
+    """Write a charwise model's ``config.json`` and ``model.safetensors`` (transformers'
+    ``save_pretrained``) and its ``training.json`` (unless empty) to ``directory``, atomically."""
+    path = Path(directory)
+    with atomic_directory(path) as tmp, _no_progress_bars():
+        # safe_serialization is the default in transformers 5 and the switch in 4.x.
+        PreTrainedModel.save_pretrained(model, tmp, safe_serialization=True)
+        written = sorted(p.name for p in tmp.iterdir())
+        if written != sorted([CONFIG_FILE, WEIGHTS_FILE]):
+            raise RuntimeError(f"transformers wrote {written}, expected {CONFIG_FILE} and {WEIGHTS_FILE}")
+        if training_info:
+            write_json(tmp / TRAINING_FILE, training_info)
+    return path
+
+
+def load_checked_weights(model: nn.Module | dict[str, torch.Tensor], weights_path: Path, what: str,
                          map_location: str | torch.device = "cpu") -> dict[str, torch.Tensor]:
-    """The safetensors state of ``weights_path``, checked strictly against ``model`` (described as
-    ``what`` in errors): readable, finite, the same tensor names and shapes. Raises a one-line
-    :class:`~charwise.errors.CheckpointError` otherwise; the caller loads the returned state."""
+    """The safetensors state of ``weights_path``, checked strictly against ``model`` (or the state
+    dict it should match; described as ``what`` in errors): readable, finite, the same tensor names
+    and shapes. Raises a one-line :class:`~charwise.errors.CheckpointError` otherwise; the caller
+    loads the returned state."""
     try:
         state = load_file(str(weights_path), device=str(map_location))
     except Exception as e:  # safetensors raises several types for corrupt files
@@ -360,7 +367,7 @@ def load_checked_weights(model: nn.Module, weights_path: Path, what: str,
     if broken:
         raise CheckpointError(f"weights in '{weights_path}' hold NaN or infinite values ({', '.join(broken[:3])}"
                               f"{', ...' if len(broken) > 3 else ''}): the model is broken; use another one")
-    expected = model.state_dict()
+    expected = model if isinstance(model, dict) else model.state_dict()
     missing = sorted(set(expected) - set(state))
     unexpected = sorted(set(state) - set(expected))
     if missing or unexpected:

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 from torch import nn
 
 from charwise.errors import CheckpointError, ConfigError, InputError, MissingInputError
@@ -370,21 +370,11 @@ class Tagger(nn.Module):
         encoder = (CharEncoder.from_pretrained(directory / ENCODER_DIR) if (directory / ENCODER_DIR).is_dir()
                    else None)
         tagger = build_tagger(config, labels, vocab, teacher=teacher, encoder=encoder)
-        weights = directory / WEIGHTS_FILE
-        try:
-            state = load_file(str(weights))
-        except Exception as e:  # safetensors raises several types for corrupt files
-            raise CheckpointError(f"cannot read weights '{weights}': {e}") from None
+        from charwise.encoders.base import load_checked_weights
+
         expected = {f"{prefix}.{k}": v for prefix, module in tagger.own_modules().items()
                     for k, v in module.state_dict().items()}
-        missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
-        if missing or unexpected:
-            raise CheckpointError(f"weights in '{weights}' do not match the tagger's config: "
-                                  f"missing {missing[:5]}, unexpected {unexpected[:5]}")
-        for name, tensor in state.items():
-            if tuple(tensor.shape) != tuple(expected[name].shape):
-                raise CheckpointError(f"shape mismatch for '{name}' in '{weights}': checkpoint "
-                                      f"{tuple(tensor.shape)} vs config {tuple(expected[name].shape)}")
+        state = load_checked_weights(expected, directory / WEIGHTS_FILE, "the tagger's config")
         for prefix, module in tagger.own_modules().items():
             module.load_state_dict({k[len(prefix) + 1 :]: v for k, v in state.items() if k.startswith(prefix + ".")})
         tagger.meta = meta
