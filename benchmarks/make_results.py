@@ -430,7 +430,9 @@ def render_correct(data: dict[str, Any]) -> Lines:
              f"{plural(data['torch_threads'], 'torch thread')}. Accuracy of the first answer (%), words kept "
              "unchanged among correctly spelled EWT words the teacher splits (%), words/s. Pairs: "
              + ", ".join(f"{g} {any_system[g]['n']:,}" for g in groups)
-             + f"; EWT test words {any_system['ewt test']['n']:,}.", ""]
+             + f"; EWT test words {any_system['ewt test']['n']:,}"
+             + ("; pyspellchecker answers a seeded subset of each group (n in the JSON)." if "pyspellchecker"
+                in data["systems"] else "."), ""]
     rows = []
     for name, r in data["systems"].items():
         chosen = ", ".join(f"{k} {v:g}" for k, v in r["settings"].items()) if "settings" in r else "-"

@@ -148,9 +148,9 @@ class Corrector:
 
     Example::
 
-        corrector = Corrector("minilm", decoder="runs/spell/decoder")
-        corrector.correct("I recieve teh pacakge tomorow").corrected
-        # 'I receive the package tomorrow'
+        corrector = Corrector("minilm", decoder=charwise.encoders.shipped.shipped_decoder("minilm"))
+        corrector.correct("The pacakge arrives tomorow").corrected
+        # 'The package arrives tomorrow'
     """
 
     def __init__(self, encoder: CharEncoder | str = "minilm", decoder: Any = None,
