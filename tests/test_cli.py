@@ -32,7 +32,7 @@ def test_no_argparse_type_bool():
 
 
 COMMANDS = ["train", "eval", "manifold", "neighbors", "embed", "encode", "compare", "tune", "stats", "expand", "tag",
-            "tag train", "tag eval", "tag predict"]
+            "tag train", "tag eval", "tag predict", "decoder", "decoder train", "decoder eval", "decoder spell", "correct"]
 
 
 def test_every_command_is_registered():
