@@ -33,13 +33,17 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from transformers import AutoConfig, AutoModel, PretrainedConfig, PreTrainedModel
 
 from charwise.charset import END, NUM_RESERVED, PAD, PIECE, WORD, CharVocab
-from charwise.encoders.base import _read_json, load_checked_weights, save_model_directory
 from charwise.errors import CheckpointError, ConfigError
+from charwise.model_files import (
+    CONFIG_FILE,
+    TRAINING_FILE,
+    WEIGHTS_FILE,
+    load_checked_weights,
+    read_json_file,
+    save_model_directory,
+)
 
 MODEL_TYPE = "charwise-decoder"
-CONFIG_FILE = "config.json"
-WEIGHTS_FILE = "model.safetensors"
-TRAINING_FILE = "training.json"
 CONDITIONS = ("init", "input", "both")
 
 
@@ -294,7 +298,7 @@ class CharDecoder(PreTrainedModel):
         cfg_path = path / CONFIG_FILE
         if not cfg_path.is_file() or not (path / WEIGHTS_FILE).is_file():
             raise CheckpointError(f"'{path}' is not a charwise decoder (need {CONFIG_FILE} and {WEIGHTS_FILE})")
-        meta = _read_json(cfg_path)
+        meta = read_json_file(cfg_path)
         if not isinstance(meta, dict) or meta.get("model_type") != MODEL_TYPE:
             found = meta.get("model_type") if isinstance(meta, dict) else None
             raise CheckpointError(f"'{path}' is not a charwise decoder ({CONFIG_FILE} has model_type {found!r}, "
@@ -310,7 +314,7 @@ class CharDecoder(PreTrainedModel):
         state = load_checked_weights(model, path / WEIGHTS_FILE, "this decoder's config", map_location)
         model.load_state_dict(state)
         model.to(map_location)  # type: ignore[arg-type]
-        training = _read_json(path / TRAINING_FILE) if (path / TRAINING_FILE).is_file() else {}
+        training = read_json_file(path / TRAINING_FILE) if (path / TRAINING_FILE).is_file() else {}
         if not isinstance(training, dict):
             raise CheckpointError(f"'{path / TRAINING_FILE}' is not a JSON object")
         model.training_info = training

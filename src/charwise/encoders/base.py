@@ -21,28 +21,29 @@ Each encoder module keeps its architecture ``@dataclass`` at its top (``encoder.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import json
 import os
 from pathlib import Path
-from typing import Any, ClassVar, Iterator
+from typing import Any, ClassVar
 
 import torch
-from safetensors.torch import load_file
 from torch import nn
 from transformers import AutoConfig, AutoModel, PretrainedConfig, PreTrainedModel
 
 from charwise.charset import PAD, CharVocab
 from charwise.encoders.manifold import ManifoldConfig, RowIndex, project
 from charwise.errors import CheckpointError, ConfigError
-from charwise.io import atomic_directory, write_json
+from charwise.model_files import (  # noqa: F401 (CONFIG_FILE ... re-exported)
+    CONFIG_FILE,
+    TRAINING_FILE,
+    WEIGHTS_FILE,
+    load_checked_weights,
+    read_json_file,
+    save_model_directory,
+)
 
 MODEL_TYPE = "charwise-encoder"
 FORMAT = MODEL_TYPE  # the ``"format"`` of a charwise 0.1 config.json
-CONFIG_FILE = "config.json"
-WEIGHTS_FILE = "model.safetensors"
-TRAINING_FILE = "training.json"
 
 ENCODERS: dict[str, type["CharEncoder"]] = {}
 
@@ -336,50 +337,6 @@ class CharEncoder(PreTrainedModel):
         return model.eval()
 
 
-def save_model_directory(model: PreTrainedModel, directory: str | os.PathLike,
-                         training_info: dict[str, Any] | None) -> Path:
-    """Write a charwise model's ``config.json`` and ``model.safetensors`` (transformers'
-    ``save_pretrained``) and its ``training.json`` (unless empty) to ``directory``, atomically."""
-    path = Path(directory)
-    with atomic_directory(path) as tmp, _no_progress_bars():
-        # safe_serialization is the default in transformers 5 and the switch in 4.x.
-        PreTrainedModel.save_pretrained(model, tmp, safe_serialization=True)
-        written = sorted(p.name for p in tmp.iterdir())
-        if written != sorted([CONFIG_FILE, WEIGHTS_FILE]):
-            raise RuntimeError(f"transformers wrote {written}, expected {CONFIG_FILE} and {WEIGHTS_FILE}")
-        if training_info:
-            write_json(tmp / TRAINING_FILE, training_info)
-    return path
-
-
-def load_checked_weights(model: nn.Module | dict[str, torch.Tensor], weights_path: Path, what: str,
-                         map_location: str | torch.device = "cpu") -> dict[str, torch.Tensor]:
-    """The safetensors state of ``weights_path``, checked strictly against ``model`` (or the state
-    dict it should match; described as ``what`` in errors): readable, finite, the same tensor names
-    and shapes. Raises a one-line :class:`~charwise.errors.CheckpointError` otherwise; the caller
-    loads the returned state."""
-    try:
-        state = load_file(str(weights_path), device=str(map_location))
-    except Exception as e:  # safetensors raises several types for corrupt files
-        raise CheckpointError(f"cannot read weights '{weights_path}': {e}") from None
-    broken = [name for name, tensor in state.items()
-              if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())]
-    if broken:
-        raise CheckpointError(f"weights in '{weights_path}' hold NaN or infinite values ({', '.join(broken[:3])}"
-                              f"{', ...' if len(broken) > 3 else ''}): the model is broken; use another one")
-    expected = model if isinstance(model, dict) else model.state_dict()
-    missing = sorted(set(expected) - set(state))
-    unexpected = sorted(set(state) - set(expected))
-    if missing or unexpected:
-        raise CheckpointError(f"weights in '{weights_path}' do not match {what}: "
-                              f"missing {missing[:5]}, unexpected {unexpected[:5]}")
-    for name, tensor in state.items():
-        if tuple(tensor.shape) != tuple(expected[name].shape):
-            raise CheckpointError(f"shape mismatch for '{name}': checkpoint {tuple(tensor.shape)} "
-                                  f"vs config {tuple(expected[name].shape)}")
-    return state
-
-
 # Arguments AutoModel.from_pretrained passes on (hub and remote-code bookkeeping): nothing to do
 # for a local charwise directory.
 _HF_LOADING_ARGS = {
@@ -388,31 +345,10 @@ _HF_LOADING_ARGS = {
 }
 
 
-@contextlib.contextmanager
-def _no_progress_bars() -> Iterator[None]:
-    """Without transformers' "Writing model shards" bar: a training run saves often."""
-    from transformers.utils import logging as hf_logging
-
-    enabled = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if enabled:
-            hf_logging.enable_progress_bar()
-
-
 def _encoder_class(kind: Any, source: str) -> type[CharEncoder]:
     if kind not in ENCODERS:
         raise CheckpointError(f"unknown encoder type {kind!r} in '{source}' (known: {sorted(ENCODERS)})")
     return ENCODERS[kind]
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise CheckpointError(f"'{path}' is not valid JSON: {e}") from None
 
 
 def _read_config(directory: Path) -> tuple[CharEncoderConfig, dict[str, Any]]:
@@ -420,7 +356,7 @@ def _read_config(directory: Path) -> tuple[CharEncoderConfig, dict[str, Any]]:
     cfg_path, weights_path = directory / CONFIG_FILE, directory / WEIGHTS_FILE
     if not cfg_path.is_file() or not weights_path.is_file():
         raise CheckpointError(f"'{directory}' is not a charwise encoder (need {CONFIG_FILE} and {WEIGHTS_FILE})")
-    meta = _read_json(cfg_path)
+    meta = read_json_file(cfg_path)
     if not isinstance(meta, dict):
         raise CheckpointError(f"'{directory}' is not a charwise encoder ({CONFIG_FILE} is not a JSON object)")
     training: Any = {}
@@ -451,7 +387,7 @@ def _read_config(directory: Path) -> tuple[CharEncoderConfig, dict[str, Any]]:
         except (ConfigError, TypeError) as e:
             raise CheckpointError(f"bad manifold settings in '{cfg_path}': {e}") from None
     if (directory / TRAINING_FILE).is_file():
-        training = _read_json(directory / TRAINING_FILE)
+        training = read_json_file(directory / TRAINING_FILE)
     if not isinstance(training, dict):
         raise CheckpointError(f"'{directory / TRAINING_FILE}' is not a JSON object")
     config.name_or_path = str(directory)

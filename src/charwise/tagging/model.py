@@ -370,7 +370,7 @@ class Tagger(nn.Module):
         encoder = (CharEncoder.from_pretrained(directory / ENCODER_DIR) if (directory / ENCODER_DIR).is_dir()
                    else None)
         tagger = build_tagger(config, labels, vocab, teacher=teacher, encoder=encoder)
-        from charwise.encoders.base import load_checked_weights
+        from charwise.model_files import load_checked_weights
 
         expected = {f"{prefix}.{k}": v for prefix, module in tagger.own_modules().items()
                     for k, v in module.state_dict().items()}

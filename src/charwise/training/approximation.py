@@ -101,6 +101,20 @@ class TrainConfig:
         return data
 
 
+def noisers_for(teacher: Teacher, noise: str, *, single_layouts: tuple[str, ...] = ("us",),
+                realistic_layouts: tuple[str, ...] = ("us",), language: str = "en") -> list[Noiser | RealisticNoiser]:
+    """The noise model ``noise`` (:data:`NOISE_MODELS`) for ``teacher``: the noisers a noisy sample
+    is drawn from (one of them at random when there are two)."""
+    if noise not in NOISE_MODELS:
+        raise ConfigError(f"noise must be one of {', '.join(NOISE_MODELS)}, got {noise!r}")
+    single = Noiser(noise_config_for(teacher, single_layouts))
+    realistic = RealisticNoiser(MisspellConfig(language=language, layouts=realistic_layouts,
+                                               cased=not teacher.lowercase))
+    choices: dict[str, list[Noiser | RealisticNoiser]] = {
+        "single": [single], "realistic": [realistic], "mixed": [single, realistic]}
+    return choices[noise]
+
+
 def lr_factor(step: int, config: Any) -> float:
     """Linear warm-up, then cosine decay to ``min_lr_ratio`` (any config with ``warmup_steps``,
     ``steps`` and ``min_lr_ratio``: the approximation trainer's and hybrid tuning's); the engine's
@@ -117,12 +131,9 @@ class BatchSource:
         self.surfaces = teacher.vocab.surfaces
         self.starts = teacher.vocab.word_start
         self.config = config
-        single = Noiser(noise_config_for(teacher, tuple(config.noise_layouts)))
-        realistic = RealisticNoiser(MisspellConfig(language=config.noise_language, layouts=tuple(config.noise_layouts),
-                                                   cased=not teacher.lowercase))
-        choices: dict[str, list[Noiser | RealisticNoiser]] = {
-            "single": [single], "realistic": [realistic], "mixed": [single, realistic]}
-        self.noisers = choices[config.noise]
+        layouts = tuple(config.noise_layouts)
+        self.noisers = noisers_for(teacher, config.noise, single_layouts=layouts, realistic_layouts=layouts,
+                                   language=config.noise_language)
         self.per_epoch = max(1, len(self.rows) // config.batch_size)
         self._order: tuple[int, list[int]] = (-1, [])  # the last epoch's order: (epoch, rows)
 

@@ -36,13 +36,12 @@ from torch import nn
 from charwise.decoders.lstm import CharDecoder, build_decoder
 from charwise.encoders.base import CharEncoder
 from charwise.errors import ConfigError
-from charwise.evaluation import noise_config_for
 from charwise.misspellings import damerau_levenshtein
 from charwise.teachers import Teacher
+from charwise.training.approximation import NOISE_MODELS, noisers_for
 from charwise.training.engine import Engine, EngineSettings, RunState
 from charwise.training.losses import ApproximationLoss, LossWeights
-from charwise.training.misspell import MisspellConfig, RealisticNoiser
-from charwise.training.noise import NoiseNotApplicable, Noiser
+from charwise.training.noise import NoiseNotApplicable
 from charwise.training.targets import TargetSplit, split_for_encoder
 
 DECODER_DIR = "decoder"
@@ -81,8 +80,8 @@ class SpellingConfig:
     train_rows_limit: int = 0  # >0: a seeded subset of the training rows (quick runs and tests)
 
     def __post_init__(self) -> None:
-        if self.noise not in ("single", "realistic", "mixed"):
-            raise ConfigError(f"noise must be single, realistic or mixed, got {self.noise!r}")
+        if self.noise not in NOISE_MODELS:
+            raise ConfigError(f"noise must be one of {', '.join(NOISE_MODELS)}, got {self.noise!r}")
         for name in ("rows", "cycle_ed", "cycle_de", "approx"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"the {name} weight must be >= 0, got {getattr(self, name)}")
@@ -168,11 +167,7 @@ class SpellingTrainer:
         self.approx = (ApproximationLoss(self.teacher.embeddings, LossWeights(), self.teacher.normal_mask,
                                          torch.tensor(rows)).to(device)
                        if config.train_encoder and config.approx > 0 else None)
-        single = Noiser(noise_config_for(self.teacher, ("us", "uk", "de", "fr", "es")))
-        realistic = RealisticNoiser(MisspellConfig(cased=not self.teacher.lowercase))
-        choices: dict[str, list[Noiser | RealisticNoiser]] = {
-            "single": [single], "realistic": [realistic], "mixed": [single, realistic]}
-        self.noisers = choices[config.noise]
+        self.noisers = noisers_for(self.teacher, config.noise, single_layouts=("us", "uk", "de", "fr", "es"))
         self.per_epoch = max(1, len(rows) // config.batch_size)
         self._order: tuple[int, list[int]] = (-1, [])
         settings = EngineSettings(
@@ -291,11 +286,7 @@ def spelling_report(decoder: CharDecoder, encoder: CharEncoder, teacher: Teacher
     heldin = split.heldin_words.tolist()
     groups = {"heldin": sorted(rng.sample(heldin, min(heldin_words, len(heldin)))),
               "heldout": split.heldout_words.tolist()}
-    single = Noiser(noise_config_for(teacher, ("us",)))
-    realistic = RealisticNoiser(MisspellConfig(cased=not teacher.lowercase))
-    choices: dict[str, list[Noiser | RealisticNoiser]] = {
-        "single": [single], "realistic": [realistic], "mixed": [single, realistic]}
-    noisers = choices[noise]
+    noisers = noisers_for(teacher, noise)
     table = teacher.embeddings.float()
     report: dict[str, Any] = {"beam": beam, "noise": noise}
     for name, ids in groups.items():

@@ -1,0 +1,92 @@
+"""The files of every model charwise saves (encoders, decoders, taggers): one way to write them
+atomically and one strict check of the weights read back.
+
+A saved model is ``config.json`` + ``model.safetensors`` (transformers' ``save_pretrained``,
+safetensors only) + an optional ``training.json`` (the training record).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+import torch
+from safetensors.torch import load_file
+from torch import nn
+from transformers import PreTrainedModel
+
+from charwise.errors import CheckpointError
+from charwise.io import atomic_directory, write_json
+
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.safetensors"
+TRAINING_FILE = "training.json"
+
+
+def read_json_file(path: Path) -> Any:
+    """The JSON in ``path``; a one-line CheckpointError if it is not valid JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CheckpointError(f"'{path}' is not valid JSON: {e}") from None
+
+
+@contextlib.contextmanager
+def no_progress_bars() -> Iterator[None]:
+    """Without transformers' "Writing model shards" bar: a training run saves often."""
+    from transformers.utils import logging as hf_logging
+
+    enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if enabled:
+            hf_logging.enable_progress_bar()
+
+
+def save_model_directory(model: PreTrainedModel, directory: str | os.PathLike,
+                         training_info: dict[str, Any] | None) -> Path:
+    """Write a charwise model's ``config.json`` and ``model.safetensors`` (transformers'
+    ``save_pretrained``) and its ``training.json`` (unless empty) to ``directory``, atomically."""
+    path = Path(directory)
+    with atomic_directory(path) as tmp, no_progress_bars():
+        # safe_serialization is the default in transformers 5 and the switch in 4.x.
+        PreTrainedModel.save_pretrained(model, tmp, safe_serialization=True)
+        written = sorted(p.name for p in tmp.iterdir())
+        if written != sorted([CONFIG_FILE, WEIGHTS_FILE]):
+            raise RuntimeError(f"transformers wrote {written}, expected {CONFIG_FILE} and {WEIGHTS_FILE}")
+        if training_info:
+            write_json(tmp / TRAINING_FILE, training_info)
+    return path
+
+
+def load_checked_weights(model: nn.Module | dict[str, torch.Tensor], weights_path: Path, what: str,
+                         map_location: str | torch.device = "cpu") -> dict[str, torch.Tensor]:
+    """The safetensors state of ``weights_path``, checked strictly against ``model`` (or the state
+    dict it should match; described as ``what`` in errors): readable, finite, the same tensor names
+    and shapes. Raises a one-line :class:`~charwise.errors.CheckpointError` otherwise; the caller
+    loads the returned state."""
+    try:
+        state = load_file(str(weights_path), device=str(map_location))
+    except Exception as e:  # safetensors raises several types for corrupt files
+        raise CheckpointError(f"cannot read weights '{weights_path}': {e}") from None
+    broken = [name for name, tensor in state.items()
+              if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())]
+    if broken:
+        raise CheckpointError(f"weights in '{weights_path}' hold NaN or infinite values ({', '.join(broken[:3])}"
+                              f"{', ...' if len(broken) > 3 else ''}): the model is broken; use another one")
+    expected = model if isinstance(model, dict) else model.state_dict()
+    missing = sorted(set(expected) - set(state))
+    unexpected = sorted(set(state) - set(expected))
+    if missing or unexpected:
+        raise CheckpointError(f"weights in '{weights_path}' do not match {what}: "
+                              f"missing {missing[:5]}, unexpected {unexpected[:5]}")
+    for name, tensor in state.items():
+        if tuple(tensor.shape) != tuple(expected[name].shape):
+            raise CheckpointError(f"shape mismatch for '{name}': checkpoint {tuple(tensor.shape)} "
+                                  f"vs config {tuple(expected[name].shape)}")
+    return state
