@@ -31,7 +31,7 @@ def test_no_argparse_type_bool():
             assert action.type is not bool, f"{parser.prog}: {action.dest} is a bool-typed option"
 
 
-COMMANDS = ["train", "eval", "manifold", "neighbors", "embed", "encode", "compare", "tune", "stats", "expand", "tag",
+COMMANDS = ["train", "eval", "manifold", "neighbors", "embed", "encode", "compare", "tune", "pretrain", "stats", "expand", "tag",
             "tag train", "tag eval", "tag predict", "decoder", "decoder train", "decoder eval", "decoder spell", "correct"]
 
 

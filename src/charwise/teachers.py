@@ -306,6 +306,9 @@ class Teacher:
         return {"name": self.name, "vocab_hash": self.vocab_hash, "dim": self.dim, "family": self.family}
 
 
+PRETRAINING_RECORD = "charwise_pretraining.json"  # written by charwise's second pre-training
+
+
 def _load_hf_directory(path: Path, name: str) -> Teacher:
     from transformers import AutoConfig, AutoModel, AutoTokenizer
 
@@ -313,7 +316,19 @@ def _load_hf_directory(path: Path, name: str) -> Teacher:
         raise TeacherNotFoundError(f"'{path}' is not a HF model directory (no config.json)")
     tokenizer = AutoTokenizer.from_pretrained(path)
     config = AutoConfig.from_pretrained(path)
-    model = AutoModel.from_pretrained(path)
+    if (path / PRETRAINING_RECORD).is_file():
+        # A second pre-training checkpoint: AutoModel leaves out its MLM head and builds a pooler that
+        # charwise never reads; transformers' report of both would only alarm.
+        from transformers.utils import logging as hf_logging
+
+        level = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()
+        try:
+            model = AutoModel.from_pretrained(path)
+        finally:
+            hf_logging.set_verbosity(level)
+    else:
+        model = AutoModel.from_pretrained(path)
     embeddings = model.get_input_embeddings().weight.detach().float().clone()
     tied = bool(getattr(config, "tie_word_embeddings", True))
 

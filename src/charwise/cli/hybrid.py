@@ -1,4 +1,4 @@
-"""``charwise encode | compare | tune``: hybrid models, which read chosen words from characters."""
+"""``charwise encode | compare | tune | pretrain``: hybrid models, which read chosen words from characters."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ ENCODER_HELP = "character encoder (default: the one shipped for the teacher)"
 
 
 def add_parser(sub: Any) -> None:
-    """Register ``encode``, ``compare`` and ``tune`` on the main parser's subparsers."""
+    """Register ``encode``, ``compare``, ``tune`` and ``pretrain`` on the main parser's subparsers."""
     c = sub.add_parser("encode", help="sentence vectors (all-MiniLM-L6-v2 pooling) of one sentence per line, as .npy")
     c.add_argument("file", help="UTF-8 text file, one sentence per line ('-' for stdin); row i = line i")
     c.add_argument("--out", required=True, help="output .npy file")
@@ -66,6 +66,32 @@ def add_parser(sub: Any) -> None:
     u.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     u.add_argument("--quiet", action="store_true", help="no progress bar")
     u.set_defaults(func=cmd_tune)
+
+    from charwise.training.pretraining import MODES, NOISE_MODELS, PretrainConfig
+
+    d = PretrainConfig()
+    r = sub.add_parser("pretrain", help="second pre-training: a masked LM learns to read character vectors")
+    r.add_argument("corpus", nargs="+", help="training sentences: plain text, CoNLL or CoNLL-U files")
+    r.add_argument("--out", required=True, help="output directory (model/ with its encoder, checkpoint/, log.jsonl)")
+    r.add_argument("--teacher", default=d.teacher, help="minilm or a BERT-family model directory")
+    r.add_argument("--encoder", default=d.encoder, help="encoder to start from (shipped name or directory)")
+    r.add_argument("--mode", default=d.mode, choices=MODES,
+                   help="frozen: transformer frozen, encoder and head trained (Char2Subword); "
+                        "full: the transformer trains too, at --model-lr (XRayEmb 2PT)")
+    r.add_argument("--policy", default=d.policy, help=POLICY_HELP)
+    r.add_argument("--steps", type=int, default=d.steps)
+    r.add_argument("--batch-size", type=int, default=d.batch_size)
+    r.add_argument("--lr", type=float, default=d.lr, help="learning rate of the encoder and the MLM head")
+    r.add_argument("--model-lr", type=float, default=d.model_lr, help="learning rate of the transformer (mode full)")
+    r.add_argument("--mask-rate", type=float, default=d.mask_rate, help="share of each sentence's words masked")
+    r.add_argument("--noise", default=d.noise, choices=NOISE_MODELS, help="typo model of the noisy sentences")
+    r.add_argument("--typo-rate", type=float, default=d.typo_rate, help="typo probability per eligible word")
+    r.add_argument("--max-words", type=int, default=d.max_words, help="words per sentence (longer ones are cut)")
+    r.add_argument("--eval-every", type=int, default=d.eval_every)
+    r.add_argument("--seed", type=int, default=d.seed)
+    r.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(func=cmd_pretrain)
 
 
 # --- encode ------------------------------------------------------------------------------------
@@ -132,6 +158,41 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if tuner.accelerator.is_main_process:
         what = "mean word log-likelihood" if config.objective == "lm" else "mean sentence cosine"
         print(f"tuned encoder written to {out / 'encoder'} (validation {what}: {tuner.best:.4f})", file=sys.stderr)
+    return 0
+
+
+# --- pretrain ----------------------------------------------------------------------------------
+def cmd_pretrain(args: argparse.Namespace) -> int:
+    from charwise.hybrid.policies import get_policy
+    from charwise.training.pretraining import CONFIG_FILE, MODEL_DIR, PretrainConfig, Pretrainer
+
+    out = Path(args.out)
+    if args.resume and (out / CONFIG_FILE).exists():
+        config = PretrainConfig(**read_json(out / CONFIG_FILE))
+    else:
+        for flag, value in (("--steps", args.steps), ("--batch-size", args.batch_size),
+                            ("--eval-every", args.eval_every), ("--max-words", args.max_words)):
+            check_min(flag, value, 1)
+        check_positive("--lr", args.lr)
+        check_positive("--model-lr", args.model_lr)
+        check_positive("--mask-rate", args.mask_rate)
+        check_unit("--mask-rate", args.mask_rate)
+        check_unit("--typo-rate", args.typo_rate)
+        get_policy(args.policy)
+        for path in args.corpus:
+            if not Path(path).is_file():
+                raise MissingInputError(f"corpus file not found: {path}")
+        config = PretrainConfig(corpora=list(args.corpus), teacher=args.teacher, encoder=args.encoder,
+                                mode=args.mode, policy=args.policy, steps=args.steps, batch_size=args.batch_size,
+                                lr=args.lr, model_lr=args.model_lr, mask_rate=args.mask_rate, noise=args.noise,
+                                typo_rate=args.typo_rate, max_words=args.max_words, eval_every=args.eval_every,
+                                seed=args.seed)
+    trainer = Pretrainer(config, out, progress=not args.quiet)
+    trainer.train(resume=args.resume)
+    if trainer.accelerator.is_main_process:
+        print(f"model and its encoder written to {out / MODEL_DIR} (validation masked-piece accuracy, "
+              f"noisy hybrid input: {trainer.engine.state.best:.4f}); use it as a teacher: "
+              f"charwise tag train --teacher {out / MODEL_DIR} ...", file=sys.stderr)
     return 0
 
 

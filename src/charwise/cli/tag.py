@@ -37,7 +37,8 @@ def add_parser(sub: Any) -> None:
 
     t = tsub.add_parser("train", help="fine-tune a tagger (hybrid model + pooling or S2W merge + head)")
     t.add_argument("--task", required=True, choices=sorted(TASKS))
-    t.add_argument("--teacher", default=d.teacher, help="minilm or a HF model directory (BERT family)")
+    t.add_argument("--teacher", "--model", default=d.teacher,
+                   help="minilm or a HF model directory (BERT family; e.g. the model/ of `charwise pretrain`)")
     t.add_argument("--policy", default=d.policy,
                    help="none (base model), oov, multi, no-suffix, random:P, all")
     t.add_argument("--char-encoder", default=None,

@@ -178,11 +178,14 @@ class CharEncoder(PreTrainedModel):
 
     def row_index(self, pieces: bool = False) -> RowIndex:
         """The teacher's candidate rows for whole words (or ``pieces``): its ``normal`` rows of that kind."""
-        if pieces not in self._row_indexes:
-            teacher = self.teacher
-            kind = teacher.word_start_mask if not pieces else ~teacher.word_start_mask
-            self._row_indexes[pieces] = RowIndex(teacher.embeddings, teacher.normal_mask & kind)
-        return self._row_indexes[pieces].to(self.device)
+        # Built as ordinary tensors even when first asked for in inference mode: the cached index
+        # is used by training too (projected vectors are differentiable).
+        with torch.inference_mode(False):
+            if pieces not in self._row_indexes:
+                teacher = self.teacher
+                kind = teacher.word_start_mask if not pieces else ~teacher.word_start_mask
+                self._row_indexes[pieces] = RowIndex(teacher.embeddings, teacher.normal_mask & kind)
+            return self._row_indexes[pieces].to(self.device)
 
     def embed(
         self, words: list[str], *, pieces: bool = False, batch_size: int = 1024, grad: bool = False,

@@ -124,13 +124,17 @@ class RowIndex:
     def hub(self) -> torch.Tensor:
         """Mean cosine of each row to its :data:`HUB_NEIGHBOURS` nearest other rows (computed once, chunked)."""
         if self._hub is None:
-            k = min(HUB_NEIGHBOURS, self.unit.shape[0] - 1)
-            parts = []
-            for start in range(0, self.unit.shape[0], 2048):
-                sims = self.unit[start : start + 2048] @ self.unit.T
-                parts.append(sims.topk(k + 1, dim=1).values[:, 1:].mean(dim=1))  # skip the row itself
-            self._hub = torch.cat(parts)
+            with torch.inference_mode(False):  # cached: an ordinary tensor, usable by training too
+                self._hub = self._hub_scores()
         return self._hub
+
+    def _hub_scores(self) -> torch.Tensor:
+        k = min(HUB_NEIGHBOURS, self.unit.shape[0] - 1)
+        parts = []
+        for start in range(0, self.unit.shape[0], 2048):
+            sims = self.unit[start : start + 2048] @ self.unit.T
+            parts.append(sims.topk(k + 1, dim=1).values[:, 1:].mean(dim=1))  # skip the row itself
+        return torch.cat(parts)
 
     def neighbours(self, vectors: torch.Tensor, k: int, metric: str) -> tuple[torch.Tensor, torch.Tensor]:
         """``(scores, row positions)`` of the ``k`` best candidates, best first (differentiable in ``vectors``)."""

@@ -12,6 +12,7 @@ from charwise.encoders.base import CONFIG_FILE, CharEncoder, check_teacher
 from charwise.errors import CheckpointError, ConfigError, MissingInputError
 
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "pretrained"
+MODEL_ENCODER_DIR = "charwise-encoder"  # inside a model directory: the encoder it was trained to read
 
 
 def available() -> list[str]:
@@ -60,6 +61,14 @@ def _check_teacher_label(encoder: CharEncoder, path: Path) -> None:
                 f"{info[key]}, while '{name}' has {shipped[key]}): fix its config.json or use it with its own teacher")
 
 
+def _model_encoder(teacher: Any) -> Path | None:
+    """The encoder stored inside a model directory by second pre-training (the one that model
+    learned to read), or None."""
+    source = getattr(teacher, "source", "")
+    path = Path(source) / MODEL_ENCODER_DIR if source else None
+    return path if path is not None and (path / CONFIG_FILE).is_file() else None
+
+
 def resolve_encoder(
     name_or_path: str | os.PathLike | CharEncoder | None, teacher: Any, *, required: bool = True,
     needed_by: str = "this", option: str = "encoder=DIR",
@@ -67,7 +76,8 @@ def resolve_encoder(
     """The character encoder to use with ``teacher``, checked against it and attached to it.
 
     ``name_or_path`` is an encoder (used as is), a shipped name or a directory (loaded), or None:
-    the encoder shipped for ``teacher.name``. A teacher without one raises
+    the encoder inside the teacher's model directory (``charwise-encoder/``, written by second
+    pre-training), else the one shipped for ``teacher.name``. A teacher without one raises
     :class:`~charwise.errors.ConfigError` saying what needs it (``needed_by``, e.g. ``"policy
     'oov'"``) and how to pass one (``option``, e.g. ``"--char-encoder DIR"``), or returns None when
     ``required`` is false. An encoder trained for another vocabulary or dimension raises ValueError.
@@ -75,7 +85,10 @@ def resolve_encoder(
     if isinstance(name_or_path, CharEncoder):
         encoder = name_or_path
     else:
-        if name_or_path is None:
+        own = _model_encoder(teacher)
+        if name_or_path is None and own is not None:
+            name_or_path = own
+        elif name_or_path is None:
             if teacher.name not in available():
                 if not required:
                     return None

@@ -223,12 +223,15 @@ class HybridModel(nn.Module):
 
     # --- batches ---------------------------------------------------------------------------
     def prepare(
-        self, batch: Sequence[Sequence[str]], space_before: Sequence[Sequence[bool]] | None = None
+        self, batch: Sequence[Sequence[str]], space_before: Sequence[Sequence[bool]] | None = None,
+        fixed_pieces: Sequence[Sequence[list[int] | None]] | None = None,
     ) -> HybridInputs:
         """Build the model inputs for pre-split sentences.
 
         ``space_before[b][i]`` says whether whitespace preceded word ``i``; by default every word
-        but the first, as in ordinary running text.
+        but the first, as in ordinary running text. ``fixed_pieces[b][i]``, when not None, are the
+        table ids that word ``i`` becomes, whatever the tokenizer and the policy say (masked-LM
+        training replaces masked words by ``[MASK]`` pieces this way).
         """
         batch = _check_batch(batch)
         if space_before is None:
@@ -246,6 +249,12 @@ class HybridModel(nn.Module):
             selected = [bool(s) for s in self.policy.select(kept, pieces, self.teacher)]
             if len(selected) != len(kept):
                 raise ValueError(f"policy {self.policy!r} returned {len(selected)} flags for {len(kept)} words")
+            if fixed_pieces is not None:
+                if len(fixed_pieces[b]) != len(words):
+                    raise ValueError(f"sentence {b}: {len(words)} words but {len(fixed_pieces[b])} fixed_pieces")
+                for i, fixed in enumerate(fixed_pieces[b][: len(kept)]):
+                    if fixed is not None:
+                        pieces[i], selected[i] = list(fixed), False
             dropped = len(words) - len(kept)
             pieces, selected = pieces + [[] for _ in range(dropped)], selected + [False] * dropped
             ids, spans = list(ad.prefix_ids), []

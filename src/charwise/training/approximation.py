@@ -115,6 +115,17 @@ def noisers_for(teacher: Teacher, noise: str, *, single_layouts: tuple[str, ...]
     return choices[noise]
 
 
+def noisy_word(word: str, noisers: list[Noiser | RealisticNoiser], rng: random.Random) -> str:
+    """``word`` through one of ``noisers`` (drawn with ``rng``); unchanged if it does not apply."""
+    noiser = rng.choice(noisers) if len(noisers) > 1 else noisers[0]
+    if not noiser.eligible(word):
+        return word
+    try:
+        return noiser.corrupt(word, rng)[0]
+    except NoiseNotApplicable:
+        return word
+
+
 def lr_factor(step: int, config: Any) -> float:
     """Linear warm-up, then cosine decay to ``min_lr_ratio`` (any config with ``warmup_steps``,
     ``steps`` and ``min_lr_ratio``: the approximation trainer's and hybrid tuning's); the engine's

@@ -38,7 +38,7 @@ from charwise.encoders.base import CharEncoder
 from charwise.errors import ConfigError
 from charwise.misspellings import damerau_levenshtein
 from charwise.teachers import Teacher
-from charwise.training.approximation import NOISE_MODELS, noisers_for
+from charwise.training.approximation import NOISE_MODELS, noisers_for, noisy_word
 from charwise.training.engine import Engine, EngineSettings, RunState
 from charwise.training.losses import ApproximationLoss, LossWeights
 from charwise.training.noise import NoiseNotApplicable
@@ -181,13 +181,7 @@ class SpellingTrainer:
     # --- data ---------------------------------------------------------------------------------
     def noisy(self, word: str, rng: random.Random) -> str:
         """``word`` with one of the configured noise models applied (unchanged if none applies)."""
-        noiser = rng.choice(self.noisers) if len(self.noisers) > 1 else self.noisers[0]
-        if not noiser.eligible(word):
-            return word
-        try:
-            return noiser.corrupt(word, rng)[0]
-        except NoiseNotApplicable:
-            return word
+        return noisy_word(word, self.noisers, rng)
 
     def batch(self, step: int) -> list[tuple[int, str]]:
         """(row id, input string) pairs of ``step``: each row's clean spelling or a noisy copy."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 import random
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -80,10 +81,28 @@ def word_means(states: torch.Tensor, inputs: HybridInputs) -> tuple[torch.Tensor
     return means, (layout.counts > 0).view(layout.batch, layout.num_words)
 
 
+def anchor_loss(hybrid: HybridModel, sentences: list[list[str]], weight: float = 1.0) -> torch.Tensor:
+    """1 - cosine between the encoder's vector and the table row, over the one-token words of
+    ``sentences``: it keeps the encoder in the table's space while another loss trains it (zero,
+    without running the encoder, when ``weight`` is 0)."""
+    device = input_table(hybrid.model).weight.device
+    words = sorted({w for s in sentences for w in s})
+    pieces = hybrid.word_pieces(words, [True] * len(words))
+    kinds = hybrid.teacher.vocab.kinds
+    singles = [(w, p[0]) for w, p in zip(words, pieces) if len(p) == 1 and kinds[p[0]] == "normal"]
+    if not singles or weight <= 0:
+        return torch.zeros((), device=device)
+    rows = hybrid.teacher.embeddings[torch.tensor([i for _, i in singles])].to(device)
+    vectors = hybrid.char_vectors([w for w, _ in singles])
+    return (1 - F.cosine_similarity(vectors, rows, dim=-1)).mean()
+
+
 class SentenceSource:
     """Training and validation sentences, and seeded noisy batches."""
 
-    def __init__(self, config: TuneConfig, teacher: Teacher) -> None:
+    # ``config``: a TuneConfig or any config with the same data fields (corpora, max_words,
+    # batch_size, validation_sentences, clean_share, typo_rate, seed), as second pre-training's.
+    def __init__(self, config: Any, teacher: Teacher) -> None:
         if not config.corpora:
             raise ValueError("hybrid tuning needs at least one corpus (plain text, CoNLL or CoNLL-U)")
         sentences = [s[: config.max_words] for path in config.corpora for s in read_sentences(path) if s]
@@ -166,7 +185,7 @@ class HybridTuner:
             lls = self.student.word_log_likelihoods(noisy, clean)
             values = torch.cat([ll[~torch.isnan(ll)] for ll in lls])
             lm = -values.mean()
-            anchor = self._anchor(clean)
+            anchor = anchor_loss(self.student, clean, self.config.anchor_weight)
             return {"loss": lm + self.config.anchor_weight * anchor, "lm": lm, "anchor": anchor}
         with torch.no_grad():
             base = self.base(clean)
@@ -180,23 +199,10 @@ class HybridTuner:
         word_loss = (1 - F.cosine_similarity(words[both], target_words[both], dim=-1)).mean()
         sentence = mean_pool(states, out.inputs.attention_mask)
         sentence_loss = (1 - F.cosine_similarity(sentence, target_sentence, dim=-1)).mean()
-        anchor = self._anchor(clean)
+        anchor = anchor_loss(self.student, clean, self.config.anchor_weight)
         total = (self.config.word_weight * word_loss + self.config.sentence_weight * sentence_loss
                  + self.config.anchor_weight * anchor)
         return {"loss": total, "word": word_loss, "sentence": sentence_loss, "anchor": anchor}
-
-    def _anchor(self, clean: list[list[str]]) -> torch.Tensor:
-        """1 - cosine between the encoder's vector and the table row, over the batch's one-token words."""
-        device = input_table(self.student.model).weight.device
-        words = sorted({w for s in clean for w in s})
-        pieces = self.base.word_pieces(words, [True] * len(words))
-        kinds = self.teacher.vocab.kinds
-        singles = [(w, p[0]) for w, p in zip(words, pieces) if len(p) == 1 and kinds[p[0]] == "normal"]
-        if not singles or self.config.anchor_weight <= 0:
-            return torch.zeros((), device=device)
-        rows = self.teacher.embeddings[torch.tensor([i for _, i in singles])].to(device)
-        vectors = self.student.char_vectors([w for w, _ in singles])
-        return (1 - F.cosine_similarity(vectors, rows, dim=-1)).mean()
 
     @torch.no_grad()
     def validate(self) -> dict[str, float]:
