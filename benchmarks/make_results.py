@@ -85,6 +85,7 @@ PAGES = {
     "throughput": "approximation.md",
     "hybrid": "hybrid.md",
     "misspellings": "approximation.md",
+    "pretraining": "hybrid.md",
     "tagging": "tagging.md",
     "correct": "correction.md",
     "decoder": "correction.md",
@@ -442,6 +443,22 @@ def render_correct(data: dict[str, Any]) -> Lines:
                          right=set(range(1, 7)))
 
 
+def render_pretraining(data: dict[str, Any]) -> Lines:
+    c = data["config"]
+    lines = [f"Mode {c['mode']}, {c['steps']:,} steps of {c['batch_size']} sentences (at most {c['max_words']} words), "
+             f"lr {c['lr']:g} (encoder) / {c['head_lr']:g} (head)"
+             + (f" / {c['model_lr']:g} (transformer)" if c["mode"] == "full" else "")
+             + f", {100 * c['mask_rate']:g} % of words masked, typos {c['noise']} at {c['typo_rate']:g} per word in "
+             f"{100 * (1 - c['clean_share']):g} % of sentences; {data['seconds_per_step']:.2f} s per step "
+             f"({data['torch_threads_note']}). Masked-piece accuracy / loss on 256 validation sentences; "
+             f"best step {data['best_step']}.", ""]
+    rows = [[str(v["step"]), f"{pct(v['hybrid_acc'])} / {v['hybrid_loss']:.2f}",
+             f"{pct(v['pieces_acc'])} / {v['pieces_loss']:.2f}",
+             f"{pct(v['hybrid_clean_acc'])} / {v['hybrid_clean_loss']:.2f}"] for v in data["validations"]]
+    return lines + table(["step", "typos, hybrid oov", "typos, plain pieces", "clean, hybrid oov"], rows,
+                         right={0, 1, 2, 3})
+
+
 def render_stats(data: list[dict[str, Any]]) -> Lines:
     corpora = sorted({packaged_paths(d["corpus"]) for d in data})
     lines = ["Corpus: " + ", ".join(f"`{c}`" for c in corpora) + ".", ""]
@@ -563,6 +580,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "hybrid_retrieval_": render_hybrid_retrieval,
     "hybrid_speed": render_hybrid_speed,
     "misspellings": render_misspellings,
+    "pretraining_": render_pretraining,
     "stats_": render_stats,
     "tagging": render_tagging,
     "tagging_": render_tagging,

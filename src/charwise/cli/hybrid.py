@@ -81,7 +81,8 @@ def add_parser(sub: Any) -> None:
     r.add_argument("--policy", default=d.policy, help=POLICY_HELP)
     r.add_argument("--steps", type=int, default=d.steps)
     r.add_argument("--batch-size", type=int, default=d.batch_size)
-    r.add_argument("--lr", type=float, default=d.lr, help="learning rate of the encoder and the MLM head")
+    r.add_argument("--lr", type=float, default=d.lr, help="learning rate of the character encoder")
+    r.add_argument("--head-lr", type=float, default=d.head_lr, help="learning rate of the MLM head (new)")
     r.add_argument("--model-lr", type=float, default=d.model_lr, help="learning rate of the transformer (mode full)")
     r.add_argument("--mask-rate", type=float, default=d.mask_rate, help="share of each sentence's words masked")
     r.add_argument("--noise", default=d.noise, choices=NOISE_MODELS, help="typo model of the noisy sentences")
@@ -174,6 +175,7 @@ def cmd_pretrain(args: argparse.Namespace) -> int:
                             ("--eval-every", args.eval_every), ("--max-words", args.max_words)):
             check_min(flag, value, 1)
         check_positive("--lr", args.lr)
+        check_positive("--head-lr", args.head_lr)
         check_positive("--model-lr", args.model_lr)
         check_positive("--mask-rate", args.mask_rate)
         check_unit("--mask-rate", args.mask_rate)
@@ -184,9 +186,9 @@ def cmd_pretrain(args: argparse.Namespace) -> int:
                 raise MissingInputError(f"corpus file not found: {path}")
         config = PretrainConfig(corpora=list(args.corpus), teacher=args.teacher, encoder=args.encoder,
                                 mode=args.mode, policy=args.policy, steps=args.steps, batch_size=args.batch_size,
-                                lr=args.lr, model_lr=args.model_lr, mask_rate=args.mask_rate, noise=args.noise,
-                                typo_rate=args.typo_rate, max_words=args.max_words, eval_every=args.eval_every,
-                                seed=args.seed)
+                                lr=args.lr, head_lr=args.head_lr, model_lr=args.model_lr, mask_rate=args.mask_rate,
+                                noise=args.noise, typo_rate=args.typo_rate, max_words=args.max_words,
+                                eval_every=args.eval_every, seed=args.seed)
     trainer = Pretrainer(config, out, progress=not args.quiet)
     trainer.train(resume=args.resume)
     if trainer.accelerator.is_main_process:

@@ -72,8 +72,9 @@ class PretrainConfig:
     policy: str = "oov"
     steps: int = 2000
     batch_size: int = 32
-    lr: float = 3e-4  # character encoder and MLM head transform
-    model_lr: float = 3e-5  # the transformer, in mode "full"
+    lr: float = 3e-4  # the character encoder
+    head_lr: float = 1e-3  # the MLM head's transform, trained from scratch
+    model_lr: float = 5e-5  # the transformer, in mode "full"
     weight_decay: float = 0.01
     warmup_steps: int = 100
     min_lr_ratio: float = 0.0
@@ -159,7 +160,7 @@ class Pretrainer:
         self.source = SentenceSource(config, self.teacher)
         self.noisers = noisers_for(self.teacher, config.noise)
         head = [p for n, p in self.mlm.named_parameters() if n.startswith("cls.") and p.requires_grad]
-        groups = [{"params": list(encoder.parameters()), "lr": config.lr}, {"params": head, "lr": config.lr}]
+        groups = [{"params": list(encoder.parameters()), "lr": config.lr}, {"params": head, "lr": config.head_lr}]
         if full:
             groups.append({"params": [p for n, p in self.mlm.named_parameters()
                                       if n.startswith("bert.") and p.requires_grad], "lr": config.model_lr})

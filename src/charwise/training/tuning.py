@@ -5,7 +5,8 @@ hybrid model, though, feeds it words that have *no* row (every multi-piece word)
 words, and the transformer above was never trained on such inputs. Char2Subword's second phase
 (Aguilar et al., 2021, section 3.2) therefore trains the character module with the transformer
 frozen, and XRayEmb does a second pre-training (Pinter et al., 2021, section 3). Both use a
-masked-LM head; all-MiniLM-L6-v2 ships without one, so charwise distils instead:
+masked-LM head, which all-MiniLM-L6-v2 does not ship (:mod:`charwise.training.pretraining` builds
+one and runs both); hybrid tuning needs no head and works for any model, by distillation:
 
 * teacher: the unchanged model on the clean sentence (policy ``none``);
 * student: the same frozen model on the sentence with typos, built by the hybrid policy;
