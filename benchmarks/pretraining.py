@@ -39,9 +39,8 @@ def summarise(run: Path) -> dict:
         seconds_per_step = (b["elapsed_s"] - a["elapsed_s"]) / max(1, b["step"] - a["step"])
     best = max(evals[1:] or evals, key=lambda r: r["validation"]["score"])
     config["corpora"] = [str(Path(c)) for c in config["corpora"]]
-    command = (f"charwise pretrain {' '.join(config['corpora'])} --out {run} --mode {config['mode']} "
-               f"--steps {config['steps']} --eval-every {config['eval_every']} --quiet")
-    return {"command": f"python benchmarks/pretraining.py --run {run} --train  # runs: {command}",
+    return {"command": f"python benchmarks/pretraining.py --run {run} --train --mode {config['mode']} "
+                       f"--steps {config['steps']}",
             "config": config, "validations": [{"step": r["step"], **r["validation"]} for r in evals],
             "best_step": best["step"], "best": best["validation"], "last_train_loss": last.get("mlm"),
             "seconds_per_step": seconds_per_step, "torch_threads_note": "OMP_NUM_THREADS=2, nothing else running"}
@@ -71,7 +70,7 @@ def main() -> int:
     p.add_argument("--run", required=True, help="the run directory of `charwise pretrain`")
     p.add_argument("--train", action="store_true", help="run `charwise pretrain` into --run first")
     p.add_argument("--mode", default="full", choices=["frozen", "full"])
-    p.add_argument("--steps", type=int, default=1000)
+    p.add_argument("--steps", type=int, default=800)
     p.add_argument("--name", default=None, help="results name (default: minilm_<mode>)")
     args = p.parse_args()
     run = Path(args.run)
