@@ -55,6 +55,19 @@ COMMANDS: dict[str, list[str]] = {
         "python benchmarks/tagging.py --json benchmarks/results/tagging_full_v2.json --seeds 0 1 \\",
         "    --merge runs/v2_s0.json runs/v2_s1.json",
     ],
+    "tagging_2pt": [
+        "python benchmarks/pretraining.py --run runs/2pt/full --train --mode full --steps 800",
+        "python benchmarks/tagging.py --teacher runs/2pt/full/model --tasks wnut17 --settings hybrid-oov --seeds 0 \\",
+        "    --json runs/2pt/wnut_a.json --work runs/2pt/tag_a     # and on the other core:",
+        "python benchmarks/tagging.py --teacher runs/2pt/full/model --tasks wnut17 --settings base-first --seeds 0 \\",
+        "    --json runs/2pt/wnut_b.json --work runs/2pt/tag_b",
+        "python benchmarks/tagging.py --json benchmarks/results/tagging_2pt.json --seeds 0 \\",
+        "    --merge runs/2pt/wnut_a.json runs/2pt/wnut_b.json",
+    ],
+    "tagging_2pt_ewt": [
+        "python benchmarks/tagging.py --teacher runs/2pt/full/model --tasks ewt-upos --settings hybrid-oov --seeds 0 \\",
+        "    --epochs 1 --json benchmarks/results/tagging_2pt_ewt.json --work runs/2pt/tag_a",
+    ],
     "tagging_ewt_full": [
         "python benchmarks/tagging.py --tasks ewt-upos --settings base-first --seeds 0 1 2 --epochs 1 \\",
         "    --json runs/ewt_base.json         # and --settings s2w+chars --json runs/ewt_chars.json alongside",
