@@ -220,3 +220,19 @@ def two_cpu_processes() -> Callable[..., Any]:
         return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
     return run
+
+
+TRAINING_SENTENCES = [
+    "the weather was beautiful yesterday afternoon", "our accommodation looked wonderful",
+    "please remember the reservation details", "an unexpected announcement surprised everybody",
+    "their restaurant recommendations were excellent", "tomorrow morning we travel together",
+]
+
+
+@pytest.fixture()
+def corpus(tmp_path) -> str:
+    """A plain-text corpus of 72 short sentences (hybrid tuning and second pre-training)."""
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(f"{s} number{i}" for i in range(12) for s in TRAINING_SENTENCES) + "\n",
+                    encoding="utf-8")
+    return str(path)

@@ -14,23 +14,10 @@ from charwise.hybrid.model import HybridModel
 from charwise.teachers import Teacher
 from charwise.training.pretraining import MODEL_DIR, PretrainConfig, Pretrainer, masked_lm_for
 
-SENTENCES = [
-    "the weather was beautiful yesterday afternoon", "our accommodation looked wonderful",
-    "please remember the reservation details", "an unexpected announcement surprised everybody",
-    "their restaurant recommendations were excellent", "tomorrow morning we travel together",
-]
-
 
 @pytest.fixture(scope="module")
 def teacher(tiny_bert_dir) -> Teacher:
     return Teacher.load(str(tiny_bert_dir))
-
-
-@pytest.fixture()
-def corpus(tmp_path):
-    path = tmp_path / "corpus.txt"
-    path.write_text("\n".join(f"{s} number{i}" for i in range(12) for s in SENTENCES) + "\n", encoding="utf-8")
-    return str(path)
 
 
 def trainer_for(teacher, make_encoder, corpus, out, **overrides) -> Pretrainer:
@@ -99,8 +86,8 @@ def test_resume_gives_the_same_weights(teacher, make_encoder, corpus, tmp_path):
 def test_the_checkpoint_is_a_teacher_with_its_encoder(teacher, make_encoder, corpus, tmp_path):
     from transformers import AutoModelForMaskedLM
 
-    t = trainer_for(teacher, make_encoder, corpus, tmp_path / "run", mode="full")
-    t.train()
+    t = trainer_for(teacher, make_encoder, corpus, tmp_path / "run", mode="full", eval_every=6)
+    t.train()  # one evaluation, at the end: the saved model is the final one
     model_dir = tmp_path / "run" / MODEL_DIR
     record = json.loads((model_dir / "charwise_pretraining.json").read_text())
     assert record["config"]["mode"] == "full" and "hybrid_acc" in record["validation"]

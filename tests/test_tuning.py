@@ -10,23 +10,10 @@ from charwise.hybrid.model import HybridModel
 from charwise.teachers import Teacher
 from charwise.training.tuning import HybridTuner, TuneConfig, word_means
 
-SENTENCES = [
-    "the weather was beautiful yesterday afternoon", "our accommodation looked wonderful",
-    "please remember the reservation details", "an unexpected announcement surprised everybody",
-    "their restaurant recommendations were excellent", "tomorrow morning we travel together",
-]
-
 
 @pytest.fixture(scope="module")
 def teacher(tiny_bert_dir) -> Teacher:
     return Teacher.load(str(tiny_bert_dir))
-
-
-@pytest.fixture()
-def corpus(tmp_path):
-    path = tmp_path / "corpus.txt"
-    path.write_text("\n".join(f"{s} number{i}" for i in range(12) for s in SENTENCES) + "\n", encoding="utf-8")
-    return str(path)
 
 
 def tuner_for(teacher, make_encoder, corpus, out, **overrides) -> HybridTuner:
