@@ -58,11 +58,9 @@ COMMANDS: dict[str, list[str]] = {
     "tagging_2pt": [
         "python benchmarks/pretraining.py --run runs/2pt/full --train --mode full --steps 800",
         "python benchmarks/tagging.py --teacher runs/2pt/full/model --tasks wnut17 --settings hybrid-oov --seeds 0 \\",
-        "    --json runs/2pt/wnut_a.json --work runs/2pt/tag_a     # and on the other core:",
-        "python benchmarks/tagging.py --teacher runs/2pt/full/model --tasks wnut17 --settings base-first --seeds 0 \\",
-        "    --json runs/2pt/wnut_b.json --work runs/2pt/tag_b",
-        "python benchmarks/tagging.py --json benchmarks/results/tagging_2pt.json --seeds 0 \\",
-        "    --merge runs/2pt/wnut_a.json runs/2pt/wnut_b.json",
+        "    --json runs/2pt/wnut_a.json --work runs/2pt/tag_a     # --seeds 1 and --settings base-first alongside",
+        "python benchmarks/tagging.py --json benchmarks/results/tagging_2pt.json --seeds 0 1 \\",
+        "    --merge runs/2pt/wnut_a.json runs/2pt/wnut_s1.json runs/2pt/wnut_b.json",
     ],
     "tagging_2pt_ewt": [
         "python benchmarks/tagging.py --teacher runs/2pt/full/model --tasks ewt-upos --settings hybrid-oov --seeds 0 \\",
