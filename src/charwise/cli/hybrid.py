@@ -133,24 +133,30 @@ def cmd_encode(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- tune and pretrain -------------------------------------------------------------------------
+def check_training_options(args: argparse.Namespace) -> None:
+    """The options ``tune`` and ``pretrain`` share, checked before any model loads."""
+    from charwise.hybrid.policies import get_policy
+
+    for flag, value in (("--steps", args.steps), ("--batch-size", args.batch_size), ("--eval-every", args.eval_every)):
+        check_min(flag, value, 1)
+    check_positive("--lr", args.lr)
+    check_unit("--typo-rate", args.typo_rate)
+    get_policy(args.policy)
+    for path in args.corpus:
+        if not Path(path).is_file():
+            raise MissingInputError(f"corpus file not found: {path}")
+
+
 # --- tune --------------------------------------------------------------------------------------
 def cmd_tune(args: argparse.Namespace) -> int:
-    from charwise.hybrid.policies import get_policy
     from charwise.training.tuning import HybridTuner, TuneConfig
 
     out = Path(args.out)
     if args.resume and (out / "tune_config.json").exists():
         config = TuneConfig(**read_json(out / "tune_config.json"))
     else:
-        for flag, value in (("--steps", args.steps), ("--batch-size", args.batch_size),
-                            ("--eval-every", args.eval_every)):
-            check_min(flag, value, 1)
-        check_positive("--lr", args.lr)
-        check_unit("--typo-rate", args.typo_rate)
-        get_policy(args.policy)
-        for path in args.corpus:
-            if not Path(path).is_file():
-                raise MissingInputError(f"corpus file not found: {path}")
+        check_training_options(args)
         config = TuneConfig(corpora=list(args.corpus), teacher=args.teacher, encoder=args.encoder, policy=args.policy,
                             objective=args.objective, steps=args.steps, batch_size=args.batch_size, lr=args.lr,
                             typo_rate=args.typo_rate, eval_every=args.eval_every, seed=args.seed)
@@ -164,26 +170,18 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 # --- pretrain ----------------------------------------------------------------------------------
 def cmd_pretrain(args: argparse.Namespace) -> int:
-    from charwise.hybrid.policies import get_policy
     from charwise.training.pretraining import CONFIG_FILE, MODEL_DIR, PretrainConfig, Pretrainer
 
     out = Path(args.out)
     if args.resume and (out / CONFIG_FILE).exists():
         config = PretrainConfig(**read_json(out / CONFIG_FILE))
     else:
-        for flag, value in (("--steps", args.steps), ("--batch-size", args.batch_size),
-                            ("--eval-every", args.eval_every), ("--max-words", args.max_words)):
-            check_min(flag, value, 1)
-        check_positive("--lr", args.lr)
+        check_training_options(args)
+        check_min("--max-words", args.max_words, 1)
         check_positive("--head-lr", args.head_lr)
         check_positive("--model-lr", args.model_lr)
         check_positive("--mask-rate", args.mask_rate)
         check_unit("--mask-rate", args.mask_rate)
-        check_unit("--typo-rate", args.typo_rate)
-        get_policy(args.policy)
-        for path in args.corpus:
-            if not Path(path).is_file():
-                raise MissingInputError(f"corpus file not found: {path}")
         config = PretrainConfig(corpora=list(args.corpus), teacher=args.teacher, encoder=args.encoder,
                                 mode=args.mode, policy=args.policy, steps=args.steps, batch_size=args.batch_size,
                                 lr=args.lr, head_lr=args.head_lr, model_lr=args.model_lr, mask_rate=args.mask_rate,

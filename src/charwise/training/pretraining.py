@@ -188,8 +188,7 @@ class Pretrainer:
         return list(clean), read, [i in chosen for i in range(len(clean))]
 
     def batch(self, step: int) -> list[tuple[list[str], list[str], list[bool]]]:
-        clean, _ = self.source.batch(step)
-        return [self.example(s, f"{self.config.seed}-{step}-{k}") for k, s in enumerate(clean)]
+        return [self.example(s, f"{self.config.seed}-{step}-{k}") for k, s in enumerate(self.source.clean_batch(step))]
 
     # --- losses -------------------------------------------------------------------------------
     def masked_logits(self, hybrid: HybridModel, examples: list[tuple[list[str], list[str], list[bool]]],

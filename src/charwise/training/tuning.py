@@ -124,13 +124,18 @@ class SentenceSource:
             return list(sentence)
         return add_typos(sentence, self.config.typo_rate, rng.randrange(2**31), self.noise)[0]
 
-    def batch(self, step: int) -> tuple[list[list[str]], list[list[str]]]:
+    def clean_batch(self, step: int) -> list[list[str]]:
+        """The training sentences of ``step`` (a seeded shuffle per epoch)."""
         size, n = self.config.batch_size, len(self.train)
         per_epoch = n // size
         epoch, at = divmod(step, per_epoch)
         order = list(range(n))
         random.Random(f"{self.config.seed}-epoch-{epoch}").shuffle(order)
-        clean = [self.train[i] for i in order[at * size : (at + 1) * size]]
+        return [self.train[i] for i in order[at * size : (at + 1) * size]]
+
+    def batch(self, step: int) -> tuple[list[list[str]], list[list[str]]]:
+        """The sentences of ``step`` and their noisy copies."""
+        clean = self.clean_batch(step)
         noisy = [self.noisy(s, f"{self.config.seed}-{step}-{k}") for k, s in enumerate(clean)]
         return clean, noisy
 
