@@ -276,8 +276,9 @@ def test_word_log_likelihood_hybrid_equals_explicit_prefixes(llama_hybrid, llama
     hm = llama_hybrid("oov")
     context = ["the", "accomodation", "was", "grate"]
     target = ["the", "accommodation", "was", "great"]
+    greedy: list[torch.Tensor] = []
     with torch.inference_mode():
-        ll = hm.word_log_likelihoods([context], [target])[0]
+        ll = hm.word_log_likelihoods([context], [target], greedy=greedy)[0]
         inputs = hm.prepare([context])
         table = llama_teacher.model.get_input_embeddings()
         start = table(torch.tensor(hm.adapter.start_ids))
@@ -287,8 +288,10 @@ def test_word_log_likelihood_hybrid_equals_explicit_prefixes(llama_hybrid, llama
                                 table(torch.tensor(pieces[:-1], dtype=torch.long))])
             logits = llama_teacher.model(inputs_embeds=prefix[None]).logits[0].float()
             first = len(prefix) - len(pieces)
-            logp = torch.log_softmax(logits[first:], dim=-1)[torch.arange(len(pieces)), torch.tensor(pieces)]
+            all_logp = torch.log_softmax(logits[first:], dim=-1)
+            logp = all_logp[torch.arange(len(pieces)), torch.tensor(pieces)]
             assert float(ll[i]) == pytest.approx(float(logp.sum()), abs=1e-4)
+            assert bool(greedy[0][i]) == (all_logp.argmax(-1) == torch.tensor(pieces)).all().item()
 
 
 # --- real weights ------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--encoder", default=sc.encoder, help="shipped encoder name (minilm, smollm2) or directory")
     t.add_argument("--out", required=True, help="output directory (decoder/, checkpoint/, log.jsonl, eval.json)")
     t.add_argument("--preset", default=sc.preset, choices=sorted(PRESETS))
+    t.add_argument("--init-decoder", default="", help="start from this saved decoder instead of a fresh one")
     t.add_argument("--steps", type=int, default=sc.steps)
     t.add_argument("--batch-size", type=int, default=sc.batch_size)
     t.add_argument("--lr", type=float, default=sc.lr)
@@ -109,7 +110,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         check_unit("--noise-ratio", args.noise_ratio)
         for flag, _ in WEIGHT_FLAGS:
             check_min(f"--{flag}", getattr(args, flag.replace("-", "_")), 0)
-        config = SpellingConfig(encoder=args.encoder, preset=args.preset, steps=args.steps,
+        config = SpellingConfig(encoder=args.encoder, preset=args.preset, init_decoder=args.init_decoder,
+                                steps=args.steps,
                                 batch_size=args.batch_size, lr=args.lr, rows=args.rows, cycle_ed=args.cycle_ed,
                                 cycle_de=args.cycle_de, approx=args.approx, train_encoder=args.train_encoder,
                                 encoder_lr=args.encoder_lr, noise=args.noise, noise_ratio=args.noise_ratio,

@@ -346,6 +346,18 @@ class HybridModel(nn.Module):
         return HybridOutput(outputs, inputs)
 
     # --- causal language models ------------------------------------------------------------
+    def start_embeddings(self) -> torch.Tensor:
+        """What a causal LM reads before the first word, ``(lead, d)``: the adapter's start token, or
+        nothing when the prefix tokens of :meth:`prepare` already play that part."""
+        if not hasattr(self.model, "get_output_embeddings") or self.model.get_output_embeddings() is None:
+            raise ConfigError("predicting words needs a causal LM with an output layer")
+        table = input_table(self.model)
+        own_prefix = len(self.adapter.prefix_ids) > 0
+        if not own_prefix and not self.adapter.start_ids:
+            raise ConfigError("predicting the first word needs a start token: set ModelAdapter.start_ids")
+        return table(torch.tensor([] if own_prefix else self.adapter.start_ids, dtype=torch.long,
+                                  device=table.weight.device))
+
     def word_log_likelihoods(
         self,
         contexts: Sequence[Sequence[str]],
@@ -353,6 +365,7 @@ class HybridModel(nn.Module):
         *,
         space_before: Sequence[Sequence[bool]] | None = None,
         max_batch_tokens: int = 8192,
+        greedy: list[torch.Tensor] | None = None,
     ) -> list[torch.Tensor]:
         """Log-likelihood of each target word's pieces given the hybrid prefix of the words before it.
 
@@ -362,6 +375,8 @@ class HybridModel(nn.Module):
         the ordinary log-likelihood of the text, so base and hybrid compare word for word.
         ``targets`` defaults to ``contexts``; pass clean words with noisy contexts to ask how well the
         model still predicts the intended text. Returns one tensor of natural-log values per text.
+        An empty list passed as ``greedy`` receives, per text, whether greedy decoding from the
+        context writes each target word's pieces (every piece is the most likely one).
         """
         contexts = _check_batch(contexts)
         targets = contexts if targets is None else _check_batch(targets)
@@ -369,20 +384,14 @@ class HybridModel(nn.Module):
             raise ValueError("contexts and targets must have the same number of words per text")
         if space_before is None:
             space_before = [[i > 0 for i in range(len(ws))] for ws in contexts]
-        if not hasattr(self.model, "get_output_embeddings") or self.model.get_output_embeddings() is None:
-            raise ConfigError("word_log_likelihoods() needs a causal LM with an output layer")
         inputs = self.prepare(contexts, space_before)
-        table = input_table(self.model)
-        device = table.weight.device
-        own_prefix = len(self.adapter.prefix_ids) > 0
-        if not own_prefix and not self.adapter.start_ids:
-            raise ConfigError("scoring needs a start token for the first word: set ModelAdapter.start_ids")
-        start = table(torch.tensor([] if own_prefix else self.adapter.start_ids, dtype=torch.long, device=device))
+        start = self.start_embeddings()
         lead = len(start)
-        results = []
+        results, hits = [], []
         packed = []
         for b, words in enumerate(targets):
             results.append(torch.full((len(words),), float("nan")))
+            hits.append(torch.zeros(len(words), dtype=torch.bool))
             target_pieces = self.word_pieces(words, space_before[b])
             # Scored words: the prefix ends where the word starts in the hybrid context.
             scored = [(i, lead + inputs.word_spans[b][i][0], tp) for i, tp in enumerate(target_pieces)
@@ -399,11 +408,13 @@ class HybridModel(nn.Module):
             else:
                 groups.append([(*item, size)])
         for group in groups:
-            self._score_packed(group, inputs, start, results)
+            self._score_packed(group, inputs, start, results, hits)
+        if greedy is not None:
+            greedy.extend(hits)
         return results
 
     def _score_packed(self, group: list[tuple], inputs: HybridInputs, start: torch.Tensor,
-                      results: list[torch.Tensor]) -> None:
+                      results: list[torch.Tensor], hits: list[torch.Tensor]) -> None:
         """Score every word of several texts in one pass.
 
         Each text is packed as [start, hybrid context, pieces of word 0, pieces of word 1, ...]
@@ -451,9 +462,12 @@ class HybridModel(nn.Module):
                                        position_ids=positions).last_hidden_state
         picked = hidden[torch.tensor(rows, device=device), torch.tensor(cols, device=device)]
         logp = torch.log_softmax(self.model.get_output_embeddings()(picked).float(), dim=-1)
-        token_ll = logp[torch.arange(len(ids), device=device), torch.tensor(ids, device=device)]
+        id_tensor = torch.tensor(ids, device=device)
+        token_ll = logp[torch.arange(len(ids), device=device), id_tensor]
+        token_hit = (logp.argmax(dim=-1) == id_tensor).cpu()
         offset = 0
         for b, i, count in owners:
             results[b][i] = token_ll[offset : offset + count].sum().cpu()
+            hits[b][i] = bool(token_hit[offset : offset + count].all())
             offset += count
 

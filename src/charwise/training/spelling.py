@@ -56,6 +56,7 @@ class SpellingConfig:
 
     encoder: str = "minilm"  # a shipped encoder's name or an encoder directory; its teacher is the teacher
     preset: str = "base"  # decoder preset (charwise.decoders.PRESETS)
+    init_decoder: str = ""  # start from this saved decoder (its alphabet and dimension must match)
     decoder_overrides: dict[str, Any] = field(default_factory=dict)
     steps: int = 4000
     batch_size: int = 256
@@ -153,8 +154,9 @@ class SpellingTrainer:
         kept = set(rows)
         self.heldin = [i for i in self.split.heldin_words.tolist() if i in kept]
         torch.manual_seed(config.seed)
-        self.decoder = build_decoder(self.encoder.charset, self.teacher.dim, config.preset,
-                                     self.encoder.teacher_info, **config.decoder_overrides)
+        self.decoder = (self._initial_decoder(config.init_decoder) if config.init_decoder else
+                        build_decoder(self.encoder.charset, self.teacher.dim, config.preset,
+                                      self.encoder.teacher_info, **config.decoder_overrides))
         self.encoder.requires_grad_(config.train_encoder)
         self.model = SpellingModel(self.encoder, self.decoder)
         groups = [{"params": list(self.decoder.parameters()), "lr": config.lr}]
@@ -177,6 +179,13 @@ class SpellingTrainer:
         self.engine = Engine(settings, self.out, self.model, optimizer, config=asdict(config),
                              accelerator=self.accelerator)
         self._validation = self._validation_set()
+
+    def _initial_decoder(self, directory: str) -> CharDecoder:
+        decoder = CharDecoder.from_pretrained(directory)
+        if decoder.config.charset != self.encoder.charset.to_dict() or decoder.dim != self.teacher.dim:
+            raise ConfigError(f"the decoder in '{directory}' was not built for this encoder (alphabet or "
+                              "dimension differ); train one from scratch without init_decoder")
+        return decoder.train()
 
     # --- data ---------------------------------------------------------------------------------
     def noisy(self, word: str, rng: random.Random) -> str:
