@@ -46,11 +46,11 @@ def _show_defaults(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``charwise`` parser with every command group registered."""
-    from charwise.cli import encoder, expand, generate, hybrid, spell, stats, tag
+    from charwise.cli import encoder, expand, generate, hybrid, lm, spell, stats, tag
 
     p = argparse.ArgumentParser(prog="charwise", description="Character-built word vectors in a subword model's space.")
     sub = p.add_subparsers(dest="command", required=True)
-    for group in (encoder, spell, hybrid, generate, stats, expand, tag):
+    for group in (encoder, spell, hybrid, generate, lm, stats, expand, tag):
         group.add_parser(sub)
     _show_defaults(p)
     return p

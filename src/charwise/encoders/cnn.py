@@ -90,22 +90,29 @@ class CNNEncoder(CharEncoder):
         self.post_init()
 
     def encode_ids(self, char_ids: torch.Tensor) -> torch.Tensor:
-        lengths = self.lengths(char_ids)  # (n,)
-        widest = max(self.arch.widths)
-        if char_ids.shape[1] < widest:  # every width needs at least one window
-            char_ids = nn.functional.pad(char_ids, (0, widest - char_ids.shape[1]), value=PAD)
-        x = self.chars(char_ids).transpose(1, 2)  # (n, char_dim, L)
-        act = _ACTIVATIONS[self.arch.activation]
-        pooled = []
-        for width, conv in zip(self.arch.widths, self.convs):
-            f = conv(x)  # (n, channels, L - width + 1)
-            # A window is real if it starts inside the string; strings shorter than the width
-            # keep their first window (which overlaps padding) so the max is never empty.
-            starts = torch.arange(f.shape[2], device=f.device)
-            valid = starts[None, :] < torch.clamp(lengths - width + 1, min=1)[:, None]
-            f = f.masked_fill(~valid[:, None, :], float("-inf"))
-            pooled.append(act(f.max(dim=2).values))
-        y = torch.cat(pooled, dim=1)
+        y = char_cnn(char_ids, self.chars, self.convs, self.arch.widths, self.arch.activation)
         for highway in self.highways:
             y = highway(y)
         return self.norm(self.project(self.dropout(y)))
+
+
+def char_cnn(char_ids: torch.Tensor, chars: nn.Embedding, convs: nn.ModuleList, widths: list[int],
+             activation: str) -> torch.Tensor:
+    """Kim et al.'s CharCNN: ``(n, L)`` character ids (0 = padding) -> ``(n, sum(channels))``,
+    each filter's maximum over the windows of the string, after ``activation``."""
+    lengths = (char_ids != PAD).sum(dim=1)
+    widest = max(widths)
+    if char_ids.shape[1] < widest:  # every width needs at least one window
+        char_ids = nn.functional.pad(char_ids, (0, widest - char_ids.shape[1]), value=PAD)
+    x = chars(char_ids).transpose(1, 2)  # (n, char_dim, L)
+    act = _ACTIVATIONS[activation]
+    pooled = []
+    for width, conv in zip(widths, convs):
+        f = conv(x)  # (n, channels, L - width + 1)
+        # A window is real if it starts inside the string; strings shorter than the width
+        # keep their first window (which overlaps padding) so the max is never empty.
+        starts = torch.arange(f.shape[2], device=f.device)
+        valid = starts[None, :] < torch.clamp(lengths - width + 1, min=1)[:, None]
+        f = f.masked_fill(~valid[:, None, :], float("-inf"))
+        pooled.append(act(f.max(dim=2).values))
+    return torch.cat(pooled, dim=1)

@@ -48,13 +48,15 @@ def restore_rng(state: dict[str, Any]) -> None:
 
 
 def save_training_state(directory: str | Path, module: nn.Module, optimizer: torch.optim.Optimizer,
-                        state: dict[str, Any], rng: list[dict[str, Any]] | None = None) -> None:
+                        state: dict[str, Any], rng: list[dict[str, Any]] | None = None,
+                        task_states: list[Any] | None = None) -> None:
     """Write ``module``'s weights, the optimizer, the RNG states (one per process; default: this
-    process's) and the JSON ``state`` to ``directory``, atomically."""
+    process's), what the task carries between steps (``task_states``, one per process: tensors,
+    numbers, lists, dicts) and the JSON ``state`` to ``directory``, atomically."""
     with atomic_directory(directory) as tmp:
         save_model(module, str(tmp / WEIGHTS_FILE))
-        torch.save({"optimizer": optimizer.state_dict(), "rng": rng if rng is not None else [capture_rng()]},
-                   tmp / OPTIMIZER_FILE)
+        torch.save({"optimizer": optimizer.state_dict(), "rng": rng if rng is not None else [capture_rng()],
+                    "task": task_states or []}, tmp / OPTIMIZER_FILE)
         (tmp / STATE_FILE).write_text(json.dumps(state, indent=2), encoding="utf-8")
 
 
@@ -70,9 +72,10 @@ def read_training_state(directory: str | Path) -> dict[str, Any] | None:
 
 
 def load_training_state(directory: str | Path, module: nn.Module,
-                        optimizer: torch.optim.Optimizer) -> list[dict[str, Any]]:
+                        optimizer: torch.optim.Optimizer) -> tuple[list[dict[str, Any]], list[Any]]:
     """Restore the weights and the optimizer saved by :func:`save_training_state`; returns the
-    saved RNG states, one per process (restore yours with :func:`restore_rng`)."""
+    saved RNG states, one per process (restore yours with :func:`restore_rng`), and the task
+    states (one per process; empty when the task carries nothing)."""
     directory = Path(directory)
     device = next((p.device for p in module.parameters()), torch.device("cpu"))
     try:
@@ -90,5 +93,5 @@ def load_training_state(directory: str | Path, module: nn.Module,
                               f"{' '.join(str(e).split())[:200]}); resume from an intact checkpoint or start a new run"
                               ) from None
     if "rng" in extra:
-        return list(extra["rng"])
-    return [{"torch": extra["torch_rng"]}]  # a checkpoint written before the engine
+        return list(extra["rng"]), list(extra.get("task", []))
+    return [{"torch": extra["torch_rng"]}], []  # a checkpoint written before the engine

@@ -8,8 +8,11 @@ rest, in one loop (:meth:`Engine.run`):
   gradients are then averaged over the processes explicitly, so a task may reach its model through
   any method, not only ``forward`` (the tuner goes through the hybrid model, which DDP never sees);
 * the learning rate (:func:`lr_factor`): linear warm-up, then cosine decay to ``min_lr_ratio``
-  (``"cosine"``) or linear decay to 0 (``"linear"``: exactly
-  ``transformers.get_linear_schedule_with_warmup`` stepped once per optimizer step);
+  (``"cosine"``), linear decay to 0 (``"linear"``: exactly
+  ``transformers.get_linear_schedule_with_warmup`` stepped once per optimizer step), or
+  ``"plateau"``: constant, multiplied by ``plateau_factor`` after every evaluation that beats the
+  best score by no more than ``plateau_threshold`` (Kim et al. 2016 halve SGD's rate when
+  validation perplexity stops improving);
 * gradient clipping; evaluation every ``eval_every`` steps, at the end of every epoch and at the
   end; early stopping (``patience``) decided by the main process and broadcast to every process;
 * outputs: ``OUT/log.jsonl`` (:func:`charwise.io.append_jsonl`), the run's configuration
@@ -56,7 +59,7 @@ from charwise.training.checkpoints import (
 
 CHECKPOINT_DIR = "checkpoint"
 LOG_FILE = "log.jsonl"
-SCHEDULES = ("cosine", "linear")
+SCHEDULES = ("cosine", "linear", "plateau")
 
 
 @dataclass
@@ -65,7 +68,9 @@ class EngineSettings:
 
     steps: int  # optimizer steps of the whole run
     warmup_steps: int = 0
-    schedule: str = "cosine"  # "cosine": decay to min_lr_ratio; "linear": decay to 0
+    schedule: str = "cosine"  # "cosine": decay to min_lr_ratio; "linear": decay to 0; "plateau": see below
+    plateau_factor: float = 0.5  # "plateau": the rate is multiplied by this after an evaluation whose
+    plateau_threshold: float = 0.0  # score beat the best so far by no more than this
     min_lr_ratio: float = 0.0
     grad_clip: float = 1.0  # max gradient norm (0: no clipping)
     epoch_steps: int = 0  # steps per epoch (0: the run does not count epochs)
@@ -95,6 +100,8 @@ def lr_factor(step: int, settings: EngineSettings) -> float:
         return max(0.0, float(total - step) / float(max(1, total - warmup)))
     if step < warmup:
         return (step + 1) / warmup
+    if settings.schedule == "plateau":  # the decays are in RunState.lr_scale
+        return 1.0
     progress = (step - warmup) / max(1, total - warmup)
     return settings.min_lr_ratio + (1 - settings.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
 
@@ -109,6 +116,7 @@ class RunState:
     best_step: int = 0
     best_epoch: int = 0
     bad_evals: int = 0  # evaluations since the last improvement
+    lr_scale: float = 1.0  # schedule "plateau": the product of the decays so far
     stopped: bool = False  # early stopping ended the run
     loss_sum: float = 0.0  # this process's training loss since the last evaluation
     loss_count: int = 0
@@ -133,7 +141,9 @@ class RunState:
 class Task(Protocol):
     """What a model supplies to the engine. ``validate`` and ``save_best`` run on the main process
     only. Optional: ``on_evaluation(record)``, called there with each evaluation record before it
-    is logged (it may add fields)."""
+    is logged (it may add fields); ``state_dict()`` / ``load_state_dict(state)``: what the task
+    carries from step to step (a language model's recurrent state), saved with every checkpoint,
+    one per process, and restored on resume."""
 
     def batch(self, step: int) -> Sequence[Any]:
         """The global batch of ``step``: a sequence of examples, a pure function of (seed, step)."""
@@ -184,7 +194,7 @@ class Engine:
 
     def lr(self) -> float:
         """The learning rate of the next step (first parameter group)."""
-        return self.base_lrs[0] * lr_factor(self.state.step, self.settings)
+        return self.base_lrs[0] * lr_factor(self.state.step, self.settings) * self.state.lr_scale
 
     # --- the loop -------------------------------------------------------------------------------
     def run(self, task: Task, *, resume: bool = False, stop_after: int | None = None) -> RunState:
@@ -201,7 +211,7 @@ class Engine:
         from tqdm.auto import tqdm
 
         s, acc = self.settings, self.accelerator
-        self._begin(resume)
+        self._begin(resume, task)
         st = self.state
         end = s.steps if stop_after is None else min(s.steps, st.step + stop_after)
         bar = tqdm(total=s.steps, initial=st.step, desc=s.desc, dynamic_ncols=True,
@@ -214,7 +224,7 @@ class Engine:
             t0, c0 = time.time(), time.process_time()
             batch = task.batch(st.step)
             shard = list(batch[acc.process_index :: acc.num_processes]) or list(batch[:1])
-            factor = lr_factor(st.step, s)
+            factor = lr_factor(st.step, s) * st.lr_scale
             for group, base in zip(self.optimizer.param_groups, self.base_lrs):
                 group["lr"] = base * factor
             with acc.autocast():
@@ -242,13 +252,13 @@ class Engine:
                 self._evaluate(task)
             if (evaluate or st.stopped or st.step == end
                     or (s.checkpoint_every > 0 and st.step % s.checkpoint_every == 0)):
-                self._checkpoint()
+                self._checkpoint(task)
         bar.close()
         acc.wait_for_everyone()
         return st
 
     # --- pieces of the loop ---------------------------------------------------------------------
-    def _begin(self, resume: bool) -> None:
+    def _begin(self, resume: bool, task: Task) -> None:
         """Refuse or restore, then write the configuration (and drop log lines after the checkpoint)."""
         acc, ckpt = self.accelerator, self.out / CHECKPOINT_DIR
         check_output(self.out, resume, self.settings.config_file)
@@ -265,8 +275,13 @@ class Engine:
             if _plain(saved.get("config") or {}) != self.config:
                 raise ConfigError(f"'{ckpt}' was written by a run with a different configuration; resume it "
                                   "with its own configuration or choose another output directory")
-            rng = load_training_state(ckpt, self.model, self.optimizer)
+            rng, task_states = load_training_state(ckpt, self.model, self.optimizer)
             restore_rng(rng[acc.process_index] if acc.process_index < len(rng) else rng[0])
+            if hasattr(task, "load_state_dict"):
+                if len(task_states) != acc.num_processes:
+                    raise CheckpointError(f"'{ckpt}' was written by {len(task_states)} processes and its task "
+                                          f"carries state per process; resume it with {len(task_states)}")
+                task.load_state_dict(task_states[acc.process_index])
             self.state = RunState.from_dict(saved)
         acc.wait_for_everyone()  # every process has looked at OUT before the main one writes to it
         if acc.is_main_process:
@@ -319,14 +334,18 @@ class Engine:
             record["elapsed_s"] = round(time.time() - self._started, 1)
             if hasattr(task, "on_evaluation"):
                 task.on_evaluation(record)
-            outcome = {k: getattr(st, k) for k in ("best", "best_step", "best_epoch", "bad_evals", "stopped")}
+            outcome = {k: getattr(st, k) for k in ("best", "best_step", "best_epoch", "bad_evals", "stopped",
+                                                   "lr_scale")}
             if not baseline:
+                if s.schedule == "plateau" and metrics["score"] - st.best <= s.plateau_threshold:
+                    outcome["lr_scale"] *= s.plateau_factor
                 if metrics["score"] > st.best:
                     outcome.update(best=float(metrics["score"]), best_step=st.step, best_epoch=st.epoch, bad_evals=0)
                     task.save_best(metrics, st)
                 else:
                     outcome["bad_evals"] += 1
                     outcome["stopped"] = s.patience > 0 and outcome["bad_evals"] >= s.patience
+            record["lr"] = self.base_lrs[0] * lr_factor(st.step, s) * outcome["lr_scale"]  # after a plateau decay
             outcome["record"] = record
             append_jsonl(self.out / LOG_FILE, record)
         # Only the main process validated: the others learn the outcome (else, told nothing about
@@ -339,20 +358,23 @@ class Engine:
             st.loss_sum, st.loss_count = 0.0, 0
         self.model.train()
 
-    def _checkpoint(self) -> None:
-        """Write ``OUT/checkpoint`` (main process) with every process's RNG state and a checksum of
-        its weights (equal on every process while they stay in step)."""
+    def _checkpoint(self, task: Task) -> None:
+        """Write ``OUT/checkpoint`` (main process) with every process's RNG state, what its task
+        carries between steps (``task.state_dict()``, if the task has one) and a checksum of its
+        weights (equal on every process while they stay in step)."""
         from accelerate.utils import gather_object
 
         acc = self.accelerator
         with torch.no_grad():
             checksum = float(torch.stack([p.double().sum() for p in self.params]).sum()) if self.params else 0.0
-        mine = gather_object([{"rng": capture_rng(), "checksum": checksum}])
+        carried = task.state_dict() if hasattr(task, "state_dict") else None
+        mine = gather_object([{"rng": capture_rng(), "checksum": checksum, "task": carried}])
         if acc.is_main_process:
             state = {**self.state.to_dict(), "config": self.config, "processes": acc.num_processes,
                      "checksums": [m["checksum"] for m in mine]}
             save_training_state(self.out / CHECKPOINT_DIR, self.model, self.optimizer, state,
-                                [m["rng"] for m in mine])
+                                [m["rng"] for m in mine],
+                                [m["task"] for m in mine] if carried is not None else None)
 
     def _log(self, record: dict[str, Any]) -> None:
         if self.accelerator.is_main_process:
