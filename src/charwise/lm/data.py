@@ -119,9 +119,10 @@ def make_stream(verses: list[list[str]], vocab: WordVocab) -> Stream:
 def oov_rates(stream: Stream, vocab: WordVocab, train_words: set[str]) -> dict[str, float]:
     """Share of tokens that are UNK targets, and of tokens and types never seen in training."""
     counts = Counter(stream.type_words[int(t)] for t in stream.types)
+    counts.pop(EOS, None)  # the verse end is not a word
     unseen = [w for w in counts if w not in train_words]
-    return {"unk_tokens": float((stream.targets == 0).float().mean()),
-            "unseen_tokens": sum(counts[w] for w in unseen) / stream.tokens,
+    return {"unk_tokens": float((stream.targets == 0).float().mean()),  # over every target, </s> included
+            "unseen_tokens": sum(counts[w] for w in unseen) / max(1, sum(counts.values())),
             "unseen_types": len(unseen) / len(counts)}
 
 
