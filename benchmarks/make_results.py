@@ -81,6 +81,14 @@ BEFORE: dict[str, list[str]] = {
     "hybrid_retrieval_v1": ["mkdir -p runs/v1", _V1],
     "eval_minilm_v1": ["mkdir -p runs/v1", _V1],
     "eval_smollm2_v1": ["mkdir -p runs/v1", _V1],
+    "generation": [
+        "head -n -300 src/charwise/data/kjv/kjv_verses.txt > runs/kjv_train.txt",
+        "charwise decoder train --encoder smollm2 --out runs/spell/smollm2 --steps 2000 --lr 3e-3 --eval-every 500",
+        "charwise generator train runs/kjv_train.txt src/charwise/data/wnut17/raw_text/*.10000 \\",
+        "    --decoder runs/spell/smollm2/decoder --out runs/gen/smollm2 --steps 300 --batch-size 12 --eval-every 100",
+        "charwise tune runs/kjv_train.txt --teacher smollm2 --encoder smollm2 --objective lm \\",
+        "    --out runs/tune-smollm2 --steps 80 --batch-size 8 --eval-every 40 --lr 5e-4",
+    ],
     "hybrid_perplexity_tuned": [
         "head -n -300 src/charwise/data/kjv/kjv_verses.txt > runs/kjv_train.txt",
         "charwise tune runs/kjv_train.txt --teacher smollm2 --encoder smollm2 --objective lm \\",
@@ -100,6 +108,9 @@ PAGES = {
     "tagging": "tagging.md",
     "correct": "correction.md",
     "decoder": "correction.md",
+    "cycle_loops": "correction.md",
+    "generation": "generation.md",
+    "lm": "lm.md",
     "expansion": "expansion.md",
     "stats": "stats.md",
 }
@@ -470,6 +481,50 @@ def render_pretraining(data: dict[str, Any]) -> Lines:
                          right={0, 1, 2, 3})
 
 
+def render_generation(data: dict[str, Any]) -> Lines:
+    lines = [f"{data['benchmark']}; generator `{data['generator']}`; typos at {data['typo_rate']:g} per eligible word "
+             f"in the context (targets clean); {plural(data['threads'], 'torch thread')}. Per-word perplexity of the "
+             "LM's pieces, of the decoder's spelling and of their 50/50 mixture; next-word accuracy (%) of greedy "
+             "pieces, of the decoder's greedy spelling and of the combined rule, over every word and over the "
+             "words SmolLM2 splits.", ""]
+    rows = []
+    for r in data["rows"]:
+        a, sp = r["all"], r.get("split")
+        rows.append([r["data"], r["setting"], r["input"], f"{a['words']:,}", f"{a['ppl_pieces']:.1f}",
+                     f"{a['ppl_decoder']:.1f}", f"{a['ppl_mixture']:.1f}", f"{a['acc_pieces']:.1f}",
+                     f"{a['acc_decoder']:.1f}", f"{a['acc_combined']:.1f}",
+                     f"{sp['words']:,}" if sp else "0",
+                     f"{sp['acc_pieces']:.1f} / {sp['acc_decoder']:.1f} / {sp['acc_combined']:.1f}" if sp else "-"])
+    return lines + table(["data", "context", "input", "words", "ppl pieces", "ppl decoder", "ppl mixture",
+                          "acc pieces", "acc decoder", "acc combined", "split words", "split: pieces / decoder / "
+                          "combined"], rows, right=set(range(3, 12)))
+
+
+def render_cycle_loops(data: dict[str, Any]) -> Lines:
+    lines = [f"{data['benchmark']}: {data['steps']} steps of `{data['common']}`. Encoder: real misspellings top-1 / "
+             "top-10, one synthetic typo top-1 (held-in words), held-in avg_prec and cosine, held-out prec@1. "
+             "Decoder: greedy exact match from held-in rows, from the encoder's vectors of noisy held-in strings "
+             "and of clean held-out words (%).", ""]
+    rows = [[r["run"], f"{pct(r['misspellings_top1'])} / {pct(r['misspellings_top10'])}", pct(r["one_typo_top1"]),
+             pct(r["heldin_avg_prec"]), f"{r['heldin_cosine']:.3f}", pct(r["heldout_prec1"]), pct(r["heldin_rows"]),
+             pct(r["heldin_encoder_noisy"]), pct(r["heldout_encoder_clean"])] for r in data["rows"]]
+    return lines + table(["run", "misspellings top-1 / 10", "one typo top-1", "avg_prec", "cosine", "held-out p@1",
+                          "dec: rows", "dec: noisy", "dec: held-out"], rows, right=set(range(1, 9)))
+
+
+def render_lm(data: dict[str, Any]) -> Lines:
+    lines = [f"{data['benchmark']}; threads per run: {data['threads_per_run']}. Perplexity with batch 1 and the state "
+             "carried through each split; minutes per epoch count training steps only.", ""]
+    rows = [[r["language"], r["preset"], f"{r['parameters'] / 1e6:.2f} M", f"{r['vocabulary']:,}", str(r["epochs"]),
+             f"{r['minutes_per_epoch']:.1f}", f"{r['validation_ppl']:.2f}", f"{r['test_ppl']:.2f}",
+             f"{100 * r['test_oov']['unseen_tokens']:.2f}"] for r in data["rows"]]
+    ratios = "; ".join(f"{lang} {size}: {ratio:.3f}" for lang, by in data["char_over_word_test_ppl"].items()
+                       for size, ratio in by.items())
+    return lines + table(["language", "model", "parameters", "output words", "epochs", "min / epoch",
+                          "validation ppl", "test ppl", "test tokens unseen (%)"], rows, right=set(range(2, 9))) + [
+        "", f"Test perplexity, char / word: {ratios or '-'}."]
+
+
 def render_stats(data: list[dict[str, Any]]) -> Lines:
     corpora = sorted({packaged_paths(d["corpus"]) for d in data})
     lines = ["Corpus: " + ", ".join(f"`{c}`" for c in corpora) + ".", ""]
@@ -582,6 +637,9 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "approximation_": render_approximation,
     "eval_": render_eval,
     "correct": render_correct,
+    "cycle_loops_": render_cycle_loops,
+    "generation": render_generation,
+    "lm": render_lm,
     "decoder_": render_decoder,
     "expansion": render_expansion,
     "expansion_ner": render_expansion_ner,

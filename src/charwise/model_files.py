@@ -90,3 +90,25 @@ def load_checked_weights(model: nn.Module | dict[str, torch.Tensor], weights_pat
             raise CheckpointError(f"shape mismatch for '{name}': checkpoint {tuple(tensor.shape)} "
                                   f"vs config {tuple(expected[name].shape)}")
     return state
+
+
+def load_model_directory(cls: Any, directory: str | os.PathLike, what: str, hint: str) -> Any:
+    """A model of class ``cls`` (a ``PreTrainedModel`` with ``config_class`` and a ``training_info``
+    attribute) saved by :func:`save_model_directory`, in eval mode. Anything else in ``directory``
+    (no config, another ``model_type``, bad config values, weights that do not fit) raises a
+    one-line :class:`~charwise.errors.CheckpointError` calling the expected model ``what``;
+    ``hint`` says how to get one."""
+    path = Path(directory)
+    model_type = cls.config_class.model_type
+    meta = read_json_file(path / CONFIG_FILE) if (path / CONFIG_FILE).is_file() else None
+    if not isinstance(meta, dict) or meta.get("model_type") != model_type or not (path / WEIGHTS_FILE).is_file():
+        raise CheckpointError(f"'{path}' is not a {what} (need {CONFIG_FILE} with model_type '{model_type}' and "
+                              f"{WEIGHTS_FILE}); {hint}")
+    try:
+        model = cls(cls.config_class(**{k: v for k, v in meta.items() if k != "model_type"}))
+    except (TypeError, ValueError) as e:  # ConfigError is a ValueError
+        raise CheckpointError(f"bad {what} config in '{path / CONFIG_FILE}': {e}") from None
+    model.load_state_dict(load_checked_weights(model, path / WEIGHTS_FILE, f"this {what}'s config"))
+    info = read_json_file(path / TRAINING_FILE) if (path / TRAINING_FILE).is_file() else {}
+    model.training_info = info if isinstance(info, dict) else {}
+    return model.eval()

@@ -33,14 +33,7 @@ from transformers import AutoConfig, AutoModel, PretrainedConfig, PreTrainedMode
 from charwise.decoders.lstm import CharDecoder
 from charwise.errors import CheckpointError, ConfigError
 from charwise.hybrid.model import HybridModel
-from charwise.model_files import (
-    CONFIG_FILE,
-    TRAINING_FILE,
-    WEIGHTS_FILE,
-    load_checked_weights,
-    read_json_file,
-    save_model_directory,
-)
+from charwise.model_files import TRAINING_FILE, load_model_directory, save_model_directory
 from charwise.words import split_words
 
 MODEL_TYPE = "charwise-word-head"
@@ -90,19 +83,8 @@ class WordHead(PreTrainedModel):
 
     @classmethod
     def from_pretrained(cls, directory: str | os.PathLike, **_: Any) -> "WordHead":  # type: ignore[override]
-        path = Path(directory)
-        meta = read_json_file(path / CONFIG_FILE) if (path / CONFIG_FILE).is_file() else None
-        if not isinstance(meta, dict) or meta.get("model_type") != MODEL_TYPE or not (path / WEIGHTS_FILE).is_file():
-            raise CheckpointError(f"'{path}' is not a charwise word generator (need {CONFIG_FILE} with model_type "
-                                  f"'{MODEL_TYPE}' and {WEIGHTS_FILE}); train one with `charwise generator train`")
-        try:
-            model = cls(WordHeadConfig(**{k: v for k, v in meta.items() if k != "model_type"}))
-        except (TypeError, ValueError) as e:
-            raise CheckpointError(f"bad word head config in '{path / CONFIG_FILE}': {e}") from None
-        model.load_state_dict(load_checked_weights(model, path / WEIGHTS_FILE, "this word head's config"))
-        info = read_json_file(path / TRAINING_FILE) if (path / TRAINING_FILE).is_file() else {}
-        model.training_info = info if isinstance(info, dict) else {}
-        return model.eval()
+        return load_model_directory(cls, directory, "charwise word generator",
+                                    "train one with `charwise generator train`")
 
 
 class BoundaryStates(NamedTuple):

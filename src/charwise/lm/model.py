@@ -36,15 +36,8 @@ from transformers import AutoConfig, AutoModel, PretrainedConfig, PreTrainedMode
 from charwise.charset import CharVocab
 from charwise.encoders.base import CharEncoder, CharEncoderConfig
 from charwise.encoders.cnn import Highway, char_cnn
-from charwise.errors import CheckpointError, ConfigError
-from charwise.model_files import (
-    CONFIG_FILE,
-    TRAINING_FILE,
-    WEIGHTS_FILE,
-    load_checked_weights,
-    read_json_file,
-    save_model_directory,
-)
+from charwise.errors import ConfigError
+from charwise.model_files import load_model_directory, save_model_directory
 
 MODEL_TYPE = "charwise-char-lm"
 INPUTS = ("chars", "words", "encoder")
@@ -196,19 +189,7 @@ class CharAwareLM(PreTrainedModel):
 
     @classmethod
     def from_pretrained(cls, directory: str | os.PathLike, **_: Any) -> "CharAwareLM":  # type: ignore[override]
-        path = Path(directory)
-        meta = read_json_file(path / CONFIG_FILE) if (path / CONFIG_FILE).is_file() else None
-        if not isinstance(meta, dict) or meta.get("model_type") != MODEL_TYPE or not (path / WEIGHTS_FILE).is_file():
-            raise CheckpointError(f"'{path}' is not a charwise language model (need {CONFIG_FILE} with model_type "
-                                  f"'{MODEL_TYPE}' and {WEIGHTS_FILE}); train one with `charwise lm train`")
-        try:
-            model = cls(CharLMConfig(**{k: v for k, v in meta.items() if k != "model_type"}))
-        except (TypeError, ValueError) as e:
-            raise CheckpointError(f"bad language-model config in '{path / CONFIG_FILE}': {e}") from None
-        model.load_state_dict(load_checked_weights(model, path / WEIGHTS_FILE, "this language model's config"))
-        info = read_json_file(path / TRAINING_FILE) if (path / TRAINING_FILE).is_file() else {}
-        model.training_info = info if isinstance(info, dict) else {}
-        return model.eval()
+        return load_model_directory(cls, directory, "charwise language model", "train one with `charwise lm train`")
 
 
 def build_lm(preset: str, words: list[str], charset: CharVocab | None = None, encoder: CharEncoder | None = None,
