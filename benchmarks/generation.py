@@ -130,8 +130,10 @@ def main() -> None:
     result = {"benchmark": "SmolLM2 next word: pieces vs character decoder", "generator": args.generator,
               "tuned": args.tuned, "typo_rate": args.typo_rate, "threads": torch.get_num_threads(),
               "generator_training": generator.head.training_info.get("config"),
-              "command": "python benchmarks/generation.py --generator " + args.generator
-              + (f" --tuned {args.tuned}" if args.tuned else ""), "rows": []}
+              "command": f"python benchmarks/generation.py --generator {args.generator} --verses {args.verses} "
+              f"--tweets {args.tweets} --typo-rate {args.typo_rate:g}"
+              + (f" --tuned {args.tuned}" if args.tuned else ""),
+              "rows": []}
     for data_name, (clean, spaces) in datasets(args.verses, args.tweets).items():
         noisy = [add_typos(w, args.typo_rate, args.seed * 1_000_003 + i, noise)[0] for i, w in enumerate(clean)]
         for setting, context in (("clean", clean), ("typos", noisy)):

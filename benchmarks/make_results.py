@@ -88,6 +88,7 @@ BEFORE: dict[str, list[str]] = {
         "    --decoder runs/spell/smollm2/decoder --out runs/gen/smollm2 --steps 300 --batch-size 12 --eval-every 100",
         "charwise tune runs/kjv_train.txt --teacher smollm2 --encoder smollm2 --objective lm \\",
         "    --out runs/tune-smollm2 --steps 80 --batch-size 8 --eval-every 40 --lr 5e-4",
+        "# the tuned row used the encoder this run saved at step 40 (the run was stopped there for time)",
     ],
     "hybrid_perplexity_tuned": [
         "head -n -300 src/charwise/data/kjv/kjv_verses.txt > runs/kjv_train.txt",
