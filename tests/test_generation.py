@@ -123,3 +123,20 @@ def test_cli_refuses_bad_options_before_loading(tmp_path, corpus, capsys):
     assert main(["generator", "generate", str(tmp_path), "hello", "--words", "0"]) == 2
     assert main(["generator", "generate", str(tmp_path), "hello"]) == 2
     assert "not a charwise word generator" in capsys.readouterr().err
+
+
+@pytest.mark.real
+def test_boundary_states_on_smollm2_match_word_scores():
+    """On the real SmolLM2 with the shipped encoder: each word's boundary state gives its first
+    piece the log-probability ``word_log_likelihoods`` gives it, words read from characters included."""
+    hm = HybridModel.from_teacher("smollm2", policy="oov")
+    words = [["And", "the", "LORD", "spake", "unto", "Mosess", ",", "saying"]]
+    with torch.no_grad():
+        found = boundary_states(hm, words)
+        logp = torch.log_softmax(hm.model.get_output_embeddings()(found.states).float(), -1)
+        lls = hm.word_log_likelihoods(words)
+    pieces = hm.word_pieces(words[0], [i > 0 for i in range(len(words[0]))])
+    assert found.owners == [(0, i) for i in range(len(words[0]))]
+    for k, (_, i) in enumerate(found.owners):
+        if len(pieces[i]) == 1:
+            assert float(logp[k, pieces[i][0]]) == pytest.approx(float(lls[0][i]), abs=1e-3)

@@ -190,3 +190,14 @@ def test_builtin_bible_split_in_both_languages():
         splits = read_bible(language)
         tokens = {name: sum(len(v) + 1 for v in verses) for name, verses in splits.items()}
         assert tokens["train"] > 700_000 and 15_000 < tokens["validation"] < 60_000 and 15_000 < tokens["test"] < 60_000
+
+
+@pytest.mark.real
+def test_char_model_trains_on_the_builtin_bible(tmp_path):
+    config = LMConfig(language="es", preset="char-small", epochs=1, max_train_tokens=3000, batch_size=4)
+    trainer = LMTrainer(config, tmp_path / "es", progress=False)
+    assert trainer.model.num_parameters() > 4_000_000  # Kim's small model, Spanish output vocabulary
+    trainer.train()
+    result = perplexity(trainer.model, trainer.data.streams["test"], batch_size=20)
+    assert math.isfinite(result["ppl"]) and result["tokens"] > 20_000
+    assert (tmp_path / "es" / "model" / "config.json").is_file()
