@@ -7,8 +7,8 @@ the LM's last state before a word into the teacher's embedding space, where a
 :class:`~charwise.decoders.lstm.CharDecoder` trained on that teacher's rows spells it::
 
     generator = WordGenerator.load("runs/gen/smollm2/generator")
-    generator.next_words([["In", "the", "beginning", "God"]])        # ['created']
-    generator.generate("And the LORD said unto", words=8)            # text, with the decoder's words marked
+    generator.next_words([["In", "the", "beginning", "God"]])        # the decoder's next word, one per context
+    generator.generate("And the LORD said unto", words=8)            # (text, which new words the decoder wrote)
 
 Every next word then has two proposals: the LM's own pieces (greedy until a word boundary) and the
 decoder's spelling. :meth:`WordGenerator.generate` takes the decoder's word when its probability
