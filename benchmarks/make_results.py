@@ -112,6 +112,7 @@ PAGES = {
     "cycle_loops": "correction.md",
     "generation": "generation.md",
     "lm": "lm.md",
+    "translation": "translation.md",
     "expansion": "expansion.md",
     "stats": "stats.md",
 }
@@ -526,6 +527,28 @@ def render_lm(data: dict[str, Any]) -> Lines:
         "", f"Test perplexity, char / word: {ratios or '-'}."]
 
 
+def render_translation(data: dict[str, Any]) -> Lines:
+    def cell(s: dict[str, Any], key: str, digits: int = 2) -> str:
+        sd = s.get(key + "_sd")
+        return f"{s[key]:.{digits}f}" + (f" ± {sd:.{digits}f}" if sd is not None else "")
+
+    first = data["runs"][0] if data["runs"] else {}
+    lines = [f"{data['benchmark']}; split: {data['split']}; {data['device']}, threads per run: "
+             f"{data['threads_per_run']}; {first.get('test_sentences', '-')} test verses, beam 5; "
+             f"typos: {100 * first.get('words_changed_typos', 0):.1f} % of the source words changed. "
+             "Mean ± standard deviation over seeds where there are several.", ""]
+    rows = [[s["row"], ", ".join(map(str, s["seeds"])), f"{s['parameters'] / 1e6:.2f} M", cell(s, "bleu"),
+             cell(s, "chrf"), cell(s, "copy_accuracy", 1), cell(s, "bleu_typos"), cell(s, "copy_accuracy_typos", 1),
+             f"{s['upper_encoder_positions_per_sentence']:.1f}", f"{s['train_target_pieces_per_s']:.0f}",
+             f"{s['decode_sentences_per_s']:.1f}"] for s in data["summary"]]
+    targets = "; ".join(f"{k.replace('_', ' ')}: {v:+.2f}" for k, v in data["targets"].items())
+    return lines + table(["system", "seeds", "parameters", "BLEU", "chrF", "copy (%)", "BLEU typos",
+                          "copy typos (%)", "upper positions", "train pieces/s", "decode sent/s"], rows,
+                         right=set(range(2, 11))) + [
+        "", f"Differences: {targets or '-'}.", "", f"Signatures: BLEU `{first.get('bleu_signature', '-')}`, "
+        f"chrF `{first.get('chrf_signature', '-')}`."]
+
+
 def render_stats(data: list[dict[str, Any]]) -> Lines:
     corpora = sorted({packaged_paths(d["corpus"]) for d in data})
     lines = ["Corpus: " + ", ".join(f"`{c}`" for c in corpora) + ".", ""]
@@ -655,6 +678,8 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "tagging": render_tagging,
     "tagging_": render_tagging,
     "throughput": render_throughput,
+    "translation": render_translation,
+    "translation_": render_translation,
 }
 
 

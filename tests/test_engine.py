@@ -108,6 +108,15 @@ def test_cosine_schedule_at_known_steps():
     assert all(approximation_lr_factor(k, cfg) == lr_factor(k, s) for k in range(120))
 
 
+def test_inverse_sqrt_schedule_at_known_steps():
+    s = EngineSettings(steps=1000, warmup_steps=100, schedule="inverse_sqrt")
+    assert lr_factor(0, s) == pytest.approx(0.01)  # linear warm-up
+    assert lr_factor(99, s) == pytest.approx(1.0)  # the peak
+    assert lr_factor(399, s) == pytest.approx(0.5)  # sqrt(100 / 400)
+    assert lr_factor(9999, s) == pytest.approx(0.1)
+    assert all(lr_factor(k + 1, s) < lr_factor(k, s) for k in range(100, 900))
+
+
 def test_linear_schedule_is_the_transformers_one_step_for_step():
     from transformers import get_linear_schedule_with_warmup
 

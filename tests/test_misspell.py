@@ -90,6 +90,35 @@ def test_every_english_kind_is_covered_and_weighted() -> None:
     assert "toggle" not in uncased.kinds and sum(uncased.weights.values()) == pytest.approx(1.0)
 
 
+SPANISH = RealisticNoiser(MisspellConfig(language="es"))
+SPANISH_CASES = [
+    ("b-v", "vino", {"bino"}),
+    ("b-v", "haber", {"haver"}),
+    ("ll-y", "caballo", {"cabayo"}),
+    ("c-s-z", "hacer", {"haser", "hazer"}),
+    ("c-s-z", "zapato", {"sapato"}),
+    ("h", "hombre", {"ombre"}),
+    ("h", "orden", {"horden"}),
+    ("accent", "corazón", {"corazon"}),
+    ("g-j", "gente", {"jente"}),
+    ("g-j", "mujer", {"muger"}),
+    ("rr-r", "tierra", {"tiera"}),
+]
+
+
+@pytest.mark.parametrize("kind,word,expected", SPANISH_CASES)
+def test_each_spanish_kind_produces_its_form(kind: str, word: str, expected: set[str]) -> None:
+    seen = outputs(word, kind, noiser=SPANISH)
+    assert expected <= seen, f"{kind} on {word!r}: {sorted(seen)}"
+    assert word not in seen and "" not in seen
+
+
+def test_every_spanish_kind_is_covered_and_weighted() -> None:
+    assert set(LANGUAGES["es"]) == {kind for kind, _, _ in SPANISH_CASES}
+    assert sum(SPANISH.weights.values()) == pytest.approx(1.0)
+    assert sum(w for k, w in SPANISH.weights.items() if k in LANGUAGES["es"]) == pytest.approx(0.6)
+
+
 def test_schwa_keeps_the_first_vowel() -> None:
     for out in outputs("separate", "schwa", draws=200):
         assert out.startswith("sep") and out[-1] == "e"  # first vowel and final (silent) e untouched

@@ -49,9 +49,10 @@ def no_progress_bars() -> Iterator[None]:
 
 
 def save_model_directory(model: PreTrainedModel, directory: str | os.PathLike,
-                         training_info: dict[str, Any] | None) -> Path:
+                         training_info: dict[str, Any] | None, extra_files: dict[str, str] | None = None) -> Path:
     """Write a charwise model's ``config.json`` and ``model.safetensors`` (transformers'
-    ``save_pretrained``) and its ``training.json`` (unless empty) to ``directory``, atomically."""
+    ``save_pretrained``), its ``training.json`` (unless empty) and ``extra_files`` (name -> text,
+    e.g. tokenizers) to ``directory``, atomically."""
     path = Path(directory)
     with atomic_directory(path) as tmp, no_progress_bars():
         # safe_serialization is the default in transformers 5 and the switch in 4.x.
@@ -61,6 +62,8 @@ def save_model_directory(model: PreTrainedModel, directory: str | os.PathLike,
             raise RuntimeError(f"transformers wrote {written}, expected {CONFIG_FILE} and {WEIGHTS_FILE}")
         if training_info:
             write_json(tmp / TRAINING_FILE, training_info)
+        for name, text in (extra_files or {}).items():
+            (tmp / name).write_text(text, encoding="utf-8")
     return path
 
 

@@ -3,9 +3,9 @@
 Each command group lives in its own module and registers its parsers with ``add_parser(sub)``:
 :mod:`~charwise.cli.encoder` (train, eval, manifold, neighbors, embed), :mod:`~charwise.cli.spell`
 (decoder train, eval, spell; correct), :mod:`~charwise.cli.hybrid` (encode,
-compare, tune), :mod:`~charwise.cli.stats`, :mod:`~charwise.cli.expand` and :mod:`~charwise.cli.tag`
-(tag train, eval, predict). Commands read files through :func:`charwise.io.read_lines` and write
-outputs through charwise.io's atomic writers.
+compare, tune), :mod:`~charwise.cli.stats`, :mod:`~charwise.cli.expand`, :mod:`~charwise.cli.tag`
+(tag train, eval, predict), :mod:`~charwise.cli.lm` and :mod:`~charwise.cli.translate`. Commands read
+files through :func:`charwise.io.read_lines` and write outputs through charwise.io's atomic writers.
 
 :func:`main` prints charwise's own errors (:class:`~charwise.errors.CharwiseError`), file
 errors (``OSError``), unreadable weight files (safetensors' errors) and ``MemoryError`` as one line,
@@ -46,11 +46,11 @@ def _show_defaults(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``charwise`` parser with every command group registered."""
-    from charwise.cli import encoder, expand, generate, hybrid, lm, spell, stats, tag
+    from charwise.cli import encoder, expand, generate, hybrid, lm, spell, stats, tag, translate
 
     p = argparse.ArgumentParser(prog="charwise", description="Character-built word vectors in a subword model's space.")
     sub = p.add_subparsers(dest="command", required=True)
-    for group in (encoder, spell, hybrid, generate, lm, stats, expand, tag):
+    for group in (encoder, spell, hybrid, generate, lm, translate, stats, expand, tag):
         group.add_parser(sub)
     _show_defaults(p)
     return p

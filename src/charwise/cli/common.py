@@ -85,3 +85,16 @@ def save_npy(path: str | os.PathLike, vectors: Any) -> None:
 
     with atomic_file(path, "wb") as f:
         np.save(f, vectors.detach().cpu().numpy().astype(np.float32))
+
+
+class _Stdout:
+    def __enter__(self) -> Any:
+        return sys.stdout
+
+    def __exit__(self, *exc: Any) -> None:
+        sys.stdout.flush()
+
+
+def output_sink(path: str | None) -> Any:
+    """A context manager giving a text file to write: ``path`` written atomically, or standard output."""
+    return atomic_file(path) if path else _Stdout()

@@ -18,9 +18,10 @@ from charwise.cli.common import (
     check_unit,
     input_lines,
     load_encoder,
+    output_sink,
 )
 from charwise.errors import CheckpointError, ConfigError
-from charwise.io import atomic_file, check_output_dir, check_output_file, read_json, write_json
+from charwise.io import check_output_dir, check_output_file, read_json, write_json
 
 WEIGHT_FLAGS = (("rows", "spelling the teacher's rows"),
                 ("cycle-ed", "the E -> D loop (string -> encoder -> decoder -> clean string)"),
@@ -212,7 +213,7 @@ def cmd_correct(args: argparse.Namespace) -> int:
     bar = tqdm(desc="correct", unit=" lines", disable=None if args.text is None and args.file != "-" else True,
                file=sys.stderr)
     changed = 0
-    with (atomic_file(args.out) if args.out else _stdout()) as sink:
+    with output_sink(args.out) as sink:
         while True:
             block = [line for _, line in zip(range(CORRECT_BLOCK), lines)]
             if not block:
@@ -228,12 +229,3 @@ def cmd_correct(args: argparse.Namespace) -> int:
     print(f"{changed} words corrected", file=sys.stderr)
     return 0
 
-
-class _stdout:
-    """Standard output as a context manager, like :func:`charwise.io.atomic_file`."""
-
-    def __enter__(self) -> Any:
-        return sys.stdout
-
-    def __exit__(self, *exc: Any) -> None:
-        sys.stdout.flush()

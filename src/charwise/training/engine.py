@@ -12,7 +12,8 @@ rest, in one loop (:meth:`Engine.run`):
   ``transformers.get_linear_schedule_with_warmup`` stepped once per optimizer step), or
   ``"plateau"``: constant, multiplied by ``plateau_factor`` after every evaluation that beats the
   best score by no more than ``plateau_threshold`` (Kim et al. 2016 halve SGD's rate when
-  validation perplexity stops improving);
+  validation perplexity stops improving); ``"inverse_sqrt"``: warm-up, then the rate falls as
+  ``1 / sqrt(step)`` (the Transformer's schedule);
 * gradient clipping; evaluation every ``eval_every`` steps, at the end of every epoch and at the
   end; early stopping (``patience``) decided by the main process and broadcast to every process;
 * outputs: ``OUT/log.jsonl`` (:func:`charwise.io.append_jsonl`), the run's configuration
@@ -59,7 +60,7 @@ from charwise.training.checkpoints import (
 
 CHECKPOINT_DIR = "checkpoint"
 LOG_FILE = "log.jsonl"
-SCHEDULES = ("cosine", "linear", "plateau")
+SCHEDULES = ("cosine", "linear", "plateau", "inverse_sqrt")
 
 
 @dataclass
@@ -102,6 +103,8 @@ def lr_factor(step: int, settings: EngineSettings) -> float:
         return (step + 1) / warmup
     if settings.schedule == "plateau":  # the decays are in RunState.lr_scale
         return 1.0
+    if settings.schedule == "inverse_sqrt":  # Vaswani et al.: the peak at the end of warm-up
+        return math.sqrt(max(1, warmup) / (step + 1))
     progress = (step - warmup) / max(1, total - warmup)
     return settings.min_lr_ratio + (1 - settings.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
 

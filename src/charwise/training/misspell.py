@@ -150,8 +150,27 @@ ENGLISH: dict[str, list[Rule]] = {
     "tion-sion": [Rule("tion", ("sion",), 2.5), Rule("(?<!s)sion", ("tion",), 2), Rule("ssion", ("tion", "sion"), 1.5)],
 }
 
+#: Spanish confusions (the letters that sound alike, the silent h, the written accent).
+SPANISH: dict[str, list[Rule]] = {
+    # vino -> bino, haber -> haver
+    "b-v": [Rule("b", ("v",), 12), Rule("v", ("b",), 12)],
+    # caballo -> cabayo, yo -> llo
+    "ll-y": [Rule("ll", ("y",), 8), Rule("(?<=[aeiou])y(?=[aeiou])", ("ll",), 4)],
+    # hacer -> aser / haser, cielo -> sielo, zapato -> sapato, casa -> caza
+    "c-s-z": [Rule("c(?=[ei])", ("s", "z"), 8), Rule("z", ("s",), 8), Rule("(?<=[aeiou])s(?=[aeiou])", ("z", "c"), 4)],
+    # hombre -> ombre, ahora -> aora, orden -> horden
+    "h": [Rule("^h", ("",), 8), Rule("(?<=[aeiou])h", ("",), 4), Rule("^(?=[aeiou])", ("h",), 2)],
+    # corazón -> corazon, también -> tambien, fué -> fue
+    "accent": [Rule("á", ("a",), 4), Rule("é", ("e",), 4), Rule("í", ("i",), 4), Rule("ó", ("o",), 4),
+               Rule("ú", ("u",), 2)],
+    # gente -> jente, mujer -> muger
+    "g-j": [Rule("g(?=[ei])", ("j",), 4), Rule("j(?=[ei])", ("g",), 4)],
+    # tierra -> tiera, perro -> pero
+    "rr-r": [Rule("rr", ("r",), 4)],
+}
+
 #: Confusion-rule tables by language code (add one to support a language).
-LANGUAGES: dict[str, dict[str, list[Rule]]] = {"en": ENGLISH}
+LANGUAGES: dict[str, dict[str, list[Rule]]] = {"en": ENGLISH, "es": SPANISH}
 
 _VOWELS = re.compile(r"[aeiou]|(?<=.)y")
 _CV = re.compile(rf"(?=({_C}{_V}))")  # every consonant-vowel chunk, overlapping

@@ -1,0 +1,228 @@
+"""Training a translation model (Transformer or S2W) on the verse-aligned Bible, on the shared engine.
+
+Vocabularies (byte-level BPE, source and target separately), feature vocabularies and the alphabet
+are built from the training split only. Batches hold about ``batch_tokens`` target pieces of
+sentences of similar length (fairseq-style buckets); their order is a pure function of (seed,
+epoch), so a resumed run sees the same batches. Loss: label-smoothed cross-entropy (0.1) averaged
+over target pieces; Adam (0.9, 0.98), the inverse-square-root schedule after ``warmup`` steps,
+gradient clipping. Validation: per-piece cross-entropy of the dev split (score = minus it).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from charwise.charset import CharVocab
+from charwise.errors import ConfigError
+from charwise.training.engine import Engine, EngineSettings, RunState
+from charwise.translation.data import PAD, Pair, Subwords, read_pairs, source_words, split_pairs
+from charwise.translation.features import FEATURES, FeatureVocab, word_features
+from charwise.translation.inputs import SourceExample, SourceReader, pad_targets
+from charwise.translation.model import ARCHITECTURES, FEATURE_MODES, TranslationConfig, TranslationModel
+
+MODEL_DIR = "model"
+CONFIG_FILE = "translate_config.json"
+MAX_TARGET_PIECES = 400
+
+
+@dataclass
+class TranslateConfig:
+    """Everything that determines a translation run (saved next to its outputs)."""
+
+    architecture: str = "transformer"  # transformer | s2w | s2w-words
+    feature_mode: str = "none"  # none | copy (Sennrich & Haddow) | merge (S2W)
+    features: list[str] = field(default_factory=lambda: list(FEATURES))  # used unless feature_mode is none
+    char_vectors: bool = False  # S2W: add a character vector of each word at the merge
+    corpus: str = ""  # another verse-aligned TSV (ref, es, en); default: the built-in Bible
+    split: str = "verses"  # verses (seeded) | books
+    dev: int = 1000
+    test: int = 1000
+    split_seed: int = 0
+    max_train_pairs: int = 0  # >0: the first N training pairs only (tests, quick runs)
+    source_vocab: int = 8000
+    target_vocab: int = 8000
+    dim: int = 256
+    heads: int = 4
+    ffn: int = 1024
+    encoder_layers: int = 4
+    encoder_subword_layers: int = 2
+    decoder_layers: int = 4
+    decoder_subword_layers: int = 2
+    pooling: str = "gru"
+    dropout: float = 0.1
+    steps: int = 4000
+    batch_tokens: int = 4096
+    lr: float = 7e-4
+    warmup: int = 800
+    label_smoothing: float = 0.1
+    grad_clip: float = 1.0
+    eval_every: int = 500
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.architecture not in ARCHITECTURES:
+            raise ConfigError(f"architecture must be one of {', '.join(ARCHITECTURES)}, got {self.architecture!r}")
+        if self.feature_mode not in FEATURE_MODES:
+            raise ConfigError(f"feature_mode must be one of {', '.join(FEATURE_MODES)}, got {self.feature_mode!r}")
+        unknown = [f for f in self.features if f not in FEATURES]
+        if unknown or (self.feature_mode != "none" and not self.features):
+            raise ConfigError(f"features must be some of {', '.join(FEATURES)}, got {self.features}")
+        for name in ("steps", "batch_tokens", "dim", "heads", "ffn", "encoder_layers", "decoder_layers", "eval_every"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.lr <= 0 or not 0 <= self.label_smoothing < 1 or not 0 <= self.dropout < 1:
+            raise ConfigError("lr must be > 0, label_smoothing and dropout in [0, 1)")
+
+    def model_config(self, source_vocab: int, target_vocab: int, feature_vocabs: dict[str, FeatureVocab],
+                     charset: CharVocab | None) -> TranslationConfig:
+        return TranslationConfig(
+            architecture=self.architecture, source_vocab=source_vocab, target_vocab=target_vocab, dim=self.dim,
+            heads=self.heads, ffn=self.ffn, encoder_layers=self.encoder_layers,
+            encoder_subword_layers=self.encoder_subword_layers, decoder_layers=self.decoder_layers,
+            decoder_subword_layers=self.decoder_subword_layers, pooling=self.pooling, dropout=self.dropout,
+            feature_mode=self.feature_mode, feature_vocabs={k: v.to_dict() for k, v in feature_vocabs.items()},
+            char_vectors=self.char_vectors, charset=charset.to_dict() if charset is not None else None)
+
+
+class TranslationData:
+    """The splits, the vocabularies built on the training split and the encoded examples."""
+
+    def __init__(self, config: TranslateConfig) -> None:
+        pairs = read_pairs(config.corpus or None)
+        self.splits: dict[str, list[Pair]] = split_pairs(pairs, config.split, dev=config.dev, test=config.test,
+                                                         seed=config.split_seed)
+        if config.max_train_pairs:
+            self.splits["train"] = self.splits["train"][: config.max_train_pairs]
+        train = self.splits["train"]
+        words = [source_words(p.source) for p in train]
+        self.source = Subwords.train((" ".join(w) for w in words), config.source_vocab)
+        self.target = Subwords.train((p.target for p in train), config.target_vocab)
+        names = config.features if config.feature_mode != "none" else []
+        values = [word_features(w, names) for w in words] if names else []
+        self.feature_vocabs = {name: FeatureVocab.build(v for sentence in values for v in sentence[k])
+                               for k, name in enumerate(names)}
+        self.charset = (CharVocab.build(sorted({w for ws in words for w in ws}), lowercase=False, hash_buckets=16,
+                                        max_chars=24) if config.char_vectors else None)
+        self.reader = SourceReader(self.source, self.feature_vocabs, self.charset, 1024)
+        self.examples = {name: self.encode(split) for name, split in self.splits.items() if name != "test"}
+
+    def encode(self, pairs: list[Pair]) -> list[tuple[SourceExample, list[int]]]:
+        out = []
+        for p in pairs:
+            example = self.reader.example(source_words(p.source))
+            if example.pieces:
+                out.append((example, self.target.encode(p.target)[:MAX_TARGET_PIECES]))
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {**{f"{k}_pairs": len(v) for k, v in self.splits.items()}, "source_vocab": len(self.source),
+                "train_target_pieces": sum(len(y) + 1 for _, y in self.examples["train"]),
+                "target_vocab": len(self.target),
+                "features": {k: len(v) for k, v in self.feature_vocabs.items()}}
+
+
+def length_buckets(examples: list[tuple[SourceExample, list[int]]], batch_tokens: int) -> list[list[int]]:
+    """Indices of ``examples`` grouped by length so that a batch has <= ``batch_tokens`` padded pieces."""
+    order = sorted(range(len(examples)), key=lambda i: (len(examples[i][1]), len(examples[i][0].pieces)))
+    batches: list[list[int]] = []
+    current: list[int] = []
+    longest = 0
+    for i in order:
+        size = max(len(examples[i][1]) + 1, len(examples[i][0].pieces))
+        if current and max(longest, size) * (len(current) + 1) > batch_tokens:
+            batches.append(current)
+            current, longest = [], 0
+        current.append(i)
+        longest = max(longest, size)
+    if current:
+        batches.append(current)
+    return batches
+
+
+class TranslationTrainer:
+    """Writes ``OUT/model`` (best dev cross-entropy), ``OUT/checkpoint``, ``OUT/log.jsonl`` and
+    ``OUT/translate_config.json``."""
+
+    def __init__(self, config: TranslateConfig, out: str | os.PathLike, *, progress: bool = True) -> None:
+        from accelerate import Accelerator
+
+        self.config, self.out = config, Path(out)
+        self.accelerator = Accelerator()
+        self.data = TranslationData(config)
+        torch.manual_seed(config.seed)
+        model_config = config.model_config(len(self.data.source), len(self.data.target), self.data.feature_vocabs,
+                                           self.data.charset)
+        self.model = TranslationModel(model_config, self.data.source, self.data.target)
+        self.batches = length_buckets(self.data.examples["train"], config.batch_tokens)
+        self.dev_batches = length_buckets(self.data.examples["dev"], config.batch_tokens)
+        optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr, betas=(0.9, 0.98), eps=1e-9)
+        settings = EngineSettings(
+            steps=config.steps, warmup_steps=config.warmup, schedule="inverse_sqrt", grad_clip=config.grad_clip,
+            eval_every=config.eval_every, checkpoint_every=config.eval_every, log_every=50,
+            config_file=CONFIG_FILE, desc=f"translate {config.architecture}", progress=progress)
+        self.engine = Engine(settings, self.out, self.model, optimizer, config=asdict(config),
+                             accelerator=self.accelerator)
+
+    def batch(self, step: int) -> list[int]:
+        epoch, at = divmod(step, len(self.batches))
+        order = list(range(len(self.batches)))
+        random.Random(self.config.seed * 100_003 + epoch).shuffle(order)
+        return self.batches[order[at]]
+
+    def loss(self, model: TranslationModel, indices: list[int], split: str = "train",
+             smoothing: float | None = None) -> tuple[torch.Tensor, int]:
+        """Mean label-smoothed cross-entropy per target piece of ``indices``, and the piece count."""
+        examples = [self.data.examples[split][i] for i in indices]
+        batch = self.data.reader.batch([e for e, _ in examples])
+        target_in, target_out = pad_targets([y for _, y in examples])
+        device = model.target_embedding.weight.device
+        logits = model(batch.to(device), target_in.to(device))
+        gold = target_out.to(device)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), gold.reshape(-1), ignore_index=PAD,
+                               label_smoothing=self.config.label_smoothing if smoothing is None else smoothing)
+        return loss, int((gold != PAD).sum())
+
+    @torch.no_grad()
+    def validate(self) -> dict[str, float]:
+        was_training = self.model.training
+        self.model.eval()
+        total, count = 0.0, 0
+        for indices in self.dev_batches:
+            loss, n = self.loss(self.model, indices, "dev", smoothing=0.0)
+            total, count = total + float(loss) * n, count + n
+        self.model.train(was_training)
+        nll = total / max(1, count)
+        return {"nll": nll, "ppl": math.exp(min(nll, 50.0)), "score": -nll}
+
+    def train(self, resume: bool = False, stop_after: int | None = None) -> TranslationModel:
+        self.engine.run(_TranslationTask(self), resume=resume, stop_after=stop_after)
+        return self.model
+
+
+class _TranslationTask:
+    def __init__(self, trainer: TranslationTrainer) -> None:
+        self.trainer = trainer
+
+    def batch(self, step: int) -> list[int]:
+        return self.trainer.batch(step)
+
+    def loss(self, model: TranslationModel, shard: list[int]) -> tuple[torch.Tensor, dict[str, float]]:
+        loss, pieces = self.trainer.loss(model, list(shard))
+        return loss, {"target_pieces": pieces}
+
+    def validate(self) -> dict[str, float]:
+        return self.trainer.validate()
+
+    def save_best(self, metrics: dict[str, float], state: RunState) -> None:
+        t = self.trainer
+        t.model.save_pretrained(t.out / MODEL_DIR, training_info={
+            "step": state.step, "validation": metrics, "config": asdict(t.config), "data": t.data.describe(),
+            "train_batches": len(t.batches)})

@@ -1,0 +1,144 @@
+"""Decoding: greedy and beam search (batched; fairseq's length normalisation), and sentence translation.
+
+Beam search keeps ``beam`` live hypotheses per sentence; a hypothesis that ends with ``</s>`` is
+finished with score ``log p / length ** length_penalty``; a sentence is done when it has ``beam``
+finished hypotheses (or at ``max_length``, when its live ones are finished as they are). At
+``beam=1`` this is exactly greedy decoding (tested). Decoding is incremental
+(:meth:`~charwise.translation.model.TranslationModel.decode_step`): one new position per step.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterator, Sequence
+
+import torch
+
+from charwise.translation.data import BOS, EOS, source_words
+from charwise.translation.inputs import SourceReader
+from charwise.translation.model import SourceBatch, TranslationModel
+
+__all__ = ["beam_search", "greedy", "translate_sentences"]
+
+
+def _max_length(batch: SourceBatch, model: TranslationModel, max_length: int | None) -> int:
+    limit = model.config.max_positions - 1
+    if max_length is not None:
+        return min(max_length, limit)
+    return min(int(batch.pieces.shape[1] * 1.5) + 10, limit)
+
+
+@torch.no_grad()
+def greedy(model: TranslationModel, batch: SourceBatch, max_length: int | None = None) -> list[list[int]]:
+    """The most likely next piece at every step, until ``</s>``: target ids without ``<s>``/``</s>``."""
+    device = model.target_embedding.weight.device
+    memory = model.encode(batch.to(device))
+    n = batch.pieces.shape[0]
+    out = torch.full((n, 1), BOS, dtype=torch.long, device=device)
+    done = torch.zeros(n, dtype=torch.bool, device=device)
+    cache = None
+    for _ in range(_max_length(batch, model, max_length)):
+        logits, cache = model.decode_step(memory, out[:, -1], cache)
+        token = logits.argmax(-1)
+        token = torch.where(done, torch.full_like(token, EOS), token)
+        out = torch.cat([out, token[:, None]], dim=1)
+        done |= token == EOS
+        if bool(done.all()):
+            break
+    return [_strip(row) for row in out[:, 1:].tolist()]
+
+
+def _strip(ids: list[int]) -> list[int]:
+    return ids[: ids.index(EOS)] if EOS in ids else ids
+
+
+@torch.no_grad()
+def beam_search(model: TranslationModel, batch: SourceBatch, beam: int = 5, length_penalty: float = 1.0,
+                max_length: int | None = None) -> list[list[int]]:
+    """The best finished hypothesis of each sentence (see the module docstring)."""
+    if beam < 1:
+        raise ValueError(f"beam must be >= 1, got {beam}")
+    device = model.target_embedding.weight.device
+    n = batch.pieces.shape[0]
+    memory = model.encode(batch.to(device)).select(torch.arange(n, device=device).repeat_interleave(beam))
+    seqs = torch.full((n * beam, 1), BOS, dtype=torch.long, device=device)
+    scores = torch.full((n, beam), float("-inf"), device=device)
+    scores[:, 0] = 0.0  # one live hypothesis at the start
+    finished: list[list[tuple[float, list[int]]]] = [[] for _ in range(n)]
+    live = [True] * n
+    limit = _max_length(batch, model, max_length)
+    cache = None
+    for step in range(limit):
+        logits, cache = model.decode_step(memory, seqs[:, -1], cache)
+        logp = torch.log_softmax(logits.float(), dim=-1)  # (n * beam, V)
+        vocab = logp.shape[-1]
+        total = (scores.view(-1, 1) + logp).view(n, beam * vocab)
+        top_scores, top_index = total.topk(min(2 * beam, beam * vocab), dim=1)
+        next_rows, next_tokens, next_scores = [], [], []
+        for i in range(n):
+            chosen: list[tuple[int, int, float]] = []
+            if live[i]:
+                for score, index in zip(top_scores[i].tolist(), top_index[i].tolist()):
+                    if score == float("-inf"):
+                        break
+                    row, token = divmod(index, vocab)
+                    if token == EOS:
+                        prefix = seqs[i * beam + row, 1:].tolist()
+                        finished[i].append((score / (len(prefix) + 1) ** length_penalty, prefix))
+                        if len(finished[i]) >= beam:
+                            break
+                    else:
+                        chosen.append((row, token, score))
+                        if len(chosen) == beam:
+                            break
+                if len(finished[i]) >= beam or step == limit - 1:
+                    live[i] = False
+                    if len(finished[i]) < beam:  # out of length: the live ones end here
+                        for row, token, score in chosen:
+                            prefix = [*seqs[i * beam + row, 1:].tolist(), token]
+                            finished[i].append((score / (len(prefix) + 1) ** length_penalty, prefix))
+            while len(chosen) < beam:  # keep the grid full: dead rows score -inf
+                chosen.append((0, EOS, float("-inf")))
+            for row, token, score in chosen:
+                next_rows.append(i * beam + row)
+                next_tokens.append(token)
+                next_scores.append(score if live[i] else float("-inf"))
+        if not any(live):
+            break
+        rows = torch.tensor(next_rows, device=device)
+        seqs = torch.cat([seqs[rows], torch.tensor(next_tokens, device=device)[:, None]], dim=1)
+        cache = [keys[rows] for keys in cache]  # each hypothesis continues from its parent's states
+        scores = torch.tensor(next_scores, device=device).view(n, beam)
+    return [max(f, key=lambda h: h[0])[1] if f else [] for f in finished]
+
+
+def _chunks(items: Sequence[int], size: int) -> Iterator[list[int]]:
+    for at in range(0, len(items), size):
+        yield list(items[at : at + size])
+
+
+def translate_sentences(model: TranslationModel, sentences: Sequence[str], beam: int = 5,
+                        length_penalty: float = 1.0, batch_size: int = 32, progress: bool = False) -> list[str]:
+    """Translate ``sentences`` (source text); sentences of similar length are batched together."""
+    if model.target_subwords is None:
+        raise ValueError("the model has no target vocabulary (load it with from_pretrained)")
+    reader = SourceReader.for_model(model)
+    model.eval()
+    words = [source_words(s) for s in sentences]
+    order = sorted((i for i, w in enumerate(words) if w), key=lambda i: len(words[i]))
+    out = [""] * len(sentences)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(order), desc="translate", unit="sentence", file=sys.stderr)
+    for chunk in _chunks(order, batch_size):
+        batch = reader.batch([reader.example(words[i]) for i in chunk])
+        ids = greedy(model, batch) if beam == 1 else beam_search(model, batch, beam, length_penalty)
+        for i, hyp in zip(chunk, ids):
+            out[i] = model.target_subwords.decode(hyp)
+        if bar is not None:
+            bar.update(len(chunk))
+    if bar is not None:
+        bar.close()
+    return out
