@@ -43,6 +43,7 @@ def main() -> None:
     ap.add_argument("--max-train-tokens", type=int, default=0)
     ap.add_argument("--work", default="runs/lm")
     ap.add_argument("--collect", action="store_true", help="only collect finished runs into the JSON")
+    ap.add_argument("--json", default=str(OUT / "lm.json"), help="where to write the results (and the .png beside)")
     args = ap.parse_args()
     work = ROOT / args.work
     rows = []
@@ -82,12 +83,14 @@ def main() -> None:
         ratios[language] = {size: round(v["char"] / v["word"], 3) for size, v in mine.items() if len(v) == 2}
     result = {"benchmark": "character-aware vs word LSTM language models, Bible split by book",
               "command": f"python benchmarks/lm.py --epochs {args.epochs} --max-train-tokens {args.max_train_tokens} "
-              f"--languages {' '.join(args.languages)} --presets {' '.join(args.presets)}",
+              f"--languages {' '.join(args.languages)} --presets {' '.join(args.presets)}"
+              + ("" if Path(args.json) == OUT / "lm.json" else f" --json {Path(args.json).resolve().relative_to(ROOT)}"),
               "threads_per_run": os.environ.get("OMP_NUM_THREADS", "default"), "rows": rows,
               "char_over_word_test_ppl": ratios}
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "lm.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    plot(result, OUT / "lm.png")
+    path = Path(args.json)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    plot(result, path.with_suffix(".png"))
 
 
 def plot(result: dict, path: Path) -> None:

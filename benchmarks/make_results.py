@@ -664,6 +664,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "cycle_loops_": render_cycle_loops,
     "generation": render_generation,
     "lm": render_lm,
+    "lm_": render_lm,
     "decoder_": render_decoder,
     "expansion": render_expansion,
     "expansion_ner": render_expansion_ner,

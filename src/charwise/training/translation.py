@@ -78,6 +78,10 @@ class TranslateConfig:
         for name in ("steps", "batch_tokens", "dim", "heads", "ffn", "encoder_layers", "decoder_layers", "eval_every"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.max_train_pairs < 0 or self.warmup < 0:
+            raise ConfigError(f"max_train_pairs and warmup must be >= 0, got {self.max_train_pairs}, {self.warmup}")
+        if self.architecture == "transformer" and (self.feature_mode == "merge" or self.char_vectors):
+            raise ConfigError("merged features and character vectors need an S2W architecture (s2w, s2w-words)")
         if self.lr <= 0 or not 0 <= self.label_smoothing < 1 or not 0 <= self.dropout < 1:
             raise ConfigError("lr must be > 0, label_smoothing and dropout in [0, 1)")
 

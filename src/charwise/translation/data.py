@@ -58,7 +58,7 @@ def read_pairs(path: str | os.PathLike | None = None) -> list[Pair]:
     source = Path(path) if path is not None else bible_path()
     pairs: list[Pair] = []
     try:
-        with open(source, encoding="utf-8", newline="") as handle:
+        with open(source, encoding="utf-8-sig", newline="") as handle:  # a byte-order mark is allowed
             reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
             if reader.fieldnames is None or not {"ref", "es", "en"} <= set(reader.fieldnames):
                 raise InputError(f"{source}: not a verse-aligned corpus (need a header with ref, es and en)")

@@ -34,6 +34,8 @@ def _lemma(word: str, language: str) -> str:
 def word_shape(word: str) -> str:
     if word.isdigit():
         return "d"
+    if any(c.isdigit() for c in word):
+        return "m"
     if not any(c.isalnum() for c in word):
         return "p"
     if word.isupper() and len(word) > 1:

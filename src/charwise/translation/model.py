@@ -241,7 +241,7 @@ class TranslationModel(PreTrainedModel):
 
     def _reset(self) -> None:
         for name, p in self.named_parameters():
-            if p.dim() > 1 and "embedding" not in name and not name.startswith("merge."):
+            if p.dim() > 1 and "embedding" not in name and not name.startswith(("merge.", "chars.")):
                 nn.init.xavier_uniform_(p)
         for embedding in [self.source_embedding, self.target_embedding, *self.feature_embeddings]:
             nn.init.normal_(embedding.weight, 0.0, self.config.dim ** -0.5)

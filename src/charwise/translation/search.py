@@ -1,9 +1,9 @@
 """Decoding: greedy and beam search (batched; fairseq's length normalisation), and sentence translation.
 
-Beam search keeps ``beam`` live hypotheses per sentence; a hypothesis that ends with ``</s>`` is
-finished with score ``log p / length ** length_penalty``; a sentence is done when it has ``beam``
-finished hypotheses (or at ``max_length``, when its live ones are finished as they are). At
-``beam=1`` this is exactly greedy decoding (tested). Decoding is incremental
+Beam search keeps ``beam`` live hypotheses per sentence; a hypothesis that ends with ``</s>``
+among the best ``beam`` candidates of a step is finished with score ``log p / length **
+length_penalty``; a sentence is done when it has ``beam`` finished hypotheses and no live one
+scores better at its present length (or at ``max_length``). ``beam=1`` is greedy decoding. Decoding is incremental
 (:meth:`~charwise.translation.model.TranslationModel.decode_step`): one new position per step.
 """
 
@@ -58,6 +58,8 @@ def beam_search(model: TranslationModel, batch: SourceBatch, beam: int = 5, leng
     """The best finished hypothesis of each sentence (see the module docstring)."""
     if beam < 1:
         raise ValueError(f"beam must be >= 1, got {beam}")
+    if beam == 1:
+        return greedy(model, batch, max_length)
     device = model.target_embedding.weight.device
     n = batch.pieces.shape[0]
     memory = model.encode(batch.to(device)).select(torch.arange(n, device=device).repeat_interleave(beam))
@@ -71,6 +73,8 @@ def beam_search(model: TranslationModel, batch: SourceBatch, beam: int = 5, leng
     for step in range(limit):
         logits, cache = model.decode_step(memory, seqs[:, -1], cache)
         logp = torch.log_softmax(logits.float(), dim=-1)  # (n * beam, V)
+        if step == 0:
+            logp[:, EOS] = float("-inf")  # no empty translation
         vocab = logp.shape[-1]
         total = (scores.view(-1, 1) + logp).view(n, beam * vocab)
         top_scores, top_index = total.topk(min(2 * beam, beam * vocab), dim=1)
@@ -78,22 +82,26 @@ def beam_search(model: TranslationModel, batch: SourceBatch, beam: int = 5, leng
         for i in range(n):
             chosen: list[tuple[int, int, float]] = []
             if live[i]:
-                for score, index in zip(top_scores[i].tolist(), top_index[i].tolist()):
+                for rank, (score, index) in enumerate(zip(top_scores[i].tolist(), top_index[i].tolist())):
                     if score == float("-inf"):
                         break
                     row, token = divmod(index, vocab)
                     if token == EOS:
-                        prefix = seqs[i * beam + row, 1:].tolist()
-                        finished[i].append((score / (len(prefix) + 1) ** length_penalty, prefix))
-                        if len(finished[i]) >= beam:
-                            break
+                        if rank < beam:  # as fairseq: only an end among the best ``beam`` finishes
+                            prefix = seqs[i * beam + row, 1:].tolist()
+                            finished[i].append((score / (len(prefix) + 1) ** length_penalty, prefix))
                     else:
                         chosen.append((row, token, score))
                         if len(chosen) == beam:
                             break
-                if len(finished[i]) >= beam or step == limit - 1:
+                done = step == limit - 1
+                if len(finished[i]) >= beam:
+                    # Stop once no live hypothesis beats the best finished one at its present length.
+                    best_live = max((score for _, _, score in chosen), default=float("-inf"))
+                    done = done or best_live / (step + 2) ** length_penalty <= max(f[0] for f in finished[i])
+                if done:
                     live[i] = False
-                    if len(finished[i]) < beam:  # out of length: the live ones end here
+                    if not finished[i]:  # out of length with nothing finished: the live ones end here
                         for row, token, score in chosen:
                             prefix = [*seqs[i * beam + row, 1:].tolist(), token]
                             finished[i].append((score / (len(prefix) + 1) ** length_penalty, prefix))
