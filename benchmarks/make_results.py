@@ -113,6 +113,7 @@ PAGES = {
     "generation": "generation.md",
     "lm": "lm.md",
     "translation": "translation.md",
+    "e5_agreement": "data.md",
     "expansion": "expansion.md",
     "stats": "stats.md",
 }
