@@ -136,24 +136,6 @@ def _load(path: str) -> Any:
     return TranslationModel.from_pretrained(path)
 
 
-def evaluate(model: Any, split: str = "test", limit: int = 0, **kwargs: Any) -> dict[str, Any]:
-    """Score a model on a split of the data it was trained with (the split is rebuilt from its config)."""
-    from charwise.training.translation import TranslateConfig
-    from charwise.translation.data import read_pairs, split_pairs
-    from charwise.translation.evaluate import evaluate_translation
-
-    if "config" not in model.training_info:
-        raise ConfigError("this model has no training record (training.json); evaluate it on your own pairs "
-                          "with charwise.translation.evaluate.evaluate_translation")
-    config = TranslateConfig(**model.training_info["config"])
-    pairs = split_pairs(read_pairs(config.corpus or None), config.split, dev=config.dev, test=config.test,
-                        seed=config.split_seed)[split]
-    report = evaluate_translation(model, pairs[:limit] if limit else pairs, **kwargs)
-    return {"architecture": model.config.architecture, "feature_mode": model.config.feature_mode,
-            "char_vectors": model.config.char_vectors, "parameters": model.num_parameters(), "split": config.split,
-            "evaluated_on": split, "step": model.training_info.get("step"), **report}
-
-
 def cmd_eval(args: argparse.Namespace) -> int:
     check_int_min("--beam", args.beam, 1)
     check_int_min("--limit", args.limit, 0)
@@ -161,8 +143,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     check_unit("--typos", args.typos)
     if args.json:
         check_output_file(args.json, "--json")
-    report = evaluate(_load(args.model), args.split, args.limit, beam=args.beam, length_penalty=args.length_penalty,
-                      typo_rate=args.typos, progress=not args.quiet)
+    from charwise.translation.evaluate import evaluate_split
+
+    report = evaluate_split(_load(args.model), args.split, args.limit, beam=args.beam,
+                            length_penalty=args.length_penalty, typo_rate=args.typos, progress=not args.quiet)
     if args.json:
         write_json(args.json, report)
     print(f"{report['architecture']} ({report['evaluated_on']}, {report['sentences']} sentences, beam {args.beam}"

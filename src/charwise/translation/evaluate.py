@@ -24,7 +24,7 @@ from charwise.translation.model import TranslationModel
 from charwise.translation.search import translate_sentences
 from charwise.words import split_words
 
-__all__ = ["copy_candidates", "copy_accuracy", "evaluate_translation", "noisy_sources", "score"]
+__all__ = ["copy_accuracy", "copy_candidates", "evaluate_split", "evaluate_translation", "noisy_sources", "score"]
 
 
 def noisy_sources(sources: Sequence[str], rate: float, seed: int = 0) -> tuple[list[str], float]:
@@ -106,3 +106,22 @@ def evaluate_translation(model: TranslationModel, pairs: Sequence[Pair], *, beam
             "sentences_per_s": round(len(pairs) / seconds, 2),
             "source_pieces_per_sentence": round(pieces / len(pairs), 2),
             "upper_encoder_positions_per_sentence": round(upper / len(pairs), 2), "hypotheses": hypotheses}
+
+
+def evaluate_split(model: TranslationModel, split: str = "test", limit: int = 0, **kwargs: Any) -> dict[str, Any]:
+    """Score a model on the ``test`` or ``dev`` split of the data it was trained on (rebuilt from
+    the configuration in its ``training.json``), ``limit`` > 0: the first sentences only; keyword
+    arguments as :func:`evaluate_translation`."""
+    from charwise.training.translation import TranslateConfig
+    from charwise.translation.data import read_pairs, split_pairs
+
+    if "config" not in model.training_info:
+        raise ConfigError("this model has no training record (training.json); evaluate it on your own pairs "
+                          "with charwise.translation.evaluate.evaluate_translation")
+    config = TranslateConfig(**model.training_info["config"])
+    pairs = split_pairs(read_pairs(config.corpus or None), config.split, dev=config.dev, test=config.test,
+                        seed=config.split_seed)[split]
+    report = evaluate_translation(model, pairs[:limit] if limit else pairs, **kwargs)
+    return {"architecture": model.config.architecture, "feature_mode": model.config.feature_mode,
+            "char_vectors": model.config.char_vectors, "parameters": model.num_parameters(), "split": config.split,
+            "evaluated_on": split, "step": model.training_info.get("step"), **report}
