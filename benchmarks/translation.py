@@ -66,7 +66,7 @@ def one_run(row: str, seed: int, args: argparse.Namespace) -> dict | None:
         for path, typos in ((clean, 0.0), (noisy, args.typos)):
             if not path.is_file():
                 run(["translate", "eval", str(out / "model"), "--beam", str(args.beam), "--typos", str(typos),
-                     "--json", str(path), "--quiet"])
+                     "--limit", str(args.limit), "--json", str(path), "--quiet"])
     if not (clean.is_file() and noisy.is_file()):
         return None
     c, n = json.loads(clean.read_text()), json.loads(noisy.read_text())
@@ -118,6 +118,7 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=200)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--beam", type=int, default=5)
+    ap.add_argument("--limit", type=int, default=0, help="score the first N test verses only (0: all)")
     ap.add_argument("--typos", type=float, default=0.2, help="share of eligible source words given typos")
     ap.add_argument("--work", default="runs/translate")
     ap.add_argument("--collect", action="store_true", help="only gather finished runs into the JSON")
@@ -146,7 +147,7 @@ def write(rows: list[dict], args: argparse.Namespace) -> None:
     result = {"benchmark": "Spanish -> English on the verse-aligned Bible: Transformer vs S2W, word features, "
                            "character vectors",
               "command": f"python benchmarks/translation.py --split {args.split} --steps {args.steps} --dim {args.dim} "
-                         f"--vocab {args.vocab} --batch-tokens {args.batch_tokens} --typos {args.typos} "
+                         f"--vocab {args.vocab} --batch-tokens {args.batch_tokens} --typos {args.typos} --limit {args.limit} "
                          f"--seeds {' '.join(map(str, sorted({r['seed'] for r in rows})))}",
               "split": args.split, "threads_per_run": os.environ.get("OMP_NUM_THREADS", "default"),
               "device": "CPU", "summary": summary, "targets": targets, "runs": rows}

@@ -284,15 +284,20 @@ class TableModel(torch.nn.Module):
         n = batch.pieces.shape[0]
         return Memory(torch.zeros(n, 1, 1), torch.zeros(n, 1, dtype=torch.bool))
 
-    def decode_step(self, memory, last, cache=None):
-        history = last[:, None] if cache is None else torch.cat([cache[0], last[:, None]], dim=1)
+    def start_decoding(self, memory):
+        empty = torch.zeros(memory.subwords.shape[0], 0, dtype=torch.long)
+        return [SimpleNamespace(self_keys=empty, self_values=empty)]  # the prefix so far, reordered like keys
+
+    def decode_step(self, last, cache):
+        history = torch.cat([cache[0].self_keys, last[:, None]], dim=1)
+        cache[0].self_keys = cache[0].self_values = history
         rows = []
         for h in history.tolist():
             probs = torch.full((self.vocab,), 1e-6)
             for token, p in self.table(tuple(h[1:])).items():
                 probs[token] = p
             rows.append(torch.log(probs / probs.sum()))
-        return torch.stack(rows), [history]
+        return torch.stack(rows)
 
 
 def test_beam_search_does_not_stop_before_its_best_hypothesis_ends():
@@ -314,17 +319,22 @@ def test_beam_search_does_not_stop_before_its_best_hypothesis_ends():
     assert beam_search(model, batch, beam=3) == [[A, A, A, A]] * 2
 
 
-def test_incremental_decoding_equals_full_decoding(trained):
-    model = trained["transformer"][0].model
+@pytest.mark.parametrize("architecture", ["transformer", "s2w"])
+def test_incremental_decoding_equals_full_decoding(trained, architecture):
+    model = trained[architecture][0].model.eval()
     reader = SourceReader.for_model(model)
     memory = model.encode(reader.batch([reader.example(source_words(s)) for s in (SHORT, LONG)]))
     prefix = torch.tensor([[BOS, 10, 11, 12, 13], [BOS, 20, 21, 22, 23]])
     with torch.no_grad():
         full = model.decode(memory, prefix)
-        cache = None
+        cache = model.start_decoding(memory)
         for t in range(prefix.shape[1]):
-            step, cache = model.decode_step(memory, prefix[:, t], cache)
+            step = model.decode_step(prefix[:, t], cache)
             assert torch.allclose(step, full[:, t], atol=1e-4), t
+    model.train()
+    with pytest.raises(RuntimeError, match="eval mode"):
+        model.decode_step(prefix[:, 0], model.start_decoding(memory))
+    model.eval()
 
 
 # --- 6. resume ---------------------------------------------------------------------------------------------

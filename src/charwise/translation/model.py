@@ -47,7 +47,8 @@ from charwise.model_files import load_model_directory, save_model_directory
 from charwise.translation.data import PAD, Subwords
 from charwise.translation.features import FEATURES, FeatureVocab
 
-__all__ = ["ARCHITECTURES", "FEATURE_MODES", "Memory", "SourceBatch", "TranslationConfig", "TranslationModel"]
+__all__ = ["ARCHITECTURES", "FEATURE_MODES", "DecoderLayer", "LayerCache", "Memory", "SourceBatch", "TranslationConfig",
+           "TranslationModel"]
 
 MODEL_TYPE = "charwise-translation"
 ARCHITECTURES = ("transformer", "s2w", "s2w-words")
@@ -143,13 +144,41 @@ class Memory:
         return Memory(self.subwords[rows], self.subword_padding[rows], pick(self.words), pick(self.word_padding))
 
 
-class DecoderLayer(nn.Module):
-    """A pre-LayerNorm Transformer decoder layer that can run one step at a time.
+def _project(attention: nn.MultiheadAttention, x: torch.Tensor, part: int) -> torch.Tensor:
+    """``x`` ``(B, T, d)`` through the query (0), key (1) or value (2) projection of ``attention``,
+    split into heads: ``(B, heads, T, d / heads)``."""
+    d, heads = x.shape[-1], attention.num_heads
+    weight = attention.in_proj_weight[part * d : (part + 1) * d]
+    bias = attention.in_proj_bias[part * d : (part + 1) * d] if attention.in_proj_bias is not None else None
+    return nn.functional.linear(x, weight, bias).view(x.shape[0], x.shape[1], heads, d // heads).transpose(1, 2)
 
-    ``forward(y, memory, ...)`` returns the new states and the normalised inputs of its
-    self-attention (the keys and values later positions attend to); given those of the earlier
-    positions as ``past``, ``y`` may hold only the new positions: the incremental decoding of
-    beam search, which then costs one position per step instead of the whole prefix.
+
+def _attend(attention: nn.MultiheadAttention, h: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
+            mask: torch.Tensor | None) -> torch.Tensor:
+    """What ``attention(h, ., .)`` computes in eval mode, from keys and values projected already."""
+    batch, length, d = h.shape
+    out = nn.functional.scaled_dot_product_attention(_project(attention, h, 0), keys, values, attn_mask=mask)
+    return attention.out_proj(out.transpose(1, 2).reshape(batch, length, d))
+
+
+@dataclass
+class LayerCache:
+    """One decoder layer's state during incremental decoding: the projected keys and values of the
+    target positions so far, and those of its memory (computed once per sentence)."""
+
+    self_keys: torch.Tensor  # (B, heads, t, d / heads)
+    self_values: torch.Tensor
+    cross_keys: torch.Tensor  # (B, heads, T, d / heads)
+    cross_values: torch.Tensor
+    cross_mask: torch.Tensor  # (B, 1, 1, T) True = a real memory position
+
+
+class DecoderLayer(nn.Module):
+    """A pre-LayerNorm Transformer decoder layer (self-attention, attention to a memory, FFN).
+
+    :meth:`forward` runs whole target sequences (training, scoring); :meth:`step` runs one new
+    position with a :class:`LayerCache`, so that beam search costs one position per step and
+    projects each sentence's memory once (tested equal to :meth:`forward`).
     """
 
     def __init__(self, dim: int, heads: int, ffn: int, dropout: float) -> None:
@@ -163,16 +192,31 @@ class DecoderLayer(nn.Module):
         self.drop = nn.Dropout(dropout)
 
     def forward(self, y: torch.Tensor, memory: torch.Tensor, memory_padding: torch.Tensor,
-                causal: torch.Tensor | None = None, padding: torch.Tensor | None = None,
-                past: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+                causal: torch.Tensor | None = None, padding: torch.Tensor | None = None) -> torch.Tensor:
         h = self.self_norm(y)
-        keys = h if past is None else torch.cat([past, h], dim=1)
-        a = self.self_attention(h, keys, keys, attn_mask=causal, key_padding_mask=padding, need_weights=False)[0]
+        a = self.self_attention(h, h, h, attn_mask=causal, key_padding_mask=padding, need_weights=False)[0]
         y = y + self.drop(a)
         h = self.cross_norm(y)
         a = self.cross_attention(h, memory, memory, key_padding_mask=memory_padding, need_weights=False)[0]
         y = y + self.drop(a)
-        return y + self.drop(self.ffn(self.ffn_norm(y))), keys
+        return y + self.drop(self.ffn(self.ffn_norm(y)))
+
+    def start(self, memory: torch.Tensor, memory_padding: torch.Tensor) -> LayerCache:
+        """An empty cache for decoding against ``memory``."""
+        empty = memory.new_zeros(memory.shape[0], self.self_attention.num_heads, 0,
+                                 memory.shape[-1] // self.self_attention.num_heads)
+        return LayerCache(empty, empty, _project(self.cross_attention, memory, 1),
+                          _project(self.cross_attention, memory, 2), ~memory_padding[:, None, None, :])
+
+    def step(self, y: torch.Tensor, cache: LayerCache) -> torch.Tensor:
+        """``y`` ``(B, 1, d)``: the newest position; extends ``cache`` (eval mode: no dropout)."""
+        h = self.self_norm(y)
+        cache.self_keys = torch.cat([cache.self_keys, _project(self.self_attention, h, 1)], dim=2)
+        cache.self_values = torch.cat([cache.self_values, _project(self.self_attention, h, 2)], dim=2)
+        y = y + _attend(self.self_attention, h, cache.self_keys, cache.self_values, None)
+        h = self.cross_norm(y)
+        y = y + _attend(self.cross_attention, h, cache.cross_keys, cache.cross_values, cache.cross_mask)
+        return y + self.ffn(self.ffn_norm(y))
 
 
 def sinusoids(length: int, dim: int) -> torch.Tensor:
@@ -327,25 +371,30 @@ class TranslationModel(PreTrainedModel):
         padding = target_in == PAD
         for i, layer in enumerate(self.decoder_layers):
             states, state_padding = self._layer_memory(memory, i)
-            y, _ = layer(y, states, state_padding, causal, padding)
+            y = layer(y, states, state_padding, causal, padding)
         return self.decoder_norm(y) @ self.target_embedding.weight.T  # tied output layer
 
-    def decode_step(self, memory: Memory, last: torch.Tensor,
-                    cache: list[torch.Tensor] | None = None) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """One step of incremental decoding: ``last`` ``(B,)`` is the newest target id (``<s>`` at the
-        start, with ``cache`` None); returns the next-piece logits ``(B, V)`` and the cache for the
-        next step. Equal to the last position of :meth:`decode` over the whole prefix (tested)."""
-        position = 0 if cache is None else cache[0].shape[1]
+    def _decoder(self) -> list[DecoderLayer]:
+        return [layer for layer in self.decoder_layers if isinstance(layer, DecoderLayer)]
+
+    def start_decoding(self, memory: Memory) -> list[LayerCache]:
+        """The empty per-layer caches of :meth:`decode_step` for ``memory``."""
+        return [layer.start(*self._layer_memory(memory, i)) for i, layer in enumerate(self._decoder())]
+
+    def decode_step(self, last: torch.Tensor, cache: list[LayerCache]) -> torch.Tensor:
+        """One step of incremental decoding (eval mode): ``last`` ``(B,)`` is the newest target id
+        (``<s>`` first); returns the next-piece logits ``(B, V)`` and extends ``cache``
+        (:meth:`start_decoding`). Equal to the last position of :meth:`decode` (tested)."""
+        if self.training:
+            raise RuntimeError("incremental decoding runs in eval mode (call model.eval())")
+        position = cache[0].self_keys.shape[2]
         if position >= self.config.max_positions:
             raise ValueError(f"target longer than max_positions ({self.config.max_positions})")
         y = self.target_embedding(last[:, None]) * math.sqrt(self.config.dim)
-        y = self.drop(y + self.position_vectors(position + 1)[position])
-        new_cache = []
-        for i, layer in enumerate(self.decoder_layers):
-            states, state_padding = self._layer_memory(memory, i)
-            y, keys = layer(y, states, state_padding, past=None if cache is None else cache[i])
-            new_cache.append(keys)
-        return (self.decoder_norm(y) @ self.target_embedding.weight.T)[:, 0], new_cache
+        y = y + self.position_vectors(position + 1)[position]
+        for layer, layer_cache in zip(self._decoder(), cache):
+            y = layer.step(y, layer_cache)
+        return (self.decoder_norm(y) @ self.target_embedding.weight.T)[:, 0]
 
     def forward(self, batch: SourceBatch, target_in: torch.Tensor) -> torch.Tensor:
         return self.decode(self.encode(batch), target_in)

@@ -10,6 +10,7 @@ scores better at its present length (or at ``max_length``). ``beam=1`` is greedy
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from typing import Iterator, Sequence
 
 import torch
@@ -28,18 +29,22 @@ def _max_length(batch: SourceBatch, model: TranslationModel, max_length: int | N
     return min(int(batch.pieces.shape[1] * 1.5) + 10, limit)
 
 
-@torch.no_grad()
 def greedy(model: TranslationModel, batch: SourceBatch, max_length: int | None = None) -> list[list[int]]:
     """The most likely next piece at every step, until ``</s>``: target ids without ``<s>``/``</s>``."""
+    with _evaluating(model):
+        return _greedy(model, batch, max_length)
+
+
+@torch.no_grad()
+def _greedy(model: TranslationModel, batch: SourceBatch, max_length: int | None) -> list[list[int]]:
     device = model.target_embedding.weight.device
     memory = model.encode(batch.to(device))
     n = batch.pieces.shape[0]
     out = torch.full((n, 1), BOS, dtype=torch.long, device=device)
     done = torch.zeros(n, dtype=torch.bool, device=device)
-    cache = None
+    cache = model.start_decoding(memory)
     for _ in range(_max_length(batch, model, max_length)):
-        logits, cache = model.decode_step(memory, out[:, -1], cache)
-        token = logits.argmax(-1)
+        token = model.decode_step(out[:, -1], cache).argmax(-1)
         token = torch.where(done, torch.full_like(token, EOS), token)
         out = torch.cat([out, token[:, None]], dim=1)
         done |= token == EOS
@@ -48,18 +53,34 @@ def greedy(model: TranslationModel, batch: SourceBatch, max_length: int | None =
     return [_strip(row) for row in out[:, 1:].tolist()]
 
 
+@contextmanager
+def _evaluating(model: TranslationModel) -> Iterator[None]:
+    """Decode in eval mode (no dropout; incremental decoding needs it), then restore the mode."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield
+    finally:
+        model.train(was_training)
+
+
 def _strip(ids: list[int]) -> list[int]:
     return ids[: ids.index(EOS)] if EOS in ids else ids
 
 
-@torch.no_grad()
 def beam_search(model: TranslationModel, batch: SourceBatch, beam: int = 5, length_penalty: float = 1.0,
                 max_length: int | None = None) -> list[list[int]]:
     """The best finished hypothesis of each sentence (see the module docstring)."""
     if beam < 1:
         raise ValueError(f"beam must be >= 1, got {beam}")
-    if beam == 1:
-        return greedy(model, batch, max_length)
+    with _evaluating(model):
+        return _greedy(model, batch, max_length) if beam == 1 else _beam(model, batch, beam, length_penalty,
+                                                                         max_length)
+
+
+@torch.no_grad()
+def _beam(model: TranslationModel, batch: SourceBatch, beam: int, length_penalty: float,
+          max_length: int | None) -> list[list[int]]:
     device = model.target_embedding.weight.device
     n = batch.pieces.shape[0]
     memory = model.encode(batch.to(device)).select(torch.arange(n, device=device).repeat_interleave(beam))
@@ -69,10 +90,9 @@ def beam_search(model: TranslationModel, batch: SourceBatch, beam: int = 5, leng
     finished: list[list[tuple[float, list[int]]]] = [[] for _ in range(n)]
     live = [True] * n
     limit = _max_length(batch, model, max_length)
-    cache = None
+    cache = model.start_decoding(memory)
     for step in range(limit):
-        logits, cache = model.decode_step(memory, seqs[:, -1], cache)
-        logp = torch.log_softmax(logits.float(), dim=-1)  # (n * beam, V)
+        logp = torch.log_softmax(model.decode_step(seqs[:, -1], cache).float(), dim=-1)  # (n * beam, V)
         if step == 0:
             logp[:, EOS] = float("-inf")  # no empty translation
         vocab = logp.shape[-1]
@@ -115,7 +135,9 @@ def beam_search(model: TranslationModel, batch: SourceBatch, beam: int = 5, leng
             break
         rows = torch.tensor(next_rows, device=device)
         seqs = torch.cat([seqs[rows], torch.tensor(next_tokens, device=device)[:, None]], dim=1)
-        cache = [keys[rows] for keys in cache]  # each hypothesis continues from its parent's states
+        for layer_cache in cache:  # each hypothesis continues from its parent's states; the memory
+            layer_cache.self_keys = layer_cache.self_keys[rows]  # side needs no reordering: a parent
+            layer_cache.self_values = layer_cache.self_values[rows]  # is always of the same sentence
         scores = torch.tensor(next_scores, device=device).view(n, beam)
     return [max(f, key=lambda h: h[0])[1] if f else [] for f in finished]
 
