@@ -36,7 +36,8 @@ def add_parser(sub: Any) -> None:
     tc, lw = TrainConfig(), LossWeights()
     presets = "; ".join(f"{kind}: {', '.join(cls.PRESETS)}" for kind, cls in sorted(ENCODERS.items()))
     t = sub.add_parser("train", help="train a character encoder to reproduce a teacher's embedding table")
-    t.add_argument("--teacher", default=tc.teacher, help="minilm, smollm2, a HF model directory or a .gguf file")
+    t.add_argument("--teacher", default=tc.teacher,
+                   help="minilm, smollm2, e5-multilingual, a HF model directory or a .gguf file")
     t.add_argument("--encoder", default=tc.encoder, choices=sorted(ENCODERS))
     t.add_argument("--preset", default=tc.preset, help=f"encoder preset ({presets}; default {tc.preset})")
     t.add_argument("--out", required=True, help="output directory (encoder/, checkpoint/, log.jsonl, eval.json)")

@@ -18,7 +18,8 @@ SKIPS = (("in_vocab", "already one vocabulary token"), ("not_a_word", "split by 
 def add_parser(sub: Any) -> None:
     """Register ``expand`` on the main parser's subparsers."""
     x = sub.add_parser("expand", help="add words to a model's vocabulary as whole-word tokens with good rows")
-    x.add_argument("--teacher", default="minilm", help="minilm, smollm2, a HF model directory or a .gguf file")
+    x.add_argument("--teacher", default="minilm",
+                   help="minilm, smollm2, e5-multilingual, a HF model directory or a .gguf file")
     source = x.add_mutually_exclusive_group(required=True)
     source.add_argument("--words", help="UTF-8 file, one word per line ('-' for stdin)")
     source.add_argument("--corpus", help="UTF-8 plain text (a file, or a directory of files), one sentence per "

@@ -41,7 +41,7 @@ def add_parser(sub: Any) -> None:
 
     h = sub.add_parser("compare", help="teacher pieces vs hybrid input for a text: which words the policy picks")
     h.add_argument("text")
-    h.add_argument("--teacher", default="minilm", help="minilm, smollm2 or a model directory")
+    h.add_argument("--teacher", default="minilm", help="minilm, smollm2, e5-multilingual or a model directory")
     h.add_argument("--policy", default="oov", help=POLICY_HELP)
     h.add_argument("--encoder", default=None, help=ENCODER_HELP)
     h.add_argument("--errors", default="strict", choices=["strict", "replace"],

@@ -16,7 +16,8 @@ def add_parser(sub: Any) -> None:
     s = sub.add_parser("stats", help="how much a teacher's tokenizer fragments the words of a corpus")
     s.add_argument("corpus", nargs="+", help="corpus files: plain text, CoNLL or CoNLL-U ('-' for stdin)")
     s.add_argument("--teacher", action="append", default=None,
-                   help="minilm, smollm2, a HF model directory or a .gguf file (repeatable; default minilm)")
+                   help="minilm, smollm2, e5-multilingual, a HF model directory or a .gguf file "
+                        "(repeatable; default minilm)")
     s.add_argument("--format", default="auto", choices=list(FORMATS),
                    help="corpus format (auto: from the extension / content)")
     s.add_argument("--json", help="write the statistics as JSON to this file")
