@@ -13,8 +13,8 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from charwise.io import data_root  # noqa: E402
 from charwise.corpora import read_sentences  # noqa: E402
+from charwise.io import data_root  # noqa: E402
 from charwise.stats import corpus_stats, format_table, plot_stats  # noqa: E402
 from charwise.teachers import Teacher  # noqa: E402
 
@@ -23,20 +23,25 @@ CORPUS = data_root() / "wnut17" / "wnut17train.conll"
 OUT = ROOT / "benchmarks" / "results"
 
 
-def main() -> None:
-    sentences = read_sentences(CORPUS, comments=True)  # the published convention: "#" lines are comments
+def run_stats(sentences: list[list[str]], corpus: str, teachers: tuple[str, ...], stem: str) -> None:
+    """Statistics of ``sentences`` under each teacher, written to benchmarks/results/STEM.json and .png."""
     results = []
-    for name in ("minilm", "smollm2"):
+    for name in teachers:
         teacher = Teacher.load(name)
         t0 = time.perf_counter()
-        r = corpus_stats(teacher, sentences, corpus=str(CORPUS.relative_to(ROOT)))
+        r = corpus_stats(teacher, sentences, corpus=corpus)
         r["seconds"] = round(time.perf_counter() - t0, 3)
         results.append(r)
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "stats_wnut17.json").write_text(json.dumps(results, indent=2, ensure_ascii=False), encoding="utf-8")
-    plot_stats(results, OUT / "stats_wnut17.png")
+    (OUT / f"{stem}.json").write_text(json.dumps(results, indent=2, ensure_ascii=False), encoding="utf-8")
+    plot_stats(results, OUT / f"{stem}.png")
     print(format_table(results))
-    print(f"written {OUT / 'stats_wnut17.json'} and {OUT / 'stats_wnut17.png'}")
+    print(f"written {OUT / (stem + '.json')} and {OUT / (stem + '.png')}")
+
+
+def main() -> None:
+    sentences = read_sentences(CORPUS, comments=True)  # the published convention: "#" lines are comments
+    run_stats(sentences, str(CORPUS.relative_to(ROOT)), ("minilm", "smollm2"), "stats_wnut17")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from charwise.training.engine import Engine, EngineSettings, RunState
 from charwise.translation.data import PAD, Pair, Subwords, read_pairs, source_words, split_pairs
 from charwise.translation.features import FEATURES, FeatureVocab, word_features
 from charwise.translation.inputs import SourceExample, SourceReader, pad_targets
-from charwise.translation.model import ARCHITECTURES, FEATURE_MODES, TranslationConfig, TranslationModel
+from charwise.translation.model import ARCHITECTURES, FEATURE_MODES, MAX_POSITIONS, TranslationConfig, TranslationModel
 
 MODEL_DIR = "model"
 CONFIG_FILE = "translate_config.json"
@@ -115,13 +115,14 @@ class TranslationData:
                                for k, name in enumerate(names)}
         self.charset = (CharVocab.build(sorted({w for ws in words for w in ws}), lowercase=False, hash_buckets=16,
                                         max_chars=24) if config.char_vectors else None)
-        self.reader = SourceReader(self.source, self.feature_vocabs, self.charset, 1024)
-        self.examples = {name: self.encode(split) for name, split in self.splits.items() if name != "test"}
+        self.reader = SourceReader(self.source, self.feature_vocabs, self.charset, MAX_POSITIONS)
+        self.examples = {"train": self.encode(train, words), "dev": self.encode(self.splits["dev"])}
 
-    def encode(self, pairs: list[Pair]) -> list[tuple[SourceExample, list[int]]]:
+    def encode(self, pairs: list[Pair], words: list[list[str]] | None = None) -> list[tuple[SourceExample, list[int]]]:
+        """Each pair as (source example, target pieces); ``words``: the sources' words, when already split."""
         out = []
-        for p in pairs:
-            example = self.reader.example(source_words(p.source))
+        for k, p in enumerate(pairs):
+            example = self.reader.example(words[k] if words is not None else source_words(p.source))
             if example.pieces:
                 out.append((example, self.target.encode(p.target)[:MAX_TARGET_PIECES]))
         return out

@@ -54,6 +54,7 @@ MODEL_TYPE = "charwise-translation"
 ARCHITECTURES = ("transformer", "s2w", "s2w-words")
 FEATURE_MODES = ("none", "copy", "merge")
 SOURCE_TOKENIZER, TARGET_TOKENIZER = "source_tokenizer.json", "target_tokenizer.json"
+MAX_POSITIONS = 1024  # positions of either side (sinusoidal table)
 
 
 class TranslationConfig(PretrainedConfig):
@@ -64,7 +65,7 @@ class TranslationConfig(PretrainedConfig):
     def __init__(self, architecture: str = "transformer", source_vocab: int = 8000, target_vocab: int = 8000,
                  dim: int = 256, heads: int = 4, ffn: int = 1024, encoder_layers: int = 4,
                  encoder_subword_layers: int = 2, decoder_layers: int = 4, decoder_subword_layers: int = 2,
-                 pooling: str = "gru", dropout: float = 0.1, max_positions: int = 1024,
+                 pooling: str = "gru", dropout: float = 0.1, max_positions: int = MAX_POSITIONS,
                  feature_mode: str = "none", feature_vocabs: dict[str, dict[str, Any]] | None = None,
                  char_vectors: bool = False, charset: dict[str, Any] | None = None, char_dim: int = 16,
                  char_widths: list[int] | None = None, char_channels: list[int] | None = None,
