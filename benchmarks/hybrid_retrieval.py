@@ -101,13 +101,14 @@ def real_misspelling_copy(texts: list[str], pairs: list[tuple[str, str]], seed: 
     return misspelled_copy(texts, str(seed), min_subs, replace)
 
 
-def realistic_copy(texts: list[str], seed: int, min_subs: int, rate: float = 0.3) -> tuple[list[int], list[str], float]:
-    """charwise's synthetic realistic misspellings: each alphabetic word longer than 4 characters is
-    misspelled with probability ``rate``; see :func:`misspelled_copy`."""
+def realistic_copy(texts: list[str], seed: int, min_subs: int, rate: float = 0.3,
+                   language: str = "en") -> tuple[list[int], list[str], float]:
+    """charwise's synthetic realistic misspellings (``language``'s rules): each alphabetic word longer
+    than 4 characters is misspelled with probability ``rate``; see :func:`misspelled_copy`."""
     from charwise.training.misspell import MisspellConfig, RealisticNoiser
     from charwise.training.noise import NoiseNotApplicable
 
-    noiser = RealisticNoiser(MisspellConfig(cased=False))
+    noiser = RealisticNoiser(MisspellConfig(language=language, cased=False))
 
     def replace(word: str, rng: random.Random) -> str | None:
         if not (noiser.eligible(word) and word.isalpha() and rng.random() < rate):

@@ -32,8 +32,8 @@ from charwise.expansion import (
     word_token,
     write_expanded_model,
 )
-from charwise.teachers import Teacher
 from charwise.expansion.vectors import StaticVectors
+from charwise.teachers import Teacher
 
 NEW_WORDS = ["nanotechnologi", "bsusinessses", "zorblax"]
 PLAIN_TEXT = "The quick brown fox jumps over the lazy dog, doesn't it?"
@@ -504,6 +504,44 @@ def test_round_trip_sentencepiece(tiny_xlmr_teacher, tmp_path):
     _check_checkpoint(tmp_path / "out", teacher, sel, rows.rows, AutoModelForMaskedLM)
 
 
+def test_sentencepiece_corpus_words_nest_and_lose_their_punctuation(tiny_xlmr_teacher, tmp_path):
+    teacher = tiny_xlmr_teacher
+    lines = ["Los zorblaxes, caerán: zorblax caerán.", "¿zorblaxes? zorblax-ito zorblax"]
+    sel = select_from_corpus(teacher, lines, min_count=1)
+    # Pre-tokens are split on spaces only; the word is what precedes the punctuation.
+    assert "zorblaxes" in sel.words and "zorblax" in sel.words and "zorblax-ito" in sel.words
+    assert not any(c in w for w in sel.words for c in ",.:?¿")
+    write_expanded_model(teacher, sel, Expander(teacher).rows(sel.words, "mean"), tmp_path / "out")
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tmp_path / "out")
+    ids = {w: tok.convert_tokens_to_ids("▁" + w) for w in sel.words}
+    # A new word that contains another new word (zorblax in zorblaxes) is still read whole.
+    assert tok(" zorblaxes, zorblax", add_special_tokens=False)["input_ids"][:1] == [ids["zorblaxes"]]
+    assert ids["zorblax"] in tok(" zorblaxes, zorblax", add_special_tokens=False)["input_ids"]
+
+
+def test_sentencepiece_table_larger_than_the_tokenizer(tmp_path_factory, sentencepiece_tokenizer, tmp_path):
+    """multilingual-e5-small's table has 35 rows past its tokenizer's pieces: new words go after them."""
+    from transformers import AutoTokenizer, XLMRobertaConfig, XLMRobertaForMaskedLM
+
+    directory = tmp_path_factory.mktemp("tiny-xlmr-padded")
+    pieces = len(sentencepiece_tokenizer.get_vocab())
+    config = XLMRobertaConfig(vocab_size=pieces + 5, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                              intermediate_size=32, max_position_embeddings=64, pad_token_id=1)
+    XLMRobertaForMaskedLM(config).save_pretrained(directory)
+    sentencepiece_tokenizer.save_pretrained(directory)
+    teacher = Teacher.load(directory)
+    sel = select_words(teacher, ["nanotechnologi"])
+    report = write_expanded_model(teacher, sel, Expander(teacher).rows(sel.words, "mean"), tmp_path / "out")
+    tok = AutoTokenizer.from_pretrained(tmp_path / "out")
+    assert tok.convert_tokens_to_ids("▁nanotechnologi") == pieces + 5
+    sentence = "Placeholders <charwise-unused-%d> never appear: ok" % pieces
+    old = sentencepiece_tokenizer(sentence)["input_ids"]
+    assert tok(sentence)["input_ids"] == old, "the placeholders are unreachable; other text is unchanged"
+    assert json.dumps(report)  # the report is plain JSON
+
+
 def test_tokenizer_edit_rejects_existing_tokens(wordpiece_teacher):
     with pytest.raises(ValueError, match="already in the vocabulary"):
         expanded_tokenizer_json(wordpiece_teacher, ["house"], wordpiece_teacher.vocab_size)
@@ -675,8 +713,9 @@ def test_real_minilm_cli_char_joint(tmp_path, capsys, glove50):
 def test_real_smollm2_round_trip(tmp_path):
     """SmolLM2 from its GGUF file: the saved checkpoint is plain safetensors, the tied lm_head
     follows the resize, and old text gets exactly the teacher's logits."""
-    import charwise
     from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    import charwise
 
     teacher = Teacher.load("smollm2")
     sel = select_words(teacher, ["Nanotechnologi", "bsusinessses"])

@@ -7,6 +7,8 @@ import math
 import pytest
 import torch
 
+from charwise.errors import ConfigError
+from charwise.retrieval import topk_rows
 from charwise.training.losses import (
     ApproximationLoss,
     ContrastiveLoss,
@@ -16,7 +18,6 @@ from charwise.training.losses import (
     cosine_distance_loss,
     l2_loss,
 )
-from charwise.retrieval import topk_rows
 
 
 def polar(deg: float, r: float = 1.0) -> list[float]:
@@ -101,6 +102,36 @@ def test_neighbour_loss_has_gradient():
 
 
 # --- TiedCrossEntropyLoss --------------------------------------------------------------------------
+def test_sampled_cross_entropy_is_the_softmax_over_the_batch_and_its_draw() -> None:
+    torch.manual_seed(0)
+    table = torch.randn(500, 8)
+    ids = torch.tensor([3, 5, 3, 7])
+    pred = (table[ids] + 0.1 * torch.randn(4, 8)).requires_grad_()
+    loss = TiedCrossEntropyLoss(table, scale=1.0, negatives=50)
+    value = loss(pred, ids)
+    assert torch.equal(value, loss(pred, ids)), "the draw is a function of the batch: a resumed run repeats it"
+    value.backward()
+    assert pred.grad is not None and pred.grad.abs().sum() > 0
+    # Rebuilt by hand: the batch's targets plus 50 drawn rows; copies of a row's own target masked.
+    seed = int((ids * torch.arange(1, 5)).sum())
+    drawn = torch.randint(500, (50,), generator=torch.Generator().manual_seed(seed))
+    cand = torch.cat([ids, drawn])
+    logits = pred.detach() @ table[cand].T
+    clash = cand[None, :] == ids[:, None]
+    clash[range(4), range(4)] = False
+    approx(value, float(torch.nn.functional.cross_entropy(logits.masked_fill(clash, float("-inf")),
+                                                          torch.arange(4))))
+    # As many negatives as rows (or 0): the plain softmax over the whole table.
+    full = TiedCrossEntropyLoss(table, scale=1.0)(pred.detach(), ids)
+    approx(TiedCrossEntropyLoss(table, scale=1.0, negatives=500)(pred.detach(), ids), float(full))
+    # Only candidate rows are drawn.
+    allowed = torch.zeros(500, dtype=torch.bool)
+    allowed[:10] = True
+    assert set(TiedCrossEntropyLoss(table, negatives=5, candidates=allowed).pool.tolist()) == set(range(10))
+    with pytest.raises(ConfigError, match="negatives"):
+        TiedCrossEntropyLoss(table, negatives=-1)
+
+
 def test_tied_cross_entropy_with_scale_by_hand():
     table = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     pred = torch.tensor([[1.0, 2.0]])  # dot products with the rows: 1, 2, 3

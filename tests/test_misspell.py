@@ -269,11 +269,27 @@ def test_noise_options_are_checked() -> None:
         TrainConfig(noise="gaussian")
     with pytest.raises(ConfigError, match="language"):
         TrainConfig(noise="realistic", noise_language="xx")
+    with pytest.raises(ConfigError, match="'xx'"):
+        TrainConfig(noise="realistic", noise_language="en+xx")
+
+
+def test_several_languages_share_the_realistic_noise(wordpiece_teacher) -> None:
+    from charwise.training.approximation import noisers_for, noisy_word
+
+    both = noisers_for(wordpiece_teacher, "realistic", language="en+es")
+    assert [n.config.language for n in both] == ["en", "es"]
+    mixed = noisers_for(wordpiece_teacher, "mixed", language="en+es")
+    # Half single typos, half spelling errors, whatever the number of languages.
+    assert sum(isinstance(n, RealisticNoiser) for n in mixed) == len(mixed) // 2 == 2
+    assert len(noisers_for(wordpiece_teacher, "mixed")) == 2  # one language: as before
+    rng = random.Random(0)
+    assert {noisy_word("corazones", both, rng) for _ in range(200)} - {"corazones"}
+    TrainConfig(noise="realistic", noise_language="en+es")  # accepted
 
 
 def test_old_configs_load_as_single_and_round_trip() -> None:
     old = asdict(TrainConfig())
-    del old["noise"], old["noise_language"]
+    del old["noise"], old["noise_language"], old["losses"]["ce_negatives"]  # fields added after 0.2
     config = TrainConfig.from_dict(json.loads(json.dumps(old)))
     assert config.noise == "single" and config.noise_language == "en"
     assert json.loads(json.dumps(config.to_dict())) == json.loads(json.dumps(old)), \

@@ -586,3 +586,27 @@ def test_s2w_with_features_and_characters_trains_on_the_builtin_bible(tmp_path):
     assert result["bleu_signature"].startswith("nrefs:1") and "nc:6" in result["chrf_signature"]
     assert result["copy_candidates"] > 0 and len(result["hypotheses"]) == 20
     assert result["upper_encoder_positions_per_sentence"] < result["source_pieces_per_sentence"]
+
+
+# --- the Dice lexicon and code-switched text ---------------------------------------------------------
+def test_dice_lexicon_pairs_words_that_share_verses() -> None:
+    from charwise.translation.lexicon import code_switch, dice_lexicon
+
+    pairs = [("el rey dijo", "the king said"), ("el rey vino", "the king came"), ("la casa", "the house"),
+             ("dijo la reina", "said the queen"), ("la casa vino", "the house came")] * 2
+    lexicon = dice_lexicon(pairs, min_count=3)
+    assert lexicon["rey"] == "king" and lexicon["casa"] == "house" and lexicon["dijo"] == "said"
+    assert "reina" not in lexicon, "seen in fewer than min_count pairs"
+    # "la" is in 6 pairs, "house" in 4 of them: Dice 2 * 4 / (6 + 4) = 0.8 beats "the" (12 / 16).
+    assert lexicon["la"] == "house" and "la" not in dice_lexicon(pairs, min_count=3, min_dice=0.9)
+    text = ["El rey dijo: ¡la casa!"]
+    assert code_switch(text, lexicon, 0.0) == (text, 0.0)
+    switched, share = code_switch(text, lexicon, 1.0)
+    # Case kept, punctuation and spacing untouched; every word with an entry replaced.
+    assert switched == ["King king said: ¡house house!"], switched  # el -> king, la -> house: Dice is crude
+    assert share == pytest.approx(5 / 8)
+    assert code_switch(["REY"], lexicon, 1.0)[0] == ["KING"]
+    with pytest.raises(ConfigError, match="rate"):
+        code_switch(text, lexicon, 1.5)
+    with pytest.raises(ConfigError, match="min_count"):
+        dice_lexicon(pairs, min_count=0)

@@ -11,6 +11,7 @@ inside a sentence is one token), SentencePiece ``▁word``. Every skipped word i
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,10 @@ def _backend(teacher: Teacher) -> Any:
         raise ConfigError(f"vocabulary expansion needs a fast (Rust-backed) tokenizer; teacher '{teacher.name}' "
                           "has a slow one")
     return backend
+
+
+#: The word at the start of a SentencePiece pre-token: letters/digits, with inner hyphens or apostrophes.
+_SENTENCEPIECE_WORD = re.compile(r"▁\w+(?:['’-]\w+)*")
 
 
 def _has_letter(text: str) -> bool:
@@ -161,8 +166,15 @@ def corpus_word_counts(teacher: Teacher, lines: Iterable[str]) -> Counter[str]:
         if backend.normalizer is not None:
             text = backend.normalizer.normalize_str(text)
         pieces = backend.pre_tokenizer.pre_tokenize_str(text)
-        marker = "Ġ" if teacher.family == "byte-bpe" else "▁"
-        counts.update(p for p, _ in pieces if p.startswith(marker) and len(p) > 1)
+        if teacher.family == "byte-bpe":
+            counts.update(p for p, _ in pieces if p.startswith("Ġ") and len(p) > 1)
+            continue
+        # SentencePiece pre-tokenizes on spaces only: "▁hermanos," holds the word "▁hermanos",
+        # which, once a token, also serves "hermanos," (Unigram reads the comma as its own piece).
+        for p, _ in pieces:
+            word = _SENTENCEPIECE_WORD.match(p)
+            if word is not None:
+                counts[word.group(0)] += 1
     return counts
 
 

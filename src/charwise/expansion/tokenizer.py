@@ -64,13 +64,19 @@ def pieces_without(teacher: Teacher, rows: Iterable[int], words: list[str]) -> l
 
 
 def _unigram_score(model: dict, backend: Any, token: str) -> float:
-    """A score that makes ``token`` the best segmentation of itself: its current best path's total
-    log-probability + ln 2 (the whole word becomes twice as likely as its old segmentation), which
-    changes no other word unless its best path contained exactly that old segmentation."""
+    """A score that makes ``token`` the best segmentation of itself, even when other new words are
+    parts of it (``caer`` and ``caerá`` both added): its current best path's total log-probability
+    plus ln 2 per character, less 0.01. Any other path through new tokens gains at most ln 2 per
+    character it covers with them, and paying the 0.01 once per token it loses when it needs two or
+    more; so the whole word wins. Text containing none of the new words tokenises as before."""
     scores = model["vocab"]
     total = sum(scores[p.id][1] for p in backend.model.tokenize(token))
     # A log-probability is at most 0 (reached only by a word that is one unknown piece today).
-    return min(total + math.log(2.0), 0.0)
+    return min(total + math.log(2.0) * len(token) - 0.01, 0.0)
+
+
+#: Unigram score of placeholder pieces: far below any real piece, so Viterbi never picks them.
+UNREACHABLE_SCORE = -1e6
 
 
 def expanded_tokenizer_json(teacher: Teacher, tokens: list[str], first_id: int) -> tuple[dict, dict[str, Any]]:
@@ -110,12 +116,19 @@ def expanded_tokenizer_json(teacher: Teacher, tokens: list[str], first_id: int) 
             model["ignore_merges"] = True
     elif model["type"] == "Unigram":
         vocab_list = model["vocab"]
-        if len(vocab_list) != first_id:
+        if len(vocab_list) > first_id:
             raise InputError(
                 f"the Unigram vocabulary has {len(vocab_list)} entries but new ids start at {first_id}: "
                 "the embedding table and the tokenizer disagree in size"
             )
         known = {piece for piece, _ in vocab_list}
+        # Table rows past the tokenizer's pieces (multilingual-e5-small has 35) are never produced;
+        # placeholders keep their ids, and a score no segmentation would choose keeps them unreachable.
+        info["placeholder_pieces"] = first_id - len(vocab_list)
+        while len(vocab_list) < first_id:
+            placeholder = f"<charwise-unused-{len(vocab_list)}>"
+            vocab_list.append([placeholder, UNREACHABLE_SCORE])
+            known.add(placeholder)
         for tok in tokens:
             if tok in known:
                 raise InputError(f"{tok!r} is already in the vocabulary")

@@ -34,7 +34,7 @@ from charwise.teachers import Teacher
 from charwise.training.engine import CHECKPOINT_DIR, Engine, EngineSettings, RunState  # noqa: F401 (re-exported)
 from charwise.training.engine import lr_factor as engine_lr_factor
 from charwise.training.losses import ApproximationLoss, LossWeights
-from charwise.training.misspell import MisspellConfig, RealisticNoiser, check_language
+from charwise.training.misspell import MisspellConfig, RealisticNoiser, check_language, languages_of
 from charwise.training.noise import NoiseNotApplicable, Noiser
 from charwise.training.targets import TargetSplit, split_targets
 
@@ -69,7 +69,7 @@ class TrainConfig:
     noise_ratio: float = 0.5  # share of eligible samples (longer than 4 chars) replaced by a noisy copy
     noise_layouts: list[str] = field(default_factory=lambda: ["us", "uk", "de", "fr", "es"])
     noise: str = "single"  # NOISE_MODELS: "single" (one typo), "realistic" (1-3 spelling errors) or "mixed"
-    noise_language: str = "en"  # rule table of the realistic noise (charwise.training.misspell.LANGUAGES)
+    noise_language: str = "en"  # rule table(s) of the realistic noise (misspell.LANGUAGES; "en+es": both)
     losses: LossWeights = field(default_factory=LossWeights)
     heldout_fraction: float = 0.05
     eval_every: int = 500
@@ -98,6 +98,8 @@ class TrainConfig:
         for name, default in _LATER_FIELDS.items():
             if data[name] == default:
                 del data[name]
+        if data["losses"]["ce_negatives"] == 0:  # added after 0.2 too
+            del data["losses"]["ce_negatives"]
         return data
 
 
@@ -107,12 +109,15 @@ def noisers_for(teacher: Teacher, noise: str, *, single_layouts: tuple[str, ...]
     is drawn from (one of them at random when there are two)."""
     if noise not in NOISE_MODELS:
         raise ConfigError(f"noise must be one of {', '.join(NOISE_MODELS)}, got {noise!r}")
-    single = Noiser(noise_config_for(teacher, single_layouts))
-    realistic = RealisticNoiser(MisspellConfig(language=language, layouts=realistic_layouts,
-                                               cased=not teacher.lowercase))
-    choices: dict[str, list[Noiser | RealisticNoiser]] = {
-        "single": [single], "realistic": [realistic], "mixed": [single, realistic]}
-    return choices[noise]
+    check_language(language)
+    single: list[Noiser | RealisticNoiser] = [Noiser(noise_config_for(teacher, single_layouts))]
+    # One realistic noiser per language, so that with "en+es" half the rule-based errors are Spanish.
+    realistic: list[Noiser | RealisticNoiser] = [
+        RealisticNoiser(MisspellConfig(language=lang, layouts=realistic_layouts, cased=not teacher.lowercase))
+        for lang in languages_of(language)]
+    if noise == "mixed":  # a slip of the finger as often as a misremembered spelling, whatever the language count
+        return single * len(realistic) + realistic
+    return single if noise == "single" else realistic
 
 
 def noisy_word(word: str, noisers: list[Noiser | RealisticNoiser], rng: random.Random) -> str:

@@ -84,18 +84,40 @@ class TiedCrossEntropyLoss(nn.Module):
     near 1 (MiniLM: mean 1.07) give nearly flat logits at scale 1, so the scale is a knob; the
     argmax, and so the reported accuracy, does not depend on it.
 
+    With ``negatives > 0`` the softmax runs over a sample instead of the whole table (sampled
+    softmax, Jean et al. 2015): the batch's own targets plus ``negatives`` rows drawn uniformly
+    from ``candidates``, shared by the batch; copies of a target among them are masked. A 250k-row
+    table (XLM-R) costs 250k dot products per sample otherwise. The draw is a function of the
+    batch's ids, so a resumed run draws the same rows.
+
     Inputs: ``pred (B, d)``, ``ids (B,)``. Example: ``TiedCrossEntropyLoss(E, scale=10)(pred, ids)``.
     """
 
     table: torch.Tensor  # buffer
+    pool: torch.Tensor  # buffer: the rows negatives are drawn from
 
-    def __init__(self, table: torch.Tensor, scale: float = 1.0) -> None:
+    def __init__(self, table: torch.Tensor, scale: float = 1.0, negatives: int = 0,
+                 candidates: torch.Tensor | None = None) -> None:
         super().__init__()
+        if negatives < 0:
+            raise ConfigError(f"negatives must be >= 0 (0: the whole table), got {negatives}")
         self.register_buffer("table", table.detach().float(), persistent=False)
+        pool = torch.arange(len(table)) if candidates is None else candidates.nonzero().squeeze(1)
+        self.register_buffer("pool", pool, persistent=False)
         self.scale = scale
+        self.negatives = negatives
 
     def forward(self, pred: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-        return F.cross_entropy(self.scale * pred @ self.table.T, ids)
+        if self.negatives == 0 or self.negatives >= len(self.pool):
+            return F.cross_entropy(self.scale * pred @ self.table.T, ids)
+        seed = int((ids.detach().cpu().long() * torch.arange(1, len(ids) + 1)).sum()) % (2**62)
+        draw = torch.randint(len(self.pool), (self.negatives,), generator=torch.Generator().manual_seed(seed))
+        cand = torch.cat([ids, self.pool[draw.to(self.pool.device)]])
+        logits = self.scale * pred @ self.table[cand].T  # (B, B + negatives)
+        own = torch.arange(len(ids), device=ids.device)
+        clash = cand[None, :] == ids[:, None]
+        clash[own, own] = False
+        return F.cross_entropy(logits.masked_fill(clash, float("-inf")), own)
 
 
 class ContrastiveLoss(nn.Module):
@@ -148,6 +170,7 @@ class LossWeights:
     # MiniLM encoder used 10; at 1,200 steps 30 trades 1 point of avg_prec for 9 of accuracy and
     # 3 of noisy top-1 (benchmarks/results/ablation_minilm.json).
     ce_scale: float = 10.0
+    ce_negatives: int = 0  # 0: softmax over the whole table; > 0: sampled softmax over this many rows
     nbr_k: int = 10
     hard_negatives: int = 5
     temperature: float = 0.05
@@ -171,7 +194,8 @@ class ApproximationLoss(nn.Module):
         self.nbr = NeighbourLoss(table, weights.nbr_k, candidates, rows) if need_nbr else None
         rows_for_scale = table if candidates is None else table[candidates]
         unit = float(rows_for_scale.float().pow(2).sum(dim=1).mean())
-        self.ce = TiedCrossEntropyLoss(table, weights.ce_scale / unit) if weights.ce > 0 else None
+        self.ce = (TiedCrossEntropyLoss(table, weights.ce_scale / unit, weights.ce_negatives, candidates)
+                   if weights.ce > 0 else None)
         self.contrastive = (
             ContrastiveLoss(table, self.nbr, weights.hard_negatives, weights.temperature)
             if weights.contrastive > 0 else None

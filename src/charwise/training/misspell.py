@@ -177,9 +177,17 @@ _CV = re.compile(rf"(?=({_C}{_V}))")  # every consonant-vowel chunk, overlapping
 
 
 def check_language(language: str) -> None:
-    """Raise a one-line :class:`ConfigError` unless ``language`` has a rule table."""
-    if language not in LANGUAGES:
-        raise ConfigError(f"no misspelling rules for language {language!r}; known: {', '.join(sorted(LANGUAGES))}")
+    """Raise a one-line :class:`ConfigError` unless ``language`` has a rule table (or is several
+    joined by ``+``, as ``"en+es"``: see :func:`languages_of`)."""
+    for part in languages_of(language):
+        if part not in LANGUAGES:
+            raise ConfigError(f"no misspelling rules for language {part!r}; known: {', '.join(sorted(LANGUAGES))} "
+                              "(several joined by '+', as en+es)")
+
+
+def languages_of(language: str) -> list[str]:
+    """``"en+es"`` -> ``["en", "es"]``: a multilingual encoder learns the misspellings of several languages."""
+    return language.split("+")
 
 
 def _match_case(source: str, text: str) -> str:
