@@ -22,8 +22,8 @@ Query conditions (the corpus side stays clean):
 Systems: ``base`` (the model as is), ``hybrid:POLICY`` (words chosen by the policy built from
 characters by the e5 character encoder), ``expanded:METHOD`` (Wang et al.: the Spanish words of the
 training verses seen at least ``--min-count`` times that XLM-R splits, added as whole tokens with
-rows from ``METHOD``; ``mixture`` and ``joint`` use word2vec vectors trained here with gensim on the
-training verses' Spanish side). Writes ``benchmarks/results/bitext_retrieval.json`` and ``.png``.
+rows from ``METHOD``; ``mixture`` and ``joint`` use word2vec vectors trained with gensim on the
+training verses' Spanish side, as in ``benchmarks/expansion.py``). Writes ``benchmarks/results/bitext_retrieval.json`` and ``.png``.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
 
+from expansion import bible_spanish_vectors  # noqa: E402
 from hybrid_retrieval import rank_metrics, realistic_copy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,33 +51,17 @@ SYSTEMS = ["base", "hybrid:oov", "hybrid:multi", "expanded:mean", "expanded:char
 PREFIX = "query: "
 
 
-def train_word2vec(sentences: list[list[str]], path: Path, seed: int) -> dict:
-    """Skip-gram vectors (gensim) for the Spanish training verses, written as word2vec text."""
-    from gensim.models import Word2Vec
-
-    started = time.time()
-    model = Word2Vec(sentences, vector_size=100, window=5, min_count=3, sg=1, epochs=10, workers=1, seed=seed)
-    tmp = path.with_suffix(".tmp")
-    model.wv.save_word2vec_format(str(tmp), binary=False)
-    tmp.replace(path)
-    return {"library": "gensim", "algorithm": "word2vec skip-gram", "dim": 100, "window": 5, "min_count": 3,
-            "epochs": 10, "words": len(model.wv), "seconds": round(time.time() - started, 1)}
-
-
 def expanded_models(methods: list[str], train_es: list[str], work: Path, encoder_name: str, min_count: int,
                     seed: int) -> tuple[dict[str, Path], dict]:
     """One expanded model directory per method (reused when already written for the same words)."""
-    from charwise import Teacher, split_words
+    from charwise import Teacher
     from charwise.expansion import Expander, StaticVectors, select_from_corpus, write_expanded_model
     from charwise.expansion.mappings import default_encoder
 
     teacher = Teacher.load("e5-multilingual")
-    vectors_path = work / "word2vec_es.txt"
-    info: dict = {}
-    if not vectors_path.exists():
-        info["vectors"] = train_word2vec([split_words(t).words for t in train_es], vectors_path, seed)
+    vectors_path, vectors_info = bible_spanish_vectors()  # the same vectors as expansion_es.json
     vectors = StaticVectors.load(vectors_path)
-    info.setdefault("vectors", {"source": str(vectors_path), "words": len(vectors)})
+    info: dict = {"vectors": vectors_info}
     selection = select_from_corpus(teacher, train_es, min_count)
     info["selection"] = selection.summary()
     # Words without a static vector fall back to ``char`` when an encoder is given, else to ``mean``.
@@ -87,11 +72,12 @@ def expanded_models(methods: list[str], train_es: list[str], work: Path, encoder
     out: dict[str, Path] = {}
     for method in methods:
         directory = work / f"expanded-{method.replace('+', '_')}"
-        stamp = directory / "words.json"
-        if not (stamp.exists() and json.loads(stamp.read_text()) == selection.words):
+        stamp = directory / "built_from.json"  # reused only if built from the same words, vectors and encoder
+        built_from = {"words": selection.words, "vectors": vectors_info, "encoder": encoder_name if needs_chars else None}
+        if not (stamp.exists() and json.loads(stamp.read_text()) == built_from):
             rows = expander.rows(selection.words, method)
             write_expanded_model(teacher, selection, rows, directory, force=True)
-            stamp.write_text(json.dumps(selection.words, ensure_ascii=False))
+            stamp.write_text(json.dumps(built_from, ensure_ascii=False))
             info.setdefault("fallbacks", {})[method] = len(rows.fallbacks)
         out[method] = directory
     return out, info

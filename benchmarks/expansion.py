@@ -2,6 +2,13 @@
 
     HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/expansion.py            # MiniLM and SmolLM2
     HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/expansion.py --teachers minilm --max-words 200
+    HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/expansion.py --teachers e5-multilingual \
+        --vectors bible-es-word2vec --only-covered --out benchmarks/results/expansion_es.json
+
+Wang et al.'s own setting is the last command: multilingual-e5-small (XLM-R's vocabulary) and
+Spanish. ``--vectors bible-es-word2vec`` trains skip-gram vectors with gensim on the Spanish side of
+the Bible's training verses (``charwise.translation.split_pairs``; cached under ``runs/``), and
+``--only-covered`` keeps the held-out entries those vectors cover: the Spanish words among them.
 
 Existing whole-word vocabulary entries pretend to be new. To be fair to ``char``, they are drawn
 from the words the shipped character encoder never saw in training (``split_for_encoder``), keeping
@@ -53,7 +60,36 @@ def reconstruction_metrics(pred: torch.Tensor, rows: torch.Tensor, teacher) -> d
             "prec@10": float(hit.any(dim=1).float().mean())}
 
 
-def run_teacher(name: str, max_words: int, seed: int, methods: list[str], vectors) -> dict:
+def train_word2vec(sentences: list[list[str]], path: Path, seed: int = 0) -> dict:
+    """Skip-gram vectors (gensim, one thread, so the run is reproducible) written as word2vec text."""
+    from gensim.models import Word2Vec
+
+    started = time.time()
+    settings = {"vector_size": 100, "window": 5, "min_count": 3, "sg": 1, "epochs": 10}
+    model = Word2Vec(sentences, workers=1, seed=seed, **settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    model.wv.save_word2vec_format(str(tmp), binary=False)
+    tmp.replace(path)
+    return {"library": f"gensim {__import__('gensim').__version__}", "algorithm": "word2vec skip-gram", **settings,
+            "words": len(model.wv), "seconds": round(time.time() - started, 1)}
+
+
+def bible_spanish_vectors(path: Path = Path("runs/word2vec_bible_es.txt")) -> tuple[Path, dict]:
+    """word2vec vectors of the Spanish training verses (trained once, then read from ``path``)."""
+    from charwise import split_words
+    from charwise.translation.data import read_pairs, split_pairs
+
+    info_path = path.with_suffix(".json")
+    if not (path.exists() and info_path.exists()):
+        train = split_pairs(read_pairs(), "verses")["train"]
+        info = train_word2vec([split_words(p.source).words for p in train], path)
+        info["corpus"] = f"Reina-Valera 1909, the {len(train)} training verses of the 'verses' split"
+        info_path.write_text(json.dumps(info, indent=2), encoding="utf-8")
+    return path, json.loads(info_path.read_text(encoding="utf-8"))
+
+
+def run_teacher(name: str, max_words: int, seed: int, methods: list[str], vectors, only_covered: bool = False) -> dict:
     import charwise
     from charwise.expansion import Expander, pieces_without
     from charwise.training.targets import split_for_encoder
@@ -65,6 +101,8 @@ def run_teacher(name: str, max_words: int, seed: int, methods: list[str], vector
     heldout = split.heldout_words.tolist()
     surfaces = teacher.vocab.surfaces
     eligible = [r for r in heldout if len(surfaces[r]) >= 2 and any(c.isalpha() for c in surfaces[r])]
+    if only_covered:
+        eligible = [r for r in eligible if vectors.lookup(surfaces[r]) is not None]
     chosen = sorted(random.Random(seed).sample(eligible, max_words)) if len(eligible) > max_words else eligible
     rows = torch.tensor(chosen)
     words = [surfaces[r] for r in chosen]
@@ -135,7 +173,8 @@ def main() -> int:
     p.add_argument("--teachers", nargs="+", default=["minilm", "smollm2"])
     p.add_argument("--max-words", type=int, default=2000)
     p.add_argument("--methods", nargs="+", default=METHODS)
-    p.add_argument("--vectors", default="glove50")
+    p.add_argument("--vectors", default="glove50", help="glove50, bible-es-word2vec or a vectors file")
+    p.add_argument("--only-covered", action="store_true", help="evaluate only held-out words the vectors cover")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=str(RESULTS / "expansion.json"))
     args = p.parse_args()
@@ -146,15 +185,23 @@ def main() -> int:
     hf_logging.set_verbosity_error()
     from charwise.expansion.vectors import StaticVectors
 
-    vectors = StaticVectors.load(args.vectors)
+    trained = None
+    if args.vectors == "bible-es-word2vec":
+        path, trained = bible_spanish_vectors()
+        vectors = StaticVectors.load(path)
+    else:
+        vectors = StaticVectors.load(args.vectors)
     result = {
         "command": shlex.join(["python", "benchmarks/expansion.py", *sys.argv[1:]]),
-        "vectors": {"source": vectors.source, "words": len(vectors), "dim": vectors.dim},
+        "vectors": {"source": args.vectors if trained else vectors.source, "words": len(vectors), "dim": vectors.dim,
+                    **({"training": trained} if trained else {})},
+        "only_covered": args.only_covered,
         "torch_threads": torch.get_num_threads(),
         "teachers": {},
     }
     for name in args.teachers:
-        result["teachers"][name] = run_teacher(name, args.max_words, args.seed, args.methods, vectors)
+        result["teachers"][name] = run_teacher(name, args.max_words, args.seed, args.methods, vectors,
+                                               args.only_covered)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")

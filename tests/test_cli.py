@@ -229,6 +229,14 @@ def test_train_and_eval_end_to_end(tmp_path, tiny_bert_dir, capsys):
     assert main(["eval", str(run / "encoder"), "--json", str(tmp_path / "e.json"), "--max-words", "300",
                  "--noise-words", "50"]) == 0
     assert json.loads((tmp_path / "e.json").read_text())["heldin"]["n"] == 300
+    # --words-from: only the rows that occur in a corpus: the, house, river, and, music and , . !
+    (tmp_path / "corpus.txt").write_text("The house, the river and music.\nMusic!\n", encoding="utf-8")
+    assert main(["eval", str(run / "encoder"), "--json", str(tmp_path / "c.json"), "--words-from",
+                 str(tmp_path / "corpus.txt"), "--noise-words", "5"]) == 0
+    restricted = json.loads((tmp_path / "c.json").read_text())
+    assert sum(restricted[split].get("n", 0) for split in ("heldin", "heldout")) == 8, restricted["heldin"]
+    (tmp_path / "none.txt").write_text("zzqx qqzx\n", encoding="utf-8")
+    assert main(["eval", str(run / "encoder"), "--words-from", str(tmp_path / "none.txt")]) == 2
     # Resuming a finished run is a no-op that still succeeds.
     assert main(args + ["--resume", "--no-report"]) == 0
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from charwise.cli.common import (
     add_input_options,
@@ -17,8 +17,13 @@ from charwise.cli.common import (
     input_lines,
     load_encoder,
 )
-from charwise.errors import CheckpointError, ConfigError
+from charwise.errors import CheckpointError, ConfigError, InputError
 from charwise.io import atomic_npy, check_output_dir, check_output_file, read_json, write_json
+
+if TYPE_CHECKING:
+    import torch
+
+    from charwise.teachers import Teacher
 
 EMBED_BLOCK = 16_384  # lines read, embedded and written at a time: memory does not grow with the file
 
@@ -80,6 +85,8 @@ def add_parser(sub: Any) -> None:
     e.add_argument("--json", help="write the report as JSON to this file")
     e.add_argument("--noise-words", type=int, default=1000, help="noisy samples per operation")
     e.add_argument("--max-words", type=int, default=0, help="evaluate on at most this many held-in words (0: all)")
+    e.add_argument("--words-from", metavar="CORPUS",
+                   help="only words that occur in this UTF-8 plain-text file or directory (a language, a domain)")
     e.add_argument("--seed", type=int, default=1234)
     e.set_defaults(func=cmd_eval)
 
@@ -205,6 +212,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     teacher = encoder.teacher
     split = split_for_encoder(teacher, getattr(encoder, "training_info", {}) or {})
     heldin, heldout = split.heldin_words, split.heldout_words
+    if args.words_from:
+        heldin, heldout = (rows_in_corpus(teacher, ids, args.words_from) for ids in (heldin, heldout))
+        if len(heldin) == 0:
+            raise InputError(f"no whole-word row of teacher '{teacher.name}' occurs in {args.words_from}")
     if args.max_words and len(heldin) > args.max_words:
         g = torch.Generator().manual_seed(0)
         heldin = heldin[torch.randperm(len(heldin), generator=g)[: args.max_words]].sort().values
@@ -213,10 +224,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
           + (" (projected and raw vectors)" if encoder.manifold is not None else "") + " ...", file=sys.stderr)
     report = evaluate(encoder, teacher, heldin, heldout, noise_words=args.noise_words, seed=args.seed)
     report["encoder"] = {"path": str(args.encoder), "kind": encoder.kind, "parameters": encoder.num_parameters()}
+    if args.words_from:
+        report["words_from"] = str(args.words_from)
     print(format_report(report))
     if args.json:
         write_json(args.json, report)
     return 0
+
+
+def rows_in_corpus(teacher: Teacher, rows: torch.Tensor, corpus: str) -> torch.Tensor:
+    """The rows among ``rows`` whose vocabulary entry occurs as a word of ``corpus``."""
+    import torch
+
+    from charwise.expansion.selection import corpus_word_counts, read_corpus_lines
+
+    seen = corpus_word_counts(teacher, read_corpus_lines(corpus))
+    return torch.tensor([i for i in rows.tolist() if teacher.vocab.tokens[i] in seen], dtype=torch.long)
 
 
 # --- manifold ----------------------------------------------------------------------------------
