@@ -35,6 +35,17 @@ Lines = list[str]
 # Commands for results whose JSON records none (or records only part of the recipe). Paths to the
 # built-in data are given in the package layout (src/charwise/data/...).
 COMMANDS: dict[str, list[str]] = {
+    "eval_e5": ["charwise eval e5-multilingual --max-words 2000 --json benchmarks/results/eval_e5.json"],
+    "eval_e5_es": [
+        "cut -f2 src/charwise/data/bible_es_en/bible.es-en.tsv | tail -n +2 > runs/bible_es.txt",
+        "charwise eval e5-multilingual --words-from runs/bible_es.txt --max-words 2000 \\",
+        "    --json benchmarks/results/eval_e5_es.json",
+    ],
+    "eval_e5_en": [
+        "cut -f3 src/charwise/data/bible_es_en/bible.es-en.tsv | tail -n +2 > runs/bible_en.txt",
+        "charwise eval e5-multilingual --words-from runs/bible_en.txt --max-words 2000 \\",
+        "    --json benchmarks/results/eval_e5_en.json",
+    ],
     "tagging": [
         "python benchmarks/tagging.py --epochs 1 --train-sentences 2000 --dev-sentences 400 --lr 1e-4 \\",
         "    --threads 1 --budget-minutes 95    # resumes: runs what the JSON does not have yet",
@@ -113,7 +124,11 @@ PAGES = {
     "generation": "generation.md",
     "lm": "lm.md",
     "translation": "translation.md",
-    "e5_agreement": "data.md",
+    "e5_agreement": "multilingual.md",
+    "eval_e5": "multilingual.md",
+    "expansion_es": "multilingual.md",
+    "misspellings_e5": "multilingual.md",
+    "bitext_retrieval": "multilingual.md",
     "expansion": "expansion.md",
     "stats": "stats.md",
 }
@@ -648,6 +663,22 @@ def render_tagging(data: dict[str, Any]) -> Lines:
     return lines + table(header + ["train min"], body, right=set(range(2, len(header) + 1)))
 
 
+def render_bitext_retrieval(data: dict[str, Any]) -> Lines:
+    systems = data["systems"]
+    tasks = list(next(iter(systems.values()))["tasks"])
+    changed = data["words_changed"]
+    lines = [
+        f"{data['verses']} test verses, each text prefixed with `{data['prefix']}`; "
+        f"typos in {pct(changed['typos_es'])} % of Spanish and {pct(changed['typos_en'])} % of English query words, "
+        f"{pct(changed['switched_es'])} % of Spanish words switched to English (lexicon of "
+        f"{data['lexicon_entries']:,} entries). Accuracy / MRR (%):",
+        "",
+    ]
+    rows = [[name, *(f"{v['tasks'][t]['recall@1']:.1f} / {v['tasks'][t]['mrr']:.1f}" for t in tasks)]
+            for name, v in systems.items()]
+    return lines + table(["system", *tasks], rows, right=set(range(1, len(tasks) + 1)))
+
+
 def render_generic(data: Any) -> Lines:
     """Any other result: its top-level numbers and strings."""
     if not isinstance(data, dict):
@@ -660,6 +691,7 @@ def render_generic(data: Any) -> Lines:
 RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "ablation_": render_ablation,
     "approximation_": render_approximation,
+    "bitext_retrieval": render_bitext_retrieval,
     "eval_": render_eval,
     "correct": render_correct,
     "cycle_loops_": render_cycle_loops,
@@ -675,6 +707,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "hybrid_retrieval_": render_hybrid_retrieval,
     "hybrid_speed": render_hybrid_speed,
     "misspellings": render_misspellings,
+    "misspellings_": render_misspellings,
     "pretraining_": render_pretraining,
     "stats_": render_stats,
     "tagging": render_tagging,

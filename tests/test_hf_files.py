@@ -145,7 +145,7 @@ def test_v01_directory_keeps_its_checks(make_encoder, tmp_path):
 
 
 # --- the shipped encoders -------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["minilm", "smollm2"])
+@pytest.mark.parametrize("name", ["minilm", "smollm2", "e5-multilingual"])
 def test_shipped_encoders_are_in_the_new_form(name):
     assert name in available()
     directory = SHIPPED_DIR / name

@@ -253,8 +253,10 @@ def cmd_manifold(args: argparse.Namespace) -> int:
     split = split_for_encoder(teacher, encoder.training_info)
     if not 0 < args.gate_max <= 1:
         raise ConfigError(f"--gate-max must be in (0, 1], got {args.gate_max}")
+    # Misspelled validation words in the languages the encoder was trained on.
+    language = (encoder.training_info.get("config") or {}).get("noise_language", "en")
     report = save_with_manifold(encoder, teacher, split, args.out, words=args.words, seed=args.seed,
-                                gate_max=args.gate_max)
+                                gate_max=args.gate_max, language=language)
     print(format_tuning(report))
     print(f"encoder saved to {args.out}")
     return 0

@@ -41,7 +41,7 @@ from charwise.encoders.base import CharEncoder
 from charwise.encoders.manifold import METRICS, ManifoldConfig, gate, mixture
 from charwise.evaluation import noise_config_for
 from charwise.teachers import Teacher
-from charwise.training.misspell import MisspellConfig, RealisticNoiser
+from charwise.training.misspell import MisspellConfig, RealisticNoiser, languages_of
 from charwise.training.noise import NoiseNotApplicable, Noiser
 from charwise.training.targets import TargetSplit
 
@@ -67,13 +67,15 @@ def validation_strings(teacher: Teacher, split: TargetSplit, words: int = 2000, 
     heldin = split.heldin_words.tolist()
     sample = sorted(rng.sample(heldin, min(words, len(heldin))))
     typo = Noiser(noise_config_for(teacher))
-    spelling = RealisticNoiser(MisspellConfig(language=language, cased=not teacher.lowercase))
+    spellers = [RealisticNoiser(MisspellConfig(language=lang, cased=not teacher.lowercase))
+                for lang in languages_of(language)]  # "en+es": each word misspelled by one of them
     texts, rows, kinds = [], [], []
     for row in sample:
         word = teacher.vocab.surfaces[row]
         texts.append(word)
         rows.append(row)
         kinds.append("clean")
+        spelling = spellers[0] if len(spellers) == 1 else rng.choice(spellers)
         for kind, noiser in (("typo", typo), ("misspelled", spelling)):
             if not noiser.eligible(word):
                 continue
