@@ -26,8 +26,10 @@ $(VENV)/.installed: pyproject.toml
 demo: install
 	$(VENV)/bin/charwise neighbors bsusinessses BUSINESS nanotechnologi -k 5
 
+# Two workers (the test machine's two cores); a test file stays on one worker, so module fixtures
+# (the real teachers) load once per file and shared caches are not built by both at once.
 test: install lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 # ruff and mypy (pinned in the `test` extra, configured in pyproject.toml) on src/
 lint: install
@@ -35,7 +37,7 @@ lint: install
 	$(VENV)/bin/mypy src/charwise
 
 test-fast: install
-	$(PY) -m pytest -q -m "not real and not slow"
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "not real and not slow"
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -23,7 +23,8 @@ Systems: ``base`` (the model as is), ``hybrid:POLICY`` (words chosen by the poli
 characters by the e5 character encoder), ``expanded:METHOD`` (Wang et al.: the Spanish words of the
 training verses seen at least ``--min-count`` times that XLM-R splits, added as whole tokens with
 rows from ``METHOD``; ``mixture`` and ``joint`` use word2vec vectors trained with gensim on the
-training verses' Spanish side, as in ``benchmarks/expansion.py``). Writes ``benchmarks/results/bitext_retrieval.json`` and ``.png``.
+training verses' Spanish side, as in ``benchmarks/expansion.py``).
+Writes ``benchmarks/results/bitext_retrieval.json`` and ``.png``.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from hybrid_retrieval import rank_metrics, realistic_copy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
-SYSTEMS = ["base", "hybrid:oov", "hybrid:multi", "expanded:mean", "expanded:char", "expanded:mixture",
+SYSTEMS = ["base", "hybrid:oov", "hybrid:no-suffix", "expanded:mean", "expanded:char", "expanded:mixture",
            "expanded:joint", "expanded:char+joint"]
 PREFIX = "query: "
 
@@ -73,12 +74,15 @@ def expanded_models(methods: list[str], train_es: list[str], work: Path, encoder
     for method in methods:
         directory = work / f"expanded-{method.replace('+', '_')}"
         stamp = directory / "built_from.json"  # reused only if built from the same words, vectors and encoder
-        built_from = {"words": selection.words, "vectors": vectors_info, "encoder": encoder_name if needs_chars else None}
-        if not (stamp.exists() and json.loads(stamp.read_text()) == built_from):
+        built_from = {"words": selection.words, "vectors": vectors_info,
+                      "encoder": encoder_name if needs_chars else None}
+        if not (stamp.exists() and json.loads(stamp.read_text())["built_from"] == built_from):
             rows = expander.rows(selection.words, method)
             write_expanded_model(teacher, selection, rows, directory, force=True)
-            stamp.write_text(json.dumps(built_from, ensure_ascii=False))
-            info.setdefault("fallbacks", {})[method] = len(rows.fallbacks)
+            stamp.write_text(json.dumps({"built_from": built_from, "fallbacks": len(rows.fallbacks)},
+                                        ensure_ascii=False))
+        # Words without a static vector (mixture, joint) take the fallback's row.
+        info.setdefault("fallbacks", {})[method] = json.loads(stamp.read_text())["fallbacks"]
         out[method] = directory
     return out, info
 
@@ -166,15 +170,26 @@ def main() -> int:
         "expansion": expansion_info, "torch_threads": torch.get_num_threads(), "systems": {},
     }
     for system in args.systems:
-        t0 = time.time()
-        model = encoder_for(system, expanded, args.encoder)
-        vectors = {key: model.encode([PREFIX + t for t in texts]) for key, texts in queries.items()}
-        tasks = {}
-        for (lang, cond), q in vectors.items():
-            other = "en" if lang == "es" else "es"
-            metrics = rank_metrics(q, vectors[(other, "clean")], gold)
-            tasks[f"{lang}->{other} {cond}"] = {k: round(v, 2) for k, v in metrics.items()}
-        result["systems"][system] = {"tasks": tasks, "seconds": round(time.time() - t0, 1)}
+        # Each system's figures are kept in --work, keyed by everything they depend on, so that
+        # systems can be run in separate invocations (and a killed run loses one system at most).
+        uses_chars = system.startswith("hybrid") or "char" in system
+        key = {"system": system, "verses": len(test), "typo_rate": args.typo_rate, "switch_rate": args.switch_rate,
+               "seed": args.seed, "min_count": args.min_count, "encoder": args.encoder if uses_chars else None}
+        cache = work / f"system-{system.replace(':', '-').replace('+', '_')}.json"
+        if cache.exists() and json.loads(cache.read_text())["key"] == key:
+            result["systems"][system] = json.loads(cache.read_text())["result"]
+        else:
+            t0 = time.time()
+            model = encoder_for(system, expanded, args.encoder)
+            vectors = {k: model.encode([PREFIX + t for t in texts]) for k, texts in queries.items()}
+            tasks = {}
+            for (lang, cond), q in vectors.items():
+                other = "en" if lang == "es" else "es"
+                metrics = rank_metrics(q, vectors[(other, "clean")], gold)
+                tasks[f"{lang}->{other} {cond}"] = {k: round(v, 2) for k, v in metrics.items()}
+            result["systems"][system] = {"tasks": tasks, "seconds": round(time.time() - t0, 1)}
+            cache.write_text(json.dumps({"key": key, "result": result["systems"][system]}))
+        tasks = result["systems"][system]["tasks"]
         print(f"{system:22s} " + "  ".join(f"{k} {v['recall@1']:.1f}/{v['mrr']:.1f}" for k, v in tasks.items()),
               file=sys.stderr)
     result["seconds"] = round(time.time() - started, 1)
