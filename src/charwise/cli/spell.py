@@ -38,7 +38,8 @@ def add_parser(sub: Any) -> None:
     d = sub.add_parser("decoder", help="a character decoder that spells vectors (train, eval, spell)")
     dsub = d.add_subparsers(dest="decoder_command", required=True)
     t = dsub.add_parser("train", help="train a decoder for an encoder (optionally with the cycle loops)")
-    t.add_argument("--encoder", default=sc.encoder, help="shipped encoder name (minilm, smollm2) or directory")
+    t.add_argument("--encoder", default=sc.encoder,
+                   help="shipped encoder name (minilm, smollm2, e5-multilingual) or directory")
     t.add_argument("--out", required=True, help="output directory (decoder/, checkpoint/, log.jsonl, eval.json)")
     t.add_argument("--preset", default=sc.preset, choices=sorted(PRESETS))
     t.add_argument("--init-decoder", default="", help="start from this saved decoder instead of a fresh one")
