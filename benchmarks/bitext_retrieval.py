@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
 
+from charwise.io import write_json  # noqa: E402
 from expansion import bible_spanish_vectors  # noqa: E402
 from hybrid_retrieval import rank_metrics, realistic_copy  # noqa: E402
 
@@ -79,8 +80,7 @@ def expanded_models(methods: list[str], train_es: list[str], work: Path, encoder
         if not (stamp.exists() and json.loads(stamp.read_text())["built_from"] == built_from):
             rows = expander.rows(selection.words, method)
             write_expanded_model(teacher, selection, rows, directory, force=True)
-            stamp.write_text(json.dumps({"built_from": built_from, "fallbacks": len(rows.fallbacks)},
-                                        ensure_ascii=False))
+            write_json(stamp, {"built_from": built_from, "fallbacks": len(rows.fallbacks)})
         # Words without a static vector (mixture, joint) take the fallback's row.
         info.setdefault("fallbacks", {})[method] = json.loads(stamp.read_text())["fallbacks"]
         out[method] = directory
@@ -145,17 +145,12 @@ def main() -> int:
     test, train = splits["test"][: args.limit], splits["train"]
     es, en = [t.source for t in test], [t.target for t in test]
     lexicon = dice_lexicon([(t.source, t.target) for t in train])
-    queries = {
-        ("es", "clean"): es, ("en", "clean"): en,
-        ("es", "typos"): realistic_copy(es, args.seed, 0, args.typo_rate, language="es")[1],
-        ("en", "typos"): realistic_copy(en, args.seed, 0, args.typo_rate, language="en")[1],
-        ("es", "switched"): code_switch(es, lexicon, args.switch_rate, args.seed)[0],
-    }
-    changed = {
-        "typos_es": realistic_copy(es, args.seed, 0, args.typo_rate, language="es")[2],
-        "typos_en": realistic_copy(en, args.seed, 0, args.typo_rate, language="en")[2],
-        "switched_es": code_switch(es, lexicon, args.switch_rate, args.seed)[1],
-    }
+    _, typos_es, changed_es = realistic_copy(es, args.seed, 0, args.typo_rate, language="es")
+    _, typos_en, changed_en = realistic_copy(en, args.seed, 0, args.typo_rate, language="en")
+    switched_es, share_switched = code_switch(es, lexicon, args.switch_rate, args.seed)
+    queries = {("es", "clean"): es, ("en", "clean"): en, ("es", "typos"): typos_es, ("en", "typos"): typos_en,
+               ("es", "switched"): switched_es}
+    changed = {"typos_es": changed_es, "typos_en": changed_en, "switched_es": share_switched}
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     methods = [s.partition(":")[2] for s in args.systems if s.startswith("expanded:")]
@@ -188,16 +183,14 @@ def main() -> int:
                 metrics = rank_metrics(q, vectors[(other, "clean")], gold)
                 tasks[f"{lang}->{other} {cond}"] = {k: round(v, 2) for k, v in metrics.items()}
             result["systems"][system] = {"tasks": tasks, "seconds": round(time.time() - t0, 1)}
-            cache.write_text(json.dumps({"key": key, "result": result["systems"][system]}))
+            write_json(cache, {"key": key, "result": result["systems"][system]})
         tasks = result["systems"][system]["tasks"]
         print(f"{system:22s} " + "  ".join(f"{k} {v['recall@1']:.1f}/{v['mrr']:.1f}" for k, v in tasks.items()),
               file=sys.stderr)
     result["seconds"] = round(time.time() - started, 1)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(out)
+    write_json(out, result)
     plot(result, out.with_suffix(".png"))
     print(f"wrote {out} and {out.with_suffix('.png')}", file=sys.stderr)
     return 0

@@ -45,6 +45,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from charwise.io import write_json  # noqa: E402
+
 RESULTS = Path(__file__).parent / "results"
 METHODS = ["mean", "char", "mixture", "joint", "char+mixture", "char+joint", "mixture+joint", "char+mixture+joint"]
 
@@ -85,7 +87,7 @@ def bible_spanish_vectors(path: Path = Path("runs/word2vec_bible_es.txt")) -> tu
         train = split_pairs(read_pairs(), "verses")["train"]
         info = train_word2vec([split_words(p.source).words for p in train], path)
         info["corpus"] = f"Reina-Valera 1909, the {len(train)} training verses of the 'verses' split"
-        info_path.write_text(json.dumps(info, indent=2), encoding="utf-8")
+        write_json(info_path, info)
     return path, json.loads(info_path.read_text(encoding="utf-8"))
 
 
@@ -204,7 +206,7 @@ def main() -> int:
                                                args.only_covered)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+    write_json(out, result)
     plot(result, out.with_suffix(".png"))
     print(f"wrote {out} and {out.with_suffix('.png')}")
     return 0
