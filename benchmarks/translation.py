@@ -18,6 +18,9 @@ positions per sentence in the upper encoder layers, training target pieces/s and
 sentences/s (beam 5). Seeds: `--seeds 0 1` for every row, or `--key-seeds` for the rows the
 targets compare (transformer, s2w, transformer+copy, s2w+merge).
 
+`--average-last K` trains with checkpoint averaging (the mean of the weights at the last K
+evaluations) and also scores the averaged model (the `*_averaged` columns).
+
 Runs finished in `--work` are reused (a killed run resumes), so several copies of the script can
 run side by side on different `--rows` and a last `--collect` gathers them.
 Writes benchmarks/results/translation.json and .png.
@@ -33,6 +36,8 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+from charwise.io import write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results"
@@ -55,6 +60,11 @@ def run(args: list[str]) -> None:
 def one_run(row: str, seed: int, args: argparse.Namespace) -> dict | None:
     out = ROOT / args.work / f"{args.split}-{row}-s{seed}"
     clean, noisy = out / "test.json", out / "test_typos.json"
+    evaluations = [("model", clean, 0.0), ("model", noisy, args.typos)]
+    if args.average_last:
+        evaluations += [("model-averaged", out / "test_averaged.json", 0.0),
+                        ("model-averaged", out / "test_averaged_typos.json", args.typos)]
+    averaging = ["--average-last", str(args.average_last)] if args.average_last else []
     if not args.collect:
         if not (out / "model").is_dir() or not (out / "checkpoint" / "state.json").is_file() or \
                 json.loads((out / "checkpoint" / "state.json").read_text())["step"] < args.steps:
@@ -62,12 +72,12 @@ def one_run(row: str, seed: int, args: argparse.Namespace) -> dict | None:
             run(["translate", "train", "--out", str(out), *ROWS[row], "--split", args.split, "--seed", str(seed),
                  "--steps", str(args.steps), "--eval-every", str(args.eval_every), "--dim", str(args.dim),
                  "--ffn", str(4 * args.dim), "--vocab", str(args.vocab), "--batch-tokens", str(args.batch_tokens),
-                 "--warmup", str(args.warmup), "--lr", str(args.lr), "--quiet", *resume])
-        for path, typos in ((clean, 0.0), (noisy, args.typos)):
+                 "--warmup", str(args.warmup), "--lr", str(args.lr), "--quiet", *averaging, *resume])
+        for model, path, typos in evaluations:
             if not path.is_file():
-                run(["translate", "eval", str(out / "model"), "--beam", str(args.beam), "--typos", str(typos),
+                run(["translate", "eval", str(out / model), "--beam", str(args.beam), "--typos", str(typos),
                      "--limit", str(args.limit), "--json", str(path), "--quiet"])
-    if not (clean.is_file() and noisy.is_file()):
+    if not all(path.is_file() for _, path, _ in evaluations):
         return None
     c, n = json.loads(clean.read_text()), json.loads(noisy.read_text())
     state = json.loads((out / "checkpoint" / "state.json").read_text())
@@ -84,7 +94,18 @@ def one_run(row: str, seed: int, args: argparse.Namespace) -> dict | None:
             "train_target_pieces_per_s": round(state["step"] * pieces_per_step / state["train_seconds"], 1),
             "decode_sentences_per_s": c["sentences_per_s"], "test_sentences": c["sentences"],
             "bleu_signature": c["bleu_signature"], "chrf_signature": c["chrf_signature"],
-            "examples": [{"hypothesis": h} for h in c["hypotheses"][:3]]}
+            "examples": [{"hypothesis": h} for h in c["hypotheses"][:3]], **averaged(out, args)}
+
+
+def averaged(out: Path, args: argparse.Namespace) -> dict:
+    """The averaged model's scores (runs with ``--average-last``)."""
+    if not args.average_last:
+        return {}
+    c, n = (json.loads((out / name).read_text()) for name in ("test_averaged.json", "test_averaged_typos.json"))
+    info = json.loads((out / "model-averaged" / "training.json").read_text())
+    return {"averaged_steps": info["averaged_steps"], "dev_nll_averaged": round(info["validation"]["nll"], 4),
+            "bleu_averaged": c["bleu"], "chrf_averaged": c["chrf"],
+            "copy_accuracy_averaged": round(c["copy_accuracy"], 2), "bleu_typos_averaged": n["bleu"]}
 
 
 def summarise(rows: list[dict]) -> list[dict]:
@@ -96,7 +117,10 @@ def summarise(rows: list[dict]) -> list[dict]:
             continue
         entry: dict = {"row": name, "seeds": [r["seed"] for r in mine], "parameters": mine[0]["parameters"]}
         for key in ("bleu", "chrf", "copy_accuracy", "bleu_typos", "chrf_typos", "copy_accuracy_typos",
-                    "upper_encoder_positions_per_sentence", "train_target_pieces_per_s", "decode_sentences_per_s"):
+                    "upper_encoder_positions_per_sentence", "train_target_pieces_per_s", "decode_sentences_per_s",
+                    "bleu_averaged", "chrf_averaged", "copy_accuracy_averaged", "bleu_typos_averaged"):
+            if key not in mine[0]:
+                continue
             values = [r[key] for r in mine]
             entry[key] = round(statistics.mean(values), 2)
             if len(values) > 1:
@@ -120,7 +144,11 @@ def main() -> None:
     ap.add_argument("--beam", type=int, default=5)
     ap.add_argument("--limit", type=int, default=0, help="score the first N test verses only (0: all)")
     ap.add_argument("--typos", type=float, default=0.2, help="share of eligible source words given typos")
+    ap.add_argument("--average-last", type=int, default=0, metavar="K",
+                    help="train with checkpoint averaging over the last K evaluations; score both models")
     ap.add_argument("--work", default="runs/translate")
+    ap.add_argument("--json", help="output file (default: benchmarks/results/translation[_SPLIT].json; the PNG "
+                                   "beside it)")
     ap.add_argument("--collect", action="store_true", help="only gather finished runs into the JSON")
     args = ap.parse_args()
     rows = []
@@ -146,15 +174,23 @@ def write(rows: list[dict], args: argparse.Namespace) -> None:
             by["s2w-words"]["copy_accuracy"] - by["s2w"]["copy_accuracy"], 2)
     result = {"benchmark": "Spanish -> English on the verse-aligned Bible: Transformer vs S2W, word features, "
                            "character vectors",
-              "command": f"python benchmarks/translation.py --split {args.split} --steps {args.steps} --dim {args.dim} "
-                         f"--vocab {args.vocab} --batch-tokens {args.batch_tokens} --typos {args.typos} --limit {args.limit} "
-                         f"--seeds {' '.join(map(str, sorted({r['seed'] for r in rows})))}",
+              "command": command(rows, args),
               "split": args.split, "threads_per_run": os.environ.get("OMP_NUM_THREADS", "default"),
               "device": "CPU", "summary": summary, "targets": targets, "runs": rows}
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"translation{'' if args.split == 'verses' else '_' + args.split}.json").write_text(
-        json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    plot(summary, OUT / f"translation{'' if args.split == 'verses' else '_' + args.split}.png")
+    path = Path(args.json) if args.json else OUT / f"translation{'' if args.split == 'verses' else '_' + args.split}"\
+                                                   ".json"
+    write_json(path, result)
+    plot(summary, path.with_suffix(".png"))
+
+
+def command(rows: list[dict], args: argparse.Namespace) -> str:
+    """The options that reproduce ``rows``."""
+    seeds = " ".join(map(str, sorted({r["seed"] for r in rows})))
+    return (f"python benchmarks/translation.py --split {args.split} --steps {args.steps} --dim {args.dim} "
+            f"--vocab {args.vocab} --batch-tokens {args.batch_tokens} --typos {args.typos} --limit {args.limit} "
+            f"--eval-every {args.eval_every} --seeds {seeds}"
+            + (f" --average-last {args.average_last}" if args.average_last else "")
+            + (f" --work {args.work}" if args.work != "runs/translate" else ""))
 
 
 def plot(summary: list[dict], path: Path) -> None:
@@ -165,8 +201,12 @@ def plot(summary: list[dict], path: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(7, 4))
     x = range(len(summary))
-    ax.bar([i - 0.2 for i in x], [s["bleu"] for s in summary], 0.4, label="BLEU clean")
-    ax.bar([i + 0.2 for i in x], [s["bleu_typos"] for s in summary], 0.4, label="BLEU with typos")
+    bars = [("bleu", "BLEU clean"), ("bleu_typos", "BLEU with typos")]
+    if all("bleu_averaged" in s for s in summary):
+        bars.append(("bleu_averaged", "BLEU, checkpoints averaged"))
+    width = 0.8 / len(bars)
+    for k, (key, label) in enumerate(bars):
+        ax.bar([i + (k - (len(bars) - 1) / 2) * width for i in x], [s[key] for s in summary], width, label=label)
     ax.set_xticks(list(x), [s["row"] for s in summary], rotation=20, fontsize=8)
     ax.set_ylabel("BLEU (test)")
     ax.set_title("es -> en Bible: Transformer vs subword-to-word")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import json
 import math
 import random
 import shutil
@@ -16,6 +17,7 @@ import torch
 from charwise.charset import CharVocab
 from charwise.errors import CheckpointError, ConfigError, InputError
 from charwise.training.translation import TranslateConfig, TranslationTrainer
+from charwise.translation.averaging import average_models
 from charwise.translation.data import BOS, EOS, PAD, Subwords, read_pairs, source_words, split_pairs
 from charwise.translation.evaluate import copy_accuracy, evaluate_translation, noisy_sources
 from charwise.translation.features import word_features, word_shape
@@ -352,6 +354,82 @@ def test_resume_gives_the_same_weights(corpus, tmp_path):
     assert expected.keys() == resumed.model.state_dict().keys()
     for k, v in resumed.model.state_dict().items():
         assert torch.equal(v, expected[k]), k
+
+
+def test_checkpoint_averaging_keeps_the_last_snapshots_and_resumes(corpus, tmp_path, trained):
+    settings = dict(architecture="s2w", steps=6, eval_every=2, batch_tokens=256, average_last=2)
+    straight = make_trainer(corpus, tmp_path / "a", **settings)
+    straight.train()
+    snapshots = sorted(p.name for p in (tmp_path / "a" / "snapshots").iterdir())
+    assert snapshots == ["step-0000004", "step-0000006"]  # step 2 dropped
+    averaged = TranslationModel.from_pretrained(tmp_path / "a" / "model-averaged")
+    four, six = (TranslationModel.from_pretrained(tmp_path / "a" / "snapshots" / name) for name in snapshots)
+    for name, value in averaged.state_dict().items():
+        expected = (four.state_dict()[name].double() + six.state_dict()[name].double()) / 2
+        assert torch.allclose(value.double(), expected, atol=1e-6), name
+    assert not torch.equal(four.source_embedding.weight, six.source_embedding.weight)
+    assert averaged.training_info["averaged_steps"] == [4, 6]
+    assert straight.averaged is not None and math.isclose(averaged.training_info["validation"]["nll"],
+                                                          straight.averaged["nll"])
+    assert straight.validate(averaged)["nll"] == pytest.approx(straight.averaged["nll"])
+    assert len(averaged.translate([SHORT], beam=2)) == 1  # a usable model
+
+    # Killed after the first snapshot, resumed: the same snapshots and the same mean.
+    make_trainer(corpus, tmp_path / "b", **settings).train(stop_after=3)
+    assert not (tmp_path / "b" / "model-averaged").exists()
+    make_trainer(corpus, tmp_path / "b", **settings).train(resume=True)
+    resumed = TranslationModel.from_pretrained(tmp_path / "b" / "model-averaged")
+    for name, value in resumed.state_dict().items():
+        assert torch.equal(value, averaged.state_dict()[name]), name
+
+    # Runs without averaging keep their old configuration file (older runs still resume).
+    plain = json.loads((trained["s2w"][0].out / "translate_config.json").read_text(encoding="utf-8"))
+    assert "average_last" not in plain and json.loads(
+        (tmp_path / "a" / "translate_config.json").read_text(encoding="utf-8"))["average_last"] == 2
+
+    # Models of different runs (here: architectures) or no models at all are refused.
+    with pytest.raises(ConfigError, match="not the same model") as error:
+        average_models([trained["s2w"][0].out / "model", trained["transformer"][0].out / "model"])
+    assert "\n" not in str(error.value)
+    with pytest.raises(ConfigError, match="at least one"):
+        average_models([])
+    with pytest.raises(ConfigError, match="average_last"):
+        TranslateConfig(average_last=-1)
+
+
+def test_command_line_train_eval_translate_average(corpus, tmp_path, capsys):
+    from charwise.cli import main
+
+    out = tmp_path / "run"
+    tiny = ["--vocab", "320", "--dim", "32", "--heads", "2", "--ffn", "64", "--encoder-layers", "2",
+            "--encoder-subword-layers", "1", "--decoder-layers", "2", "--decoder-subword-layers", "1",
+            "--batch-tokens", "256", "--dev", "40", "--test", "40", "--warmup", "2"]
+    argv = ["translate", "train", "--out", str(out), "--corpus", corpus, "--architecture", "s2w", *tiny,
+            "--steps", "4", "--eval-every", "2", "--average-last", "2", "--quiet"]
+    assert main(argv) == 0
+    assert "averaged model written to" in capsys.readouterr().err
+    assert main(["translate", "eval", str(out / "model-averaged"), "--limit", "5", "--beam", "2",
+                 "--json", str(tmp_path / "report.json"), "--quiet"]) == 0
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["sentences"] == 5 and len(report["hypotheses"]) == 5 and "BLEU" in capsys.readouterr().out
+    source = tmp_path / "es.txt"
+    source.write_text(f"{SHORT}\n\n{LONG}\n", encoding="utf-8")
+    assert main(["translate", "translate", str(out / "model"), str(source), "--out", str(tmp_path / "en.txt")]) == 0
+    assert len((tmp_path / "en.txt").read_text(encoding="utf-8").splitlines()) == 3  # the empty line kept
+    snapshots = [str(p) for p in sorted((out / "snapshots").iterdir())]
+    assert main(["translate", "average", *snapshots, "--out", str(tmp_path / "mean")]) == 0
+    mean = TranslationModel.from_pretrained(tmp_path / "mean")
+    again = TranslationModel.from_pretrained(out / "model-averaged")
+    assert all(torch.equal(v, again.state_dict()[k]) for k, v in mean.state_dict().items())
+    capsys.readouterr()
+    new = str(tmp_path / "new")
+    for bad, message in ((["translate", "train", "--out", new, "--corpus", corpus, "--average-last", "-1"],
+                          "--average-last must be >= 0"),
+                         (["translate", "average", str(tmp_path / "none"), "--out", str(tmp_path / "x")],
+                          "not a charwise translation model")):
+        assert main(bad) == 2
+        error = capsys.readouterr().err.strip().splitlines()
+        assert len(error) == 1 and message in error[0], error
 
 
 # --- 7. model files -------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from charwise.cli.common import (
     output_sink,
 )
 from charwise.errors import ConfigError
-from charwise.io import check_output_file, read_json, write_json
+from charwise.io import check_output_dir, check_output_file, read_json, write_json
 
 TRANSLATE_BLOCK = 256  # lines read and translated at a time
 
@@ -33,7 +33,7 @@ def add_parser(sub: Any) -> None:
 
     d = TranslateConfig()
     g = sub.add_parser("translate", help="Spanish -> English Transformer and S2W translation models (train, eval, "
-                                         "translate)")
+                                         "translate, average)")
     gsub = g.add_subparsers(dest="translate_command", required=True)
     t = gsub.add_parser("train", help="train a translation model on the verse-aligned Bible")
     t.add_argument("--out", required=True, help="output directory (model/, checkpoint/, log.jsonl)")
@@ -67,6 +67,8 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--warmup", type=int, default=d.warmup)
     t.add_argument("--eval-every", type=int, default=d.eval_every)
     t.add_argument("--seed", type=int, default=d.seed)
+    t.add_argument("--average-last", type=int, default=d.average_last, metavar="K",
+                   help="also write OUT/model-averaged, the mean of the weights at the last K evaluations (0: no)")
     t.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(func=cmd_train)
@@ -83,6 +85,10 @@ def add_parser(sub: Any) -> None:
     r = gsub.add_parser("translate", help="translate Spanish text: one sentence a line, from a file or standard input")
     _translate_options(r)
     r.set_defaults(func=cmd_translate)
+    a = gsub.add_parser("average", help="average the weights of several checkpoints of one run (e.g. OUT/snapshots/*)")
+    a.add_argument("models", nargs="+", help="model directories of one run")
+    a.add_argument("--out", required=True, help="where to write the averaged model")
+    a.set_defaults(func=cmd_average)
 
 
 def _translate_options(r: argparse.ArgumentParser) -> None:
@@ -97,14 +103,21 @@ def _translate_options(r: argparse.ArgumentParser) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from charwise.training.translation import CONFIG_FILE, MODEL_DIR, TranslateConfig, TranslationTrainer
+    from charwise.training.translation import (
+        AVERAGED_DIR,
+        CONFIG_FILE,
+        MODEL_DIR,
+        TranslateConfig,
+        TranslationTrainer,
+    )
 
     out = Path(args.out)
     if args.resume and (out / CONFIG_FILE).exists():
         config = TranslateConfig(**read_json(out / CONFIG_FILE))
     else:
         for flag, value, low in (("--dev", args.dev, 1), ("--test", args.test, 1), ("--vocab", args.vocab, 300),
-                                 ("--max-train-pairs", args.max_train_pairs, 0), ("--warmup", args.warmup, 0)):
+                                 ("--max-train-pairs", args.max_train_pairs, 0), ("--warmup", args.warmup, 0),
+                                 ("--average-last", args.average_last, 0)):
             check_int_min(flag, value, low)
         check_positive("--lr", args.lr)
         check_unit("--dropout", args.dropout)
@@ -116,7 +129,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             encoder_subword_layers=args.encoder_subword_layers, decoder_layers=args.decoder_layers,
             decoder_subword_layers=args.decoder_subword_layers, dropout=args.dropout, steps=args.steps,
             batch_tokens=args.batch_tokens, lr=args.lr, warmup=args.warmup, eval_every=args.eval_every,
-            seed=args.seed)
+            seed=args.seed, average_last=args.average_last)
     trainer = TranslationTrainer(config, out, progress=not args.quiet)
     if trainer.accelerator.is_main_process:
         chars = ", character vectors" if config.char_vectors else ""
@@ -127,6 +140,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     if trainer.accelerator.is_main_process:
         print(f"model written to {out / MODEL_DIR} (dev cross-entropy {-trainer.engine.state.best:.3f})",
               file=sys.stderr)
+        if trainer.averaged is not None:
+            print(f"averaged model written to {out / AVERAGED_DIR} (dev cross-entropy {trainer.averaged['nll']:.3f})",
+                  file=sys.stderr)
     return 0
 
 
@@ -181,4 +197,14 @@ def cmd_translate(args: argparse.Namespace) -> int:
                 sink.write(line + "\n")
             bar.update(len(block))
     bar.close()
+    return 0
+
+
+def cmd_average(args: argparse.Namespace) -> int:
+    from charwise.translation.averaging import average_models
+
+    check_output_dir(args.out, "--out")
+    model = average_models(args.models)
+    model.save_pretrained(args.out)
+    print(f"the mean of {len(args.models)} checkpoints written to {args.out}", file=sys.stderr)
     return 0

@@ -6,6 +6,11 @@ sentences of similar length (fairseq-style buckets); their order is a pure funct
 epoch), so a resumed run sees the same batches. Loss: label-smoothed cross-entropy (0.1) averaged
 over target pieces; Adam (0.9, 0.98), the inverse-square-root schedule after ``warmup`` steps,
 gradient clipping. Validation: per-piece cross-entropy of the dev split (score = minus it).
+
+Checkpoint averaging (``average_last`` = K > 0): the weights at each of the last K evaluations are
+kept in ``OUT/snapshots/step-NNNNNNN`` (older ones removed) and, when the run reaches its last
+step, their mean (:func:`charwise.translation.averaging.average_models`) is validated and written
+to ``OUT/model-averaged``; ``OUT/model`` stays the best single checkpoint.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,12 +29,15 @@ import torch.nn.functional as F
 from charwise.charset import CharVocab
 from charwise.errors import ConfigError
 from charwise.training.engine import Engine, EngineSettings, RunState
+from charwise.translation.averaging import average_models, snapshot_directories, snapshot_name
 from charwise.translation.data import PAD, Pair, Subwords, read_pairs, source_words, split_pairs
 from charwise.translation.features import FEATURES, FeatureVocab, word_features
 from charwise.translation.inputs import SourceExample, SourceReader, pad_targets
 from charwise.translation.model import ARCHITECTURES, FEATURE_MODES, MAX_POSITIONS, TranslationConfig, TranslationModel
 
 MODEL_DIR = "model"
+AVERAGED_DIR = "model-averaged"
+SNAPSHOT_DIR = "snapshots"
 CONFIG_FILE = "translate_config.json"
 MAX_TARGET_PIECES = 400
 
@@ -66,6 +75,7 @@ class TranslateConfig:
     grad_clip: float = 1.0
     eval_every: int = 500
     seed: int = 0
+    average_last: int = 0  # >0: also write the mean of the last K evaluated checkpoints
 
     def __post_init__(self) -> None:
         if self.architecture not in ARCHITECTURES:
@@ -78,12 +88,21 @@ class TranslateConfig:
         for name in ("steps", "batch_tokens", "dim", "heads", "ffn", "encoder_layers", "decoder_layers", "eval_every"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.max_train_pairs < 0 or self.warmup < 0:
-            raise ConfigError(f"max_train_pairs and warmup must be >= 0, got {self.max_train_pairs}, {self.warmup}")
+        if self.max_train_pairs < 0 or self.warmup < 0 or self.average_last < 0:
+            raise ConfigError(f"max_train_pairs, warmup and average_last must be >= 0, got {self.max_train_pairs}, "
+                              f"{self.warmup}, {self.average_last}")
         if self.architecture == "transformer" and (self.feature_mode == "merge" or self.char_vectors):
             raise ConfigError("merged features and character vectors need an S2W architecture (s2w, s2w-words)")
         if self.lr <= 0 or not 0 <= self.label_smoothing < 1 or not 0 <= self.dropout < 1:
             raise ConfigError("lr must be > 0, label_smoothing and dropout in [0, 1)")
+
+    def run_config(self) -> dict[str, Any]:
+        """``asdict(self)`` less ``average_last`` when it is off (a field added later), so that runs
+        started before it resume under their saved configuration."""
+        data = asdict(self)
+        if not data["average_last"]:
+            del data["average_last"]
+        return data
 
     def model_config(self, source_vocab: int, target_vocab: int, feature_vocabs: dict[str, FeatureVocab],
                      charset: CharVocab | None) -> TranslationConfig:
@@ -173,7 +192,8 @@ class TranslationTrainer:
             steps=config.steps, warmup_steps=config.warmup, schedule="inverse_sqrt", grad_clip=config.grad_clip,
             eval_every=config.eval_every, checkpoint_every=config.eval_every, log_every=50,
             config_file=CONFIG_FILE, desc=f"translate {config.architecture}", progress=progress)
-        self.engine = Engine(settings, self.out, self.model, optimizer, config=asdict(config),
+        self.averaged: dict[str, float] | None = None  # dev metrics of OUT/model-averaged, once written
+        self.engine = Engine(settings, self.out, self.model, optimizer, config=config.run_config(),
                              accelerator=self.accelerator)
 
     def batch(self, step: int) -> list[int]:
@@ -196,20 +216,47 @@ class TranslationTrainer:
         return loss, int((gold != PAD).sum())
 
     @torch.no_grad()
-    def validate(self) -> dict[str, float]:
-        was_training = self.model.training
-        self.model.eval()
+    def validate(self, model: TranslationModel | None = None) -> dict[str, float]:
+        """Dev cross-entropy of ``model`` (default: the model being trained)."""
+        model = model or self.model
+        was_training = model.training
+        model.eval()
         total, count = 0.0, 0
         for indices in self.dev_batches:
-            loss, n = self.loss(self.model, indices, "dev", smoothing=0.0)
+            loss, n = self.loss(model, indices, "dev", smoothing=0.0)
             total, count = total + float(loss) * n, count + n
-        self.model.train(was_training)
+        model.train(was_training)
         nll = total / max(1, count)
         return {"nll": nll, "ppl": math.exp(min(nll, 50.0)), "score": -nll}
 
     def train(self, resume: bool = False, stop_after: int | None = None) -> TranslationModel:
-        self.engine.run(_TranslationTask(self), resume=resume, stop_after=stop_after)
+        state = self.engine.run(_TranslationTask(self), resume=resume, stop_after=stop_after)
+        if self.config.average_last and state.step >= self.config.steps and self.accelerator.is_main_process:
+            self.averaged = self.write_averaged()
         return self.model
+
+    def training_info(self, step: int, metrics: dict[str, float]) -> dict[str, Any]:
+        return {"step": step, "validation": metrics, "config": asdict(self.config), "data": self.data.describe(),
+                "train_batches": len(self.batches)}
+
+    def save_snapshot(self, step: int) -> None:
+        """Keep this step's weights for averaging; drop all but the last ``average_last`` (and any
+        left by a killed run after this step: they will be written again)."""
+        root = self.out / SNAPSHOT_DIR
+        self.model.save_pretrained(root / snapshot_name(step), training_info={"step": step})
+        kept = [p for p in snapshot_directories(root) if int(p.name.split("-")[1]) <= step]
+        for stale in [p for p in snapshot_directories(root) if p not in kept[-self.config.average_last:]]:
+            shutil.rmtree(stale)
+
+    def write_averaged(self) -> dict[str, float]:
+        """Write ``OUT/model-averaged``, the mean of the kept snapshots; returns its dev metrics."""
+        snapshots = snapshot_directories(self.out / SNAPSHOT_DIR)[-self.config.average_last:]
+        model = average_models(snapshots)
+        metrics = self.validate(model)
+        info = self.training_info(self.engine.state.step, metrics)
+        info["averaged_steps"] = [int(p.name.split("-")[1]) for p in snapshots]
+        model.save_pretrained(self.out / AVERAGED_DIR, training_info=info)
+        return metrics
 
 
 class _TranslationTask:
@@ -226,8 +273,10 @@ class _TranslationTask:
     def validate(self) -> dict[str, float]:
         return self.trainer.validate()
 
+    def on_evaluation(self, record: dict[str, Any]) -> None:
+        if self.trainer.config.average_last:
+            self.trainer.save_snapshot(record["step"])
+
     def save_best(self, metrics: dict[str, float], state: RunState) -> None:
         t = self.trainer
-        t.model.save_pretrained(t.out / MODEL_DIR, training_info={
-            "step": state.step, "validation": metrics, "config": asdict(t.config), "data": t.data.describe(),
-            "train_batches": len(t.batches)})
+        t.model.save_pretrained(t.out / MODEL_DIR, training_info=t.training_info(state.step, metrics))
