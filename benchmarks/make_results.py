@@ -557,10 +557,15 @@ def render_translation(data: dict[str, Any]) -> Lines:
              cell(s, "chrf"), cell(s, "copy_accuracy", 1), cell(s, "bleu_typos"), cell(s, "copy_accuracy_typos", 1),
              f"{s['upper_encoder_positions_per_sentence']:.1f}", f"{s['train_target_pieces_per_s']:.0f}",
              f"{s['decode_sentences_per_s']:.1f}"] for s in data["summary"]]
+    header = ["system", "seeds", "parameters", "BLEU", "chrF", "copy (%)", "BLEU typos", "copy typos (%)",
+              "upper positions", "train pieces/s", "decode sent/s"]
+    if data["summary"] and all("bleu_averaged" in s for s in data["summary"]):  # runs with checkpoint averaging
+        steps = first.get("averaged_steps", [])
+        header += [f"BLEU, steps {', '.join(map(str, steps))} averaged", "BLEU typos, averaged"]
+        for row, s in zip(rows, data["summary"]):
+            row += [cell(s, "bleu_averaged"), cell(s, "bleu_typos_averaged")]
     targets = "; ".join(f"{k.replace('_', ' ')}: {v:+.2f}" for k, v in data["targets"].items())
-    return lines + table(["system", "seeds", "parameters", "BLEU", "chrF", "copy (%)", "BLEU typos",
-                          "copy typos (%)", "upper positions", "train pieces/s", "decode sent/s"], rows,
-                         right=set(range(2, 11))) + [
+    return lines + table(header, rows, right=set(range(2, len(header)))) + [
         "", f"Differences: {targets or '-'}.", "", f"Signatures: BLEU `{first.get('bleu_signature', '-')}`, "
         f"chrF `{first.get('chrf_signature', '-')}`."]
 
