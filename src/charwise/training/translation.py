@@ -29,7 +29,7 @@ import torch.nn.functional as F
 from charwise.charset import CharVocab
 from charwise.errors import ConfigError
 from charwise.training.engine import Engine, EngineSettings, RunState
-from charwise.translation.averaging import average_models, snapshot_directories, snapshot_name
+from charwise.translation.averaging import average_models, snapshot_directories, snapshot_name, snapshot_step
 from charwise.translation.data import PAD, Pair, Subwords, read_pairs, source_words, split_pairs
 from charwise.translation.features import FEATURES, FeatureVocab, word_features
 from charwise.translation.inputs import SourceExample, SourceReader, pad_targets
@@ -244,7 +244,7 @@ class TranslationTrainer:
         left by a killed run after this step: they will be written again)."""
         root = self.out / SNAPSHOT_DIR
         self.model.save_pretrained(root / snapshot_name(step), training_info={"step": step})
-        kept = [p for p in snapshot_directories(root) if int(p.name.split("-")[1]) <= step]
+        kept = [p for p in snapshot_directories(root) if snapshot_step(p) <= step]
         for stale in [p for p in snapshot_directories(root) if p not in kept[-self.config.average_last:]]:
             shutil.rmtree(stale)
 
@@ -254,7 +254,7 @@ class TranslationTrainer:
         model = average_models(snapshots)
         metrics = self.validate(model)
         info = self.training_info(self.engine.state.step, metrics)
-        info["averaged_steps"] = [int(p.name.split("-")[1]) for p in snapshots]
+        info["averaged_steps"] = [snapshot_step(p) for p in snapshots]
         model.save_pretrained(self.out / AVERAGED_DIR, training_info=info)
         return metrics
 
