@@ -186,7 +186,9 @@ def write(rows: list[dict], args: argparse.Namespace) -> None:
 def command(rows: list[dict], args: argparse.Namespace) -> str:
     """The options that reproduce ``rows``."""
     seeds = " ".join(map(str, sorted({r["seed"] for r in rows})))
-    return (f"python benchmarks/translation.py --split {args.split} --steps {args.steps} --dim {args.dim} "
+    names = [name for name in ROWS if any(r["row"] == name for r in rows)]
+    subset = f"--rows {' '.join(names)} " if len(names) < len(ROWS) else ""
+    return (f"python benchmarks/translation.py {subset}--split {args.split} --steps {args.steps} --dim {args.dim} "
             f"--vocab {args.vocab} --batch-tokens {args.batch_tokens} --typos {args.typos} --limit {args.limit} "
             f"--eval-every {args.eval_every} --seeds {seeds}"
             + (f" --average-last {args.average_last}" if args.average_last else "")
