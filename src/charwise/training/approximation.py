@@ -31,7 +31,13 @@ from charwise.evaluation import (
     retrieval_hits,
 )
 from charwise.teachers import Teacher
-from charwise.training.engine import CHECKPOINT_DIR, Engine, EngineSettings, RunState  # noqa: F401 (re-exported)
+from charwise.training.engine import (  # noqa: F401 (re-exported)
+    CHECKPOINT_DIR,
+    Engine,
+    EngineSettings,
+    RunState,
+    without_later_defaults,
+)
 from charwise.training.engine import lr_factor as engine_lr_factor
 from charwise.training.losses import ApproximationLoss, LossWeights
 from charwise.training.misspell import MisspellConfig, RealisticNoiser, check_language, languages_of
@@ -48,7 +54,7 @@ BEST_DIR = "encoder"
 NOISE_MODELS = ("single", "realistic", "mixed")
 #: Fields added after charwise 0.2: left out of the saved configuration while at their default, so
 #: that runs saved before them resume (the engine compares saved and current configurations).
-_LATER_FIELDS = {"noise": "single", "noise_language": "en"}
+_LATER_FIELDS = {"noise": "single", "noise_language": "en", "losses.ce_negatives": 0}
 
 
 @dataclass
@@ -94,13 +100,7 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         """``asdict(self)`` less the fields added after 0.2 that are at their defaults (see
         :data:`_LATER_FIELDS`), so a run started before them resumes under its saved configuration."""
-        data = asdict(self)
-        for name, default in _LATER_FIELDS.items():
-            if data[name] == default:
-                del data[name]
-        if data["losses"]["ce_negatives"] == 0:  # added after 0.2 too
-            del data["losses"]["ce_negatives"]
-        return data
+        return without_later_defaults(asdict(self), _LATER_FIELDS)
 
 
 def noisers_for(teacher: Teacher, noise: str, *, single_layouts: tuple[str, ...] = ("us",),

@@ -162,6 +162,20 @@ class Task(Protocol):
         """Save the model, which has just reached its best ``score``."""
 
 
+def without_later_defaults(config: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
+    """``config`` less the fields in ``later`` (name -> default; ``"a.b"`` for a nested field) that
+    are at their defaults: a field added to a configuration after runs were saved stays out of the
+    saved configuration until it is used, so those runs still resume (the engine compares them)."""
+    for dotted, default in later.items():
+        *parents, name = dotted.split(".")
+        holder = config
+        for parent in parents:
+            holder = holder[parent]
+        if holder[name] == default:
+            del holder[name]
+    return config
+
+
 def check_output(out: str | Path, resume: bool, config_file: str) -> None:
     """Refuse an output directory that already holds a run, unless the run is to be resumed."""
     out = Path(out)

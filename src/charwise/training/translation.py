@@ -28,7 +28,7 @@ import torch.nn.functional as F
 
 from charwise.charset import CharVocab
 from charwise.errors import ConfigError
-from charwise.training.engine import Engine, EngineSettings, RunState
+from charwise.training.engine import Engine, EngineSettings, RunState, without_later_defaults
 from charwise.translation.averaging import average_models, snapshot_directories, snapshot_name, snapshot_step
 from charwise.translation.data import PAD, Pair, Subwords, read_pairs, source_words, split_pairs
 from charwise.translation.features import FEATURES, FeatureVocab, word_features
@@ -99,10 +99,7 @@ class TranslateConfig:
     def run_config(self) -> dict[str, Any]:
         """``asdict(self)`` less ``average_last`` when it is off (a field added later), so that runs
         started before it resume under their saved configuration."""
-        data = asdict(self)
-        if not data["average_last"]:
-            del data["average_last"]
-        return data
+        return without_later_defaults(asdict(self), {"average_last": 0})
 
     def model_config(self, source_vocab: int, target_vocab: int, feature_vocabs: dict[str, FeatureVocab],
                      charset: CharVocab | None) -> TranslationConfig:
