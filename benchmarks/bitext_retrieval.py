@@ -12,7 +12,7 @@ card's ``"query: "`` prefix (symmetric tasks such as bitext mining), then mean p
 Query conditions (the corpus side stays clean):
 
 * ``clean``;
-* ``typos``: realistic misspellings of the query's language (``charwise.training.misspell``: its
+* ``typos``: realistic misspellings of the query's language (``charwise.typos.realistic``: its
   spelling rules plus keyboard slips), each alphabetic word longer than 4 characters with
   probability ``--typo-rate`` (0.3);
 * ``switched`` (es -> en only): code-switched Spanish queries, each word with an entry in a Dice

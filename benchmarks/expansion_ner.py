@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import torch  # noqa: E402
 
 import tagging as tagging_benchmark  # noqa: E402  (benchmarks/tagging.py)
-from charwise.io import data_root  # noqa: E402
 from charwise.cli import main as charwise_main  # noqa: E402
+from charwise.io import data_root  # noqa: E402
 from charwise.tagging.data import load_task  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -42,7 +42,7 @@ from charwise.corpora import read_sentences  # noqa: E402
 from charwise.evaluation import noise_config_for  # noqa: E402
 from charwise.hybrid.generation import WordGenerator, boundary_states  # noqa: E402
 from charwise.io import data_root  # noqa: E402
-from charwise.training.noise import add_typos  # noqa: E402
+from charwise.typos.single import add_typos  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results"

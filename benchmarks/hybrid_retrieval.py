@@ -35,7 +35,7 @@ import torch  # noqa: E402
 from charwise import SentenceEncoder, split_words  # noqa: E402
 from charwise.evaluation import noise_config_for  # noqa: E402
 from charwise.io import data_root  # noqa: E402
-from charwise.training.noise import add_typos  # noqa: E402
+from charwise.typos.single import add_typos  # noqa: E402
 from charwise.words import join_words  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,8 +105,8 @@ def realistic_copy(texts: list[str], seed: int, min_subs: int, rate: float = 0.3
                    language: str = "en") -> tuple[list[int], list[str], float]:
     """charwise's synthetic realistic misspellings (``language``'s rules): each alphabetic word longer
     than 4 characters is misspelled with probability ``rate``; see :func:`misspelled_copy`."""
-    from charwise.training.misspell import MisspellConfig, RealisticNoiser
-    from charwise.training.noise import NoiseNotApplicable
+    from charwise.typos.realistic import MisspellConfig, RealisticNoiser
+    from charwise.typos.single import NoiseNotApplicable
 
     noiser = RealisticNoiser(MisspellConfig(language=language, cased=False))
 
@@ -161,7 +161,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--queries", choices=("typos", "real", "realistic"), default="typos",
                     help="synthetic typos at --rates, real misspellings (Wikipedia's list), or synthetic realistic "
-                         "misspellings (charwise.training.misspell, each eligible word with probability 0.3)")
+                         "misspellings (charwise.typos.realistic, each eligible word with probability 0.3)")
     ap.add_argument("--split", choices=("test", "dev"), default="test", help="EWT split of the corpus")
     ap.add_argument("--min-subs", type=int, default=2, help="real: least replaced words in a query")
     args = ap.parse_args()
@@ -202,7 +202,7 @@ def main() -> None:
 
 
 def main_real(args: argparse.Namespace) -> None:
-    from charwise.misspellings import load_wikipedia_pairs
+    from charwise.typos.wikipedia import load_wikipedia_pairs
 
     corpus_path = EWT_TEST if args.split == "test" else EWT_TEST.with_name("en_ewt-ud-dev.conllu")
     texts = ewt_texts(corpus_path)

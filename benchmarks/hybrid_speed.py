@@ -25,10 +25,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
-from charwise.io import data_root  # noqa: E402
 from charwise import HybridModel, SentenceEncoder, Teacher  # noqa: E402
-from charwise.hybrid.sentence import mean_pool  # noqa: E402
 from charwise.corpora import read_sentences  # noqa: E402
+from charwise.hybrid.sentence import mean_pool  # noqa: E402
+from charwise.io import data_root  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results"

@@ -7,7 +7,7 @@ the same pairs.
 
 The list is read at run time from the installed ``misspellings`` package (GPL-3.0; ``pip install
 charwise[bench]``) and never copied: the JSON holds only counts and metrics. Pairs per teacher:
-``charwise.misspellings.benchmark_pairs`` (the correction is one whole-word row of the teacher,
+``charwise.typos.wikipedia.benchmark_pairs`` (the correction is one whole-word row of the teacher,
 the misspelling is not one token). Every system answers for every pair of a teacher:
 
 * charwise encoders: the misspelling's vector, top-k among the teacher's whole-word rows (cosine);
@@ -21,7 +21,7 @@ the misspelling is not one token). Every system answers for every pair of a teac
 
 A spelling checker's suggestion is a hit when it equals the correction: lower-cased for a
 lower-casing teacher (MiniLM), exactly for a cased one (SmolLM2). Metrics: top-1/5/10 accuracy, by
-error kind (``charwise.misspellings.error_kind``), and words/s (wall clock, torch threads = 2,
+error kind (``charwise.typos.wikipedia.error_kind``), and words/s (wall clock, torch threads = 2,
 charwise batched; dictionary loading is timed separately).
 """
 
@@ -54,7 +54,7 @@ def _version(pkg: str) -> str | None:
 
 
 def _summary(hits: dict[int, list[bool]], kinds: list[str], seconds: float, subset: list[int] | None) -> dict[str, Any]:
-    from charwise.misspellings import ERROR_KINDS
+    from charwise.typos.wikipedia import ERROR_KINDS
 
     idx = subset if subset is not None else list(range(len(kinds)))
     out: dict[str, Any] = {"n": len(idx), "seconds": seconds, "words_per_s": len(idx) / max(seconds, 1e-9)}
@@ -90,8 +90,9 @@ def run_teacher(name: str, encoders: list[tuple[str, str]], raw_pairs: list[tupl
 
     import charwise
     from charwise.evaluation import piece_mean_vectors
-    from charwise.misspellings import ERROR_KINDS, benchmark_pairs, error_kind, hits_at, rank_vectors
+    from charwise.retrieval import hits_at, rank_vectors
     from charwise.teachers import Teacher
+    from charwise.typos.wikipedia import ERROR_KINDS, benchmark_pairs, error_kind
 
     teacher = Teacher.load(name)
     pairs = benchmark_pairs(teacher, raw_pairs)
@@ -206,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     from symspellpy import SymSpell
 
     import charwise
-    from charwise.misspellings import PHONETIC_RULES, load_wikipedia_pairs
+    from charwise.typos.wikipedia import PHONETIC_RULES, load_wikipedia_pairs
 
     raw = load_wikipedia_pairs()
     started = time.perf_counter()

@@ -26,10 +26,10 @@ RESULTS = Path(__file__).parent / "results"
 def main() -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from charwise.encoders import ENCODERS
-    from charwise.training.noise import NoiseConfig, NoiseNotApplicable, Noiser
     from charwise.encoders.shipped import available, load
     from charwise.teachers import Teacher
     from charwise.training.approximation import TrainConfig, build_for_teacher
+    from charwise.typos.single import NoiseConfig, NoiseNotApplicable, Noiser
 
     teacher = Teacher.load("minilm")
     rng = random.Random(0)

@@ -12,9 +12,9 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from charwise.errors import ConfigError
 from charwise.encoders import ENCODERS, CharEncoder, CheckpointError, build_encoder, check_teacher
 from charwise.encoders.base import CONFIG_FILE, MODEL_TYPE, TRAINING_FILE, WEIGHTS_FILE, CharEncoderConfig
+from charwise.errors import ConfigError
 from charwise.teachers import Teacher
 
 KINDS = sorted(ENCODERS)

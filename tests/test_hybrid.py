@@ -10,9 +10,9 @@ import torch
 import torch.nn.functional as F
 
 from charwise.errors import ConfigError
-from charwise.io import data_root
 from charwise.hybrid.model import HybridModel, ModelAdapter
 from charwise.hybrid.policies import SUFFIXES, Policy, RandomPolicy, get_policy
+from charwise.io import data_root
 from charwise.teachers import Teacher
 from charwise.words import split_words
 
@@ -319,11 +319,10 @@ def test_sentence_encoder_none_equals_transformers(minilm_dir):
 @pytest.mark.real
 def test_sentence_encoder_hybrid_is_typo_robust():
     """Find 120 real EWT sentences from copies with typos: the hybrid at least as well as the base."""
-    from pathlib import Path
 
     from charwise import SentenceEncoder
     from charwise.evaluation import noise_config_for
-    from charwise.training.noise import add_typos
+    from charwise.typos.single import add_typos
     from charwise.words import join_words
 
     path = data_root() / "ud_en_ewt" / "en_ewt-ud-test.conllu"

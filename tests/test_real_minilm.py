@@ -10,11 +10,11 @@ import pytest
 import torch
 
 import charwise
-from charwise.evaluation import evaluate
-from charwise.training.losses import LossWeights
 from charwise.encoders.shipped import SHIPPED_DIR
+from charwise.evaluation import evaluate
 from charwise.retrieval import topk_rows
 from charwise.training.approximation import TrainConfig, Trainer
+from charwise.training.losses import LossWeights
 
 pytestmark = pytest.mark.real
 

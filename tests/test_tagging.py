@@ -21,14 +21,14 @@ from charwise.corpora import (
     read_conllu,
     read_sentences,
 )
-from charwise.io import data_root, read_lines
-from charwise.tagging.data import TaskData, TaskSpec, load_task
-from charwise.tagging.metrics import accuracy_report, entity_f1, get_entities
 from charwise.hybrid.pooling import POOLINGS, AttentionPooling, GRUPooling, build_pooling, word_layout
-from charwise.tagging.s2w import FeatureVocab, S2WEncoder, merge_groups
+from charwise.io import data_root, read_lines
 from charwise.tagging import TaggerConfig, evaluate_tagger, load_tagger, noisy_sentences, train_tagger
+from charwise.tagging.data import TaskData, TaskSpec, load_task
 from charwise.tagging.evaluate import single_piece_flags
+from charwise.tagging.metrics import accuracy_report, entity_f1, get_entities
 from charwise.tagging.model import build_tagger
+from charwise.tagging.s2w import FeatureVocab, S2WEncoder, merge_groups
 from charwise.teachers import Teacher
 
 REPO = Path(__file__).resolve().parents[1]

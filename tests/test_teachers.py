@@ -21,7 +21,6 @@ from charwise.teachers import (
     vocabulary_hash,
 )
 
-
 _VOCABS: dict[int, dict[str, int]] = {}
 
 

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from charwise.encoders import CharEncoder
-from charwise.training.losses import LossWeights
 from charwise.training.approximation import BEST_DIR, CHECKPOINT_DIR, BatchSource, TrainConfig, Trainer, lr_factor
+from charwise.training.losses import LossWeights
 
 
 def tiny_config(**overrides) -> TrainConfig:

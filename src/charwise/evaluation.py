@@ -24,7 +24,7 @@ import torch
 from charwise.encoders.base import CharEncoder
 from charwise.retrieval import topk_rows
 from charwise.teachers import Teacher
-from charwise.training.noise import OPERATIONS, NoiseConfig, NoiseNotApplicable, Noiser
+from charwise.typos.single import OPERATIONS, NoiseConfig, NoiseNotApplicable, Noiser
 
 MAX_K = 15
 

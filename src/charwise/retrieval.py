@@ -6,8 +6,14 @@ Everything is a chunked matrix product followed by ``topk``: memory stays at
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 import torch.nn.functional as F
+
+if TYPE_CHECKING:
+    from charwise.encoders.base import CharEncoder
+    from charwise.teachers import Teacher
 
 
 def topk_rows(
@@ -54,3 +60,30 @@ def topk_rows(
     if not scores:
         return torch.empty(0, k), torch.empty(0, k, dtype=torch.long)
     return torch.cat(scores), torch.cat(ids)
+
+
+# --- whole-word ranking (misspelling benchmarks) ----------------------------------------------------
+def whole_word_mask(teacher: Teacher) -> torch.Tensor:
+    """The rows a misspelling is ranked against: ``normal`` rows that start a word."""
+    return teacher.normal_mask & teacher.word_start_mask
+
+
+def rank_vectors(vectors: torch.Tensor, teacher: Teacher, k: int = 10) -> torch.Tensor:
+    """Top-``k`` whole-word row ids ``(n, k)`` (cosine, best first) for vectors in the teacher's space."""
+    if len(vectors) == 0:
+        return torch.empty(0, k, dtype=torch.long)
+    _, ids = topk_rows(vectors.float().cpu(), teacher.embeddings, k, candidates=whole_word_mask(teacher))
+    return ids
+
+
+def rank_with_encoder(
+    encoder: CharEncoder, teacher: Teacher, misspellings: list[str], k: int = 10, *, batch_size: int = 1024
+) -> torch.Tensor:
+    """Top-``k`` whole-word row ids ``(n, k)`` for each misspelling, from the encoder's vectors."""
+    return rank_vectors(encoder.embed(list(misspellings), batch_size=batch_size).cpu(), teacher, k)
+
+
+def hits_at(ids: torch.Tensor, rows: torch.Tensor, ks: tuple[int, ...] = (1, 5, 10)) -> dict[int, torch.Tensor]:
+    """Per pair, whether its ``rows`` entry is among the first k of ``ids``, for each k in ``ks``."""
+    hit = ids == rows[:, None]
+    return {k: hit[:, :k].any(dim=1) for k in ks}

@@ -36,7 +36,7 @@ def add_parser(sub: Any) -> None:
     from charwise.encoders.base import ENCODERS
     from charwise.training.approximation import NOISE_MODELS, TrainConfig
     from charwise.training.losses import LossWeights
-    from charwise.training.misspell import LANGUAGES
+    from charwise.typos.realistic import LANGUAGES
 
     tc, lw = TrainConfig(), LossWeights()
     presets = "; ".join(f"{kind}: {', '.join(cls.PRESETS)}" for kind, cls in sorted(ENCODERS.items()))

@@ -17,7 +17,7 @@ def noisy_sentences(sentences: Sequence[TaggedSentence], rate: float, seed: int,
     """The sentences with synthetic typos in a share ``rate`` of the eligible words (labels and
     feature columns kept), and the share of all words actually changed."""
     from charwise.evaluation import noise_config_for
-    from charwise.training.noise import add_typos
+    from charwise.typos.single import add_typos
 
     if rate <= 0:
         return list(sentences), 0.0

@@ -40,14 +40,14 @@ from charwise.training.engine import (  # noqa: F401 (re-exported)
 )
 from charwise.training.engine import lr_factor as engine_lr_factor
 from charwise.training.losses import ApproximationLoss, LossWeights
-from charwise.training.misspell import MisspellConfig, RealisticNoiser, check_language, languages_of
-from charwise.training.noise import NoiseNotApplicable, Noiser
 from charwise.training.targets import TargetSplit, split_targets
+from charwise.typos.realistic import MisspellConfig, RealisticNoiser, check_language, languages_of
+from charwise.typos.single import NoiseNotApplicable, Noiser
 
 BEST_DIR = "encoder"
 #: Training noise models: ``"single"``, one Char2Subword typo per noisy sample
-#: (:class:`~charwise.training.noise.Noiser`); ``"realistic"``, one to three spelling errors by
-#: sound, by rule and by keyboard (:class:`~charwise.training.misspell.RealisticNoiser`, which
+#: (:class:`~charwise.typos.single.Noiser`); ``"realistic"``, one to three spelling errors by
+#: sound, by rule and by keyboard (:class:`~charwise.typos.realistic.RealisticNoiser`, which
 #: already includes the keyboard operations, so it is used alone); ``"mixed"``, each noisy sample
 #: drawn from one or the other with equal probability (real misspellings are both: one slip of
 #: the finger as often as a misremembered spelling).

@@ -6,8 +6,8 @@ validation strings made only from held-in rows the encoder was trained on (the h
 real misspelling lists and benchmark sentences are never seen):
 
 * ``words`` seeded held-in whole words, each once as written and twice misspelled (once by a
-  single keyboard-style typo, :class:`~charwise.training.noise.Noiser`, once by one to three
-  realistic spelling errors, :class:`~charwise.training.misspell.RealisticNoiser`), so that the
+  single keyboard-style typo, :class:`~charwise.typos.single.Noiser`, once by one to three
+  realistic spelling errors, :class:`~charwise.typos.realistic.RealisticNoiser`), so that the
   search sees strings whose nearest row is wrong as well as ones whose nearest row is right;
 * the objective is the mean **margin** of the intended row: the cosine between the vector and the
   intended row minus the largest cosine between the vector and any other candidate row (among the
@@ -41,9 +41,9 @@ from charwise.encoders.base import CharEncoder
 from charwise.encoders.manifold import METRICS, ManifoldConfig, gate, mixture
 from charwise.evaluation import noise_config_for
 from charwise.teachers import Teacher
-from charwise.training.misspell import MisspellConfig, RealisticNoiser, languages_of
-from charwise.training.noise import NoiseNotApplicable, Noiser
 from charwise.training.targets import TargetSplit
+from charwise.typos.realistic import MisspellConfig, RealisticNoiser, languages_of
+from charwise.typos.single import NoiseNotApplicable, Noiser
 
 KS = (2, 5, 10, 20)
 TEMPERATURES = (0.005, 0.01, 0.02, 0.05, 0.1)

@@ -36,13 +36,13 @@ from torch import nn
 from charwise.decoders.lstm import CharDecoder, build_decoder
 from charwise.encoders.base import CharEncoder
 from charwise.errors import ConfigError
-from charwise.misspellings import damerau_levenshtein
 from charwise.teachers import Teacher
 from charwise.training.approximation import NOISE_MODELS, noisers_for, noisy_word
 from charwise.training.engine import Engine, EngineSettings, RunState
 from charwise.training.losses import ApproximationLoss, LossWeights
-from charwise.training.noise import NoiseNotApplicable
 from charwise.training.targets import TargetSplit, split_for_encoder
+from charwise.typos.single import NoiseNotApplicable
+from charwise.typos.wikipedia import damerau_levenshtein
 
 DECODER_DIR = "decoder"
 ENCODER_DIR = "encoder"

@@ -42,7 +42,7 @@ from charwise.hybrid.pooling import ReducePooling, word_layout
 from charwise.hybrid.sentence import mean_pool
 from charwise.teachers import Teacher
 from charwise.training.engine import CHECKPOINT_DIR, Engine, EngineSettings, RunState  # noqa: F401 (re-exported)
-from charwise.training.noise import add_typos
+from charwise.typos.single import add_typos
 
 BEST_DIR = "encoder"
 

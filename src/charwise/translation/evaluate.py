@@ -7,7 +7,7 @@ when it appears as a word of the hypothesis. It measures the names (Abraham, Jer
 and numbers the decoder must carry over unchanged.
 
 *Typos*: each source word of at least 5 characters gets, with probability ``typo_rate``, one to
-three realistic Spanish spelling errors (:class:`charwise.training.misspell.RealisticNoiser` with
+three realistic Spanish spelling errors (:class:`charwise.typos.realistic.RealisticNoiser` with
 the Spanish rules: b/v, ll/y, c/s/z, the silent h, dropped accents, g/j, rr/r, plus keyboard and
 syllable edits), seeded per sentence.
 """
@@ -30,8 +30,8 @@ __all__ = ["copy_accuracy", "copy_candidates", "evaluate_split", "evaluate_trans
 def noisy_sources(sources: Sequence[str], rate: float, seed: int = 0) -> tuple[list[str], float]:
     """The sentences' words with realistic Spanish typos (rejoined by spaces), and the share of
     words changed."""
-    from charwise.training.misspell import MisspellConfig, RealisticNoiser
-    from charwise.training.noise import NoiseNotApplicable
+    from charwise.typos.realistic import MisspellConfig, RealisticNoiser
+    from charwise.typos.single import NoiseNotApplicable
 
     if not 0 <= rate <= 1:
         raise ConfigError(f"typo rate must be in [0, 1], got {rate}")

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from charwise.errors import ConfigError
-from charwise.training.keyboards import LAYOUTS, check_layout, keyboard_neighbours, neighbours
+from charwise.typos.keyboards import LAYOUTS, check_layout, keyboard_neighbours, neighbours
 
 __all__ = [
     "LAYOUTS",
@@ -61,7 +61,7 @@ OPERATIONS: tuple[str, ...] = ("mistype", "repeat", "swap", "drop", "toggle", "p
 #: ampersand ("AT&T").
 WITHIN_WORD_PUNCTUATION: tuple[str, ...] = ("-", ".", "'", "_", "/", "&")
 
-# Keyboard layouts and neighbour tables live in charwise.training.keyboards (LAYOUTS and
+# Keyboard layouts and neighbour tables live in charwise.typos.keyboards (LAYOUTS and
 # keyboard_neighbours are re-exported here).
 
 # --------------------------------------------------------------------------

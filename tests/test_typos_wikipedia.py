@@ -1,4 +1,4 @@
-"""charwise.misspellings: the error-kind classifier, the pair filter and the ranking helpers.
+"""charwise.typos.wikipedia: the error-kind classifier, the pair filter and the ranking helpers.
 
 Every pair here is made up for these tests; the Wikipedia list itself (GPL-3.0, package
 ``misspellings``) is only read by the ``real`` test, which prints no pair.
@@ -13,16 +13,14 @@ import pytest
 import torch
 
 from charwise.errors import ConfigError
-from charwise.misspellings import (
+from charwise.retrieval import hits_at, rank_vectors, rank_with_encoder
+from charwise.typos.wikipedia import (
     ERROR_KINDS,
     benchmark_pairs,
     damerau_levenshtein,
     error_kind,
     explained_by_rules,
-    hits_at,
     load_wikipedia_pairs,
-    rank_vectors,
-    rank_with_encoder,
 )
 
 

@@ -1,4 +1,4 @@
-"""Keyboard layouts and the neighbour tables of the ``mistype`` typo (:mod:`charwise.training.noise`).
+"""Keyboard layouts and the neighbour tables of the ``mistype`` typo (:mod:`charwise.typos.single`).
 
 Five layouts (:data:`LAYOUTS`: US and UK QWERTY, German QWERTZ, French AZERTY, Spanish QWERTY) are
 modelled as staggered rows of keys; two keys are neighbours when they touch (same row, or

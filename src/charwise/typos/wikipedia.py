@@ -7,7 +7,6 @@ The list comes from the PyPI package ``misspellings`` (1.5, GPL-3.0), installed 
 * :func:`load_wikipedia_pairs`: every (misspelling, correction) pair of the list.
 * :func:`benchmark_pairs`: the pairs a teacher can be scored on (rules in its docstring).
 * :func:`error_kind`: ``one-edit``, ``phonetic/rule`` or ``multi-edit``.
-* :func:`rank_with_encoder` / :func:`rank_vectors`: top-k whole-word rows for each misspelling.
 """
 
 from __future__ import annotations
@@ -16,13 +15,9 @@ import importlib
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
-import torch
-
 from charwise.errors import ConfigError
-from charwise.retrieval import topk_rows
 
 if TYPE_CHECKING:
-    from charwise.encoders.base import CharEncoder
     from charwise.teachers import Teacher
 
 ERROR_KINDS = ("one-edit", "phonetic/rule", "multi-edit")
@@ -50,7 +45,7 @@ def load_wikipedia_pairs() -> list[tuple[str, str]]:
     return [(str(bad), str(good)) for bad, good in lib.Misspellings().dump_misspelling_list()]
 
 
-def _whole_word_rows(teacher: Teacher) -> dict[str, int]:
+def whole_word_rows(teacher: Teacher) -> dict[str, int]:
     """Surface -> row id of the teacher's whole-word rows (kind ``normal`` and word-start)."""
     rows: dict[str, int] = {}
     kinds, starts, surfaces = teacher.vocab.kinds, teacher.vocab.word_start, teacher.vocab.surfaces
@@ -78,7 +73,7 @@ def benchmark_pairs(teacher: Teacher, pairs: list[tuple[str, str]]) -> list[Miss
        pieces, so the teacher has no row of its own for it.
     5. Duplicates of (misspelling, correction) after rule 2 are dropped (the first one is kept).
     """
-    rows = _whole_word_rows(teacher)
+    rows = whole_word_rows(teacher)
     candidates: list[tuple[str, str, int]] = []
     seen: set[tuple[str, str]] = set()
     for bad, good in pairs:
@@ -200,30 +195,3 @@ def error_kind(misspelling: str, correction: str) -> str:
     if explained_by_rules(a, b):
         return "phonetic/rule"
     return "multi-edit"
-
-
-# --- ranking ----------------------------------------------------------------------------------------
-def whole_word_mask(teacher: Teacher) -> torch.Tensor:
-    """The rows a misspelling is ranked against: ``normal`` rows that start a word."""
-    return teacher.normal_mask & teacher.word_start_mask
-
-
-def rank_vectors(vectors: torch.Tensor, teacher: Teacher, k: int = 10) -> torch.Tensor:
-    """Top-``k`` whole-word row ids ``(n, k)`` (cosine, best first) for vectors in the teacher's space."""
-    if len(vectors) == 0:
-        return torch.empty(0, k, dtype=torch.long)
-    _, ids = topk_rows(vectors.float().cpu(), teacher.embeddings, k, candidates=whole_word_mask(teacher))
-    return ids
-
-
-def rank_with_encoder(
-    encoder: CharEncoder, teacher: Teacher, misspellings: list[str], k: int = 10, *, batch_size: int = 1024
-) -> torch.Tensor:
-    """Top-``k`` whole-word row ids ``(n, k)`` for each misspelling, from the encoder's vectors."""
-    return rank_vectors(encoder.embed(list(misspellings), batch_size=batch_size).cpu(), teacher, k)
-
-
-def hits_at(ids: torch.Tensor, rows: torch.Tensor, ks: tuple[int, ...] = (1, 5, 10)) -> dict[int, torch.Tensor]:
-    """Per pair, whether its ``rows`` entry is among the first k of ``ids``, for each k in ``ks``."""
-    hit = ids == rows[:, None]
-    return {k: hit[:, :k].any(dim=1) for k in ks}

@@ -8,7 +8,7 @@ import unicodedata
 
 import pytest
 
-from charwise.training.noise import (
+from charwise.typos.single import (
     LAYOUTS,
     OPERATIONS,
     WITHIN_WORD_PUNCTUATION,

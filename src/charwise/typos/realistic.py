@@ -1,6 +1,6 @@
 """Realistic spelling errors: one to three edits per word, by sound, by rule and by keyboard.
 
-:class:`Noiser` (:mod:`charwise.training.noise`) makes one synthetic keyboard-style edit per word.
+:class:`Noiser` (:mod:`charwise.typos.single`) makes one synthetic keyboard-style edit per word.
 People also misspell by sound and by rule (recieve, occured, seperate, independant, rythm) and
 often make two or three errors in one word. :class:`RealisticNoiser` has the same interface
 (``eligible(word)``, ``corrupt(word, rng) -> (noisy, description)``) and models both:
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from charwise.errors import ConfigError
-from charwise.training.noise import OPERATIONS, NoiseConfig, NoiseNotApplicable, Noiser
+from charwise.typos.single import OPERATIONS, NoiseConfig, NoiseNotApplicable, Noiser
 
 __all__ = ["KIND_WEIGHTS", "LANGUAGES", "MisspellConfig", "RealisticNoiser", "Rule", "check_language"]
 

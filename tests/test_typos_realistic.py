@@ -1,4 +1,4 @@
-"""Tests for charwise.training.misspell (realistic spelling errors) and the ``noise`` training option.
+"""Tests for charwise.typos.realistic (realistic spelling errors) and the ``noise`` training option.
 
 Every example below was written for these tests from the rules' descriptions; no list of real
 misspellings was used.
@@ -21,8 +21,8 @@ from charwise.cli import main
 from charwise.errors import ConfigError
 from charwise.training.approximation import BatchSource, TrainConfig
 from charwise.training.losses import LossWeights
-from charwise.training.misspell import KIND_WEIGHTS, LANGUAGES, MisspellConfig, RealisticNoiser
-from charwise.training.noise import OPERATIONS, NoiseNotApplicable
+from charwise.typos.realistic import KIND_WEIGHTS, LANGUAGES, MisspellConfig, RealisticNoiser
+from charwise.typos.single import OPERATIONS, NoiseNotApplicable
 
 NOISER = RealisticNoiser()
 
