@@ -118,7 +118,7 @@ PAGES = {
     "misspellings": "approximation.md",
     "pretraining": "hybrid.md",
     "tagging": "tagging.md",
-    "correct": "correction.md",
+    "speller": "correction.md",
     "decoder": "correction.md",
     "cycle_loops": "correction.md",
     "generation": "generation.md",
@@ -464,23 +464,33 @@ def render_decoder(data: dict[str, Any]) -> Lines:
                          rows, right={2, 3, 4, 5, 6})
 
 
-def render_correct(data: dict[str, Any]) -> Lines:
-    groups = ["in-vocabulary test", "in-vocabulary all", "outside test", "outside all"]
-    any_system = next(iter(data["systems"].values()))
-    lines = [f"{data['benchmark']}; teacher {data['teacher']['name']}; decoder `{data['decoder']}`; "
-             f"{plural(data['torch_threads'], 'torch thread')}. Accuracy of the first answer (%), words kept "
-             "unchanged among correctly spelled EWT words the teacher splits (%), words/s. Pairs: "
-             + ", ".join(f"{g} {any_system[g]['n']:,}" for g in groups)
-             + f"; EWT test words {any_system['ewt test']['n']:,}"
-             + ("; pyspellchecker answers a seeded subset of each group (n in the JSON)." if "pyspellchecker"
-                in data["systems"] else "."), ""]
+def render_speller(data: dict[str, Any]) -> Lines:
+    if data["language"] == "es":
+        lines = [f"Realistic Spanish misspellings of {data['pairs']:,} words of the Spanish test verses (of "
+                 f"{data['test_words']:,}); intended word found, %. Clean dev verses: "
+                 f"{data['clean_dev']['changed']} of {data['clean_dev']['words']:,} words changed "
+                 f"({data['clean_dev']['changed_share']:.3f} %).", ""]
+        rows = [[name, f"{r['top1']:.1f}", f"{r['top10']:.1f}"] for name, r in data["misspellings"].items()]
+        return lines + table(["system", "top-1", "top-10"], rows, right={1, 2})
+    speed = data["speed"]
+    clean = data["clean"]
+    lines = [f"Wikipedia's list, test half ({data['in_vocabulary']:,} pairs whose correction is a MiniLM whole "
+             f"word, {data['outside']:,} whose correction MiniLM splits); intended word found, %. Clean text "
+             "changed: " + "; ".join(f"{task} test {c['changed']} of {c['words']:,} words ({c['changed_share']:.3f} %)"
+                                     for task, c in clean.items())
+             + f". Speed ({speed['threads']} thread): misspelled words/s "
+             + ", ".join(f"{k} {v:,}" for k, v in speed["misspelled_words_per_second"].items())
+             + f"; clean words/s {speed['clean_words_per_second']:,}; load {speed['load_seconds']} s; "
+             f"index and vectors {speed['index_and_vectors_mb']:,} MB.", ""]
     rows = []
-    for name, r in data["systems"].items():
-        chosen = ", ".join(f"{k} {v:g}" for k, v in r["settings"].items()) if "settings" in r else "-"
-        rows.append([name, *(pct(r[g]["accuracy"]) for g in groups), pct(r["ewt test"]["kept"]),
-                     f"{r['words_per_s']:,.0f}", chosen])
-    return lines + table(["system", *groups, "EWT test kept", "words/s", "weights (tuned)"], rows,
-                         right=set(range(1, 7)))
+    for name, r in data["wikipedia"].items():
+        kinds = r["by_kind"]
+        outside = r.get("outside")
+        rows.append([name, f"{r['n']:,}", f"{r['top1']:.1f}", f"{r['top10']:.1f}",
+                     *(f"{kinds[k]['top1']:.1f}" for k in ("one-edit", "phonetic/rule", "multi-edit")),
+                     "-" if outside is None else f"{outside['top1']:.1f}"])
+    return lines + table(["system", "n", "top-1", "top-10", "one-edit", "phonetic/rule", "multi-edit",
+                          "outside top-1"], rows, right=set(range(1, 8)))
 
 
 def render_pretraining(data: dict[str, Any]) -> Lines:
@@ -698,7 +708,8 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "approximation_": render_approximation,
     "bitext_retrieval": render_bitext_retrieval,
     "eval_": render_eval,
-    "correct": render_correct,
+    "speller": render_speller,
+    "speller_": render_speller,
     "cycle_loops_": render_cycle_loops,
     "generation": render_generation,
     "lm": render_lm,

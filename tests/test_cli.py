@@ -31,11 +31,11 @@ def test_no_argparse_type_bool():
             assert action.type is not bool, f"{parser.prog}: {action.dest} is a bool-typed option"
 
 
-COMMANDS = ["train", "eval", "manifold", "neighbors", "embed", "encode", "compare", "tune", "pretrain", "stats", "expand", "tag",
-            "tag train", "tag eval", "tag predict", "decoder", "decoder train", "decoder eval", "decoder spell", "correct",
-            "generator", "generator train", "generator generate", "lm", "lm train", "lm eval", "lm sample",
-            "lm neighbors", "translate", "translate train", "translate eval", "translate translate",
-            "translate average"]
+COMMANDS = ["train", "eval", "manifold", "neighbors", "embed", "encode", "compare", "tune", "pretrain", "stats",
+            "expand", "tag", "tag train", "tag eval", "tag predict", "decoder", "decoder train", "decoder eval",
+            "decoder spell", "correct", "generator", "generator train", "generator generate", "lm", "lm train",
+            "lm eval", "lm sample", "lm neighbors", "translate", "translate train", "translate eval",
+            "translate translate", "translate average"]
 
 
 def test_every_command_is_registered():
@@ -129,6 +129,13 @@ def test_errors_derive_from_the_builtin_types():
     (["expand", "--corpus", "CORPUS", "--out", "OUT", "--min-count", "0"], "--min-count must be >= 1, got 0"),
     (["expand", "--corpus", "CORPUS", "--out", "OUT", "--method", "average"], "unknown method 'average'"),
     (["tag", "eval", "RUN", "--noise", "2"], "--noise must be in [0, 1], got 2"),
+    (["neighbors", ""], "word 1 is empty"),
+    (["neighbors", "fine", " "], "word 2 is empty"),
+    # --beam 0 is refused wherever there is a --beam, before any model loads
+    (["decoder", "eval", "RUN", "--beam", "0"], "--beam must be >= 1, got 0"),
+    (["decoder", "spell", "word", "--decoder", "RUN", "--beam", "0"], "--beam must be >= 1, got 0"),
+    (["translate", "eval", "RUN", "--beam", "0"], "--beam must be >= 1, got 0"),
+    (["translate", "translate", "RUN", "--text", "hola", "--beam", "0"], "--beam must be >= 1, got 0"),
 ])
 def test_flag_checks_name_the_flag(argv, message, tmp_path, capsys):
     corpus = tmp_path / "corpus.txt"
@@ -137,6 +144,70 @@ def test_flag_checks_name_the_flag(argv, message, tmp_path, capsys):
     assert main([names.get(a, a) for a in argv]) == 2
     assert message in one_line_error(capsys)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["embed", "DIR", "--out", "OUT.npy"],
+    ["encode", "DIR", "--out", "OUT.npy"],
+    ["stats", "DIR"],
+    ["tag", "predict", "RUN", "DIR"],
+    ["translate", "translate", "RUN", "DIR"],
+    ["tune", "DIR", "--out", "OUT"],
+    ["pretrain", "DIR", "--out", "OUT"],
+    ["generator", "train", "DIR", "--decoder", "minilm", "--out", "OUT"],
+    ["lm", "train", "--out", "OUT", "--corpus", "DIR"],
+    ["translate", "train", "--out", "OUT", "--corpus", "DIR"],
+    ["expand", "--words", "DIR", "--out", "OUT"],
+], ids=lambda argv: " ".join(a for a in argv[:2] if a.islower()))
+def test_a_directory_for_an_input_file_gets_one_message(argv, tmp_path, capsys):
+    names = {"DIR": str(tmp_path / "texts"), "RUN": str(tmp_path / "run"), "OUT": str(tmp_path / "out"),
+             "OUT.npy": str(tmp_path / "out.npy")}
+    (tmp_path / "texts").mkdir()
+    assert main([names.get(a, a) for a in argv]) == 2
+    assert one_line_error(capsys) == f"charwise: error: input is a directory, not a file: {tmp_path / 'texts'}"
+    assert not (tmp_path / "out").exists() and not (tmp_path / "out.npy").exists()
+
+
+def test_a_decoder_is_named_like_an_encoder(tmp_path, capsys):
+    from charwise.cli.common import decoder_directory
+    from charwise.encoders.shipped import shipped_decoder
+
+    assert decoder_directory("minilm") == shipped_decoder("minilm")
+    assert decoder_directory(str(tmp_path)) == tmp_path
+    for argv in (["decoder", "spell", "word", "--decoder", "no-such-decoder"],
+                 ["decoder", "eval", "no-such-decoder"]):
+        assert main(argv) == 2
+        assert "no decoder 'no-such-decoder': shipped decoders are minilm" in one_line_error(capsys)
+
+
+@pytest.mark.real
+def test_decoder_spell_with_the_shipped_decoder_by_name(capsys):
+    assert main(["decoder", "spell", "hello", "--decoder", "minilm", "--beam", "2"]) == 0
+    assert capsys.readouterr().out.startswith("hello\t")
+
+
+def test_cli_defaults_are_the_librarys():
+    import inspect
+
+    from charwise.decoders.lstm import CharDecoder
+    from charwise.training.config import TuneConfig
+    from charwise.training.spelling import spelling_report
+    from charwise.translation.model import TranslationModel
+
+    def default(function, name):
+        return inspect.signature(function).parameters[name].default
+
+    parser = build_parser()
+    assert parser.parse_args(["decoder", "spell", "w", "--decoder", "d"]).beam == default(CharDecoder.spellings, "beam")
+    assert parser.parse_args(["decoder", "eval", "d"]).beam == default(spelling_report, "beam")
+    for argv in (["translate", "eval", "m"], ["translate", "translate", "m"]):
+        args = parser.parse_args(argv)
+        assert args.beam == default(TranslationModel.translate, "beam")
+        assert args.length_penalty == default(TranslationModel.translate, "length_penalty")
+    tune, config = parser.parse_args(["tune", "c.txt", "--out", "o"]), TuneConfig()
+    for name in ("teacher", "encoder", "policy", "objective", "steps", "batch_size", "lr", "typo_rate", "eval_every",
+                 "seed"):
+        assert getattr(tune, name) == getattr(config, name), name
 
 
 def one_line_error(capsys) -> str:

@@ -10,7 +10,6 @@ import torch
 import charwise
 from charwise.charset import END, CharVocab
 from charwise.cli import main
-from charwise.correction import Corrector, CorrectorSettings
 from charwise.decoders import CharDecoder, build_decoder
 from charwise.errors import CheckpointError, ConfigError
 from charwise.training.spelling import SpellingConfig, SpellingTrainer, spelling_scores
@@ -166,47 +165,9 @@ def test_training_resumes_to_the_same_weights(make_encoder, wordpiece_teacher, t
     assert ("approx" in parts) == train_encoder
 
 
-def test_corrector_keeps_vocabulary_words_and_marks_changes(make_encoder, wordpiece_teacher):
-    encoder = make_encoder("cnn", charset=CharVocab.build(wordpiece_teacher.vocab.surfaces[:3000], lowercase=True,
-                                                          hash_buckets=8), info=wordpiece_teacher.describe())
-    encoder.attach_teacher(wordpiece_teacher)
-    corrector = Corrector(encoder, None, CorrectorSettings(k=3, beam=0))
-    result = corrector.correct("The cat sat on 12 mats, zqxwvy!")
-    kept = {w.word for w in result.words if not w.looked_at}
-    assert {"The", "cat", "sat", "on", "12", ","} <= kept
-    looked = [w for w in result.words if w.looked_at]
-    assert [w.word for w in looked] == ["mats", "zqxwvy"] or [w.word for w in looked] == ["zqxwvy"]
-    for w in looked:
-        assert {c.source for c in w.candidates} <= {"written", "row"}
-        assert w.candidates == sorted(w.candidates, key=lambda c: -c.score)
-    marked = result.marked()
-    assert all((f"[{w.word} -> {w.correction}]" in marked) == w.changed for w in looked)
-    assert corrector.correct("").corrected == ""
-    with pytest.raises(ConfigError):
-        CorrectorSettings(k=0, beam=0)
-
-
-def test_correct_command_reports_bad_input_in_one_line(tmp_path, capsys):
-    assert main(["correct", str(tmp_path / "missing.txt")]) == 2
-    assert "not found" in capsys.readouterr().err
-    assert main(["correct", "--text", "x", "-k", "-1"]) == 2
-    assert "-k" in capsys.readouterr().err
+def test_decoder_eval_refuses_a_directory_without_a_decoder(tmp_path, capsys):
     assert main(["decoder", "eval", str(tmp_path)]) == 2
     assert "not a charwise decoder" in capsys.readouterr().err
-
-
-@pytest.mark.real
-def test_correct_command_on_the_shipped_encoder(capsys, tmp_path):
-    assert main(["correct", "--text", "We recieve the pacakge tomorow", "--no-decoder", "--json"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    looked = {w["word"]: w for w in result["words"]}
-    assert {"recieve", "pacakge"} <= set(looked)
-    sources = [c["source"] for c in looked["recieve"]["candidates"]]
-    assert sources.count("written") == 1 and sources.count("row") == 5  # -k 5 nearest rows
-    text = tmp_path / "in.txt"
-    text.write_text("one line\nWe recieve it\n", encoding="utf-8")
-    assert main(["correct", str(text), "--no-decoder", "--plain", "--out", str(tmp_path / "out.txt")]) == 0
-    assert len((tmp_path / "out.txt").read_text(encoding="utf-8").splitlines()) == 2
 
 
 @pytest.mark.real

@@ -462,4 +462,4 @@ def test_check_teacher(make_encoder, wordpiece_teacher, other_vocab_teacher, kin
 def test_teacher_property_without_a_recorded_teacher(make_encoder):
     enc = make_encoder(KINDS[0], info={})
     with pytest.raises(ConfigError, match="does not record"):
-        enc.teacher
+        _ = enc.teacher

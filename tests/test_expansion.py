@@ -49,7 +49,8 @@ def test_csls_hand_case():
     want_k1 = torch.tensor([[2 - 1 - 1, 1.2 - 1 - 0.8, 0 - 1 - 1], [0 - 1 - 1, 1.6 - 1 - 0.8, 2 - 1 - 1]])
     torch.testing.assert_close(csls(q, t, k=1), want_k1)
     # k=2: r_T(q1)=(1+.6)/2=.8, r_T(q2)=(1+.8)/2=.9; r_S(t1)=.5, r_S(t2)=(.6+.8)/2=.7, r_S(t3)=.5.
-    want_k2 = torch.tensor([[2 - 0.8 - 0.5, 1.2 - 0.8 - 0.7, 0 - 0.8 - 0.5], [0 - 0.9 - 0.5, 1.6 - 0.9 - 0.7, 2 - 0.9 - 0.5]])
+    want_k2 = torch.tensor([[2 - 0.8 - 0.5, 1.2 - 0.8 - 0.7, 0 - 0.8 - 0.5],
+                            [0 - 0.9 - 0.5, 1.6 - 0.9 - 0.7, 2 - 0.9 - 0.5]])
     torch.testing.assert_close(csls(q, t, k=2), want_k2)
 
 
@@ -345,7 +346,8 @@ def test_mixture_picks_the_static_neighbour(wordpiece_teacher):
     # "zorblax" gets the static vector of a vocabulary word (plus a little noise).
     anchor = surfaces[17]
     g = torch.Generator().manual_seed(5)
-    vectors.matrix[vectors.index["zorblax"]] = vectors.matrix[vectors.index[anchor]] + 0.01 * torch.randn(8, generator=g)
+    noise = 0.01 * torch.randn(8, generator=g)
+    vectors.matrix[vectors.index["zorblax"]] = vectors.matrix[vectors.index[anchor]] + noise
     ex = Expander(wordpiece_teacher, vectors=vectors)
     out = ex.rows(["zorblax"], "mixture")
     ids, weights = out.combos[0]

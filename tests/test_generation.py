@@ -118,7 +118,7 @@ def test_cli_refuses_bad_options_before_loading(tmp_path, corpus, capsys):
     from charwise.cli import main
 
     assert main(["generator", "train", corpus, "--decoder", str(tmp_path / "none"), "--out", str(tmp_path / "o")]) == 2
-    assert "not found" in capsys.readouterr().err
+    assert "no decoder" in capsys.readouterr().err
     assert main(["generator", "train", corpus, "--decoder", "d", "--out", "o", "--typo-rate", "2"]) == 2
     assert main(["generator", "generate", str(tmp_path), "hello", "--words", "0"]) == 2
     assert main(["generator", "generate", str(tmp_path), "hello"]) == 2

@@ -73,7 +73,10 @@ def test_split_words_loses_only_whitespace():
 # --- policies --------------------------------------------------------------------------------------
 def test_xrayemb_table2_policies(wordpiece_teacher):
     pieces = wordpiece_teacher.piece_ids(XRAY)
-    chosen = lambda name: [w for w, s in zip(XRAY, get_policy(name).select(XRAY, pieces, wordpiece_teacher)) if s]
+
+    def chosen(name: str) -> list[str]:
+        return [w for w, s in zip(XRAY, get_policy(name).select(XRAY, pieces, wordpiece_teacher)) if s]
+
     assert chosen("multi") == ["emphatically", "scrupulous", "sportive"]
     assert chosen("no-suffix") == ["emphatically", "scrupulous"]  # sport + ##ive: "ive" is a suffix
     assert chosen("oov") == chosen("multi")

@@ -232,7 +232,8 @@ def test_pooling_gradients_and_layout_checks():
     out.sum().backward()
     assert pool.scorer.weight.grad is not None and states.grad[0, 0].abs().sum() == 0  # [CLS] unused
     layout = word_layout(INDEX)
-    assert layout.first.tolist() == [1, 3, 4] and layout.last.tolist() == [2, 3, 5] and layout.counts.tolist() == [2, 1, 2]
+    assert layout.first.tolist() == [1, 3, 4] and layout.last.tolist() == [2, 3, 5]
+    assert layout.counts.tolist() == [2, 1, 2]
     with pytest.raises(ValueError, match="beyond num_words"):
         word_layout(INDEX, [2])
     with pytest.raises(ValueError, match="unknown pooling"):
@@ -644,7 +645,7 @@ def test_cli_round_trip(tmp_path, tiny_bert_dir, capsys):
     (["tag", "train", "--task", "ewt-upos", "--feature", "lemma", "--out", "{tmp}/r"], "s2w-layers"),
     (["tag", "train", "--task", "ewt-upos", "--char-fusion", "merge", "--out", "{tmp}/r"], "s2w-layers"),
     (["tag", "eval", "{tmp}/nothing"], "no tagger"),
-    (["tag", "predict", "{tmp}/nothing", "{tmp}/missing.txt"], "no such file"),
+    (["tag", "predict", "{tmp}/nothing", "{tmp}/missing.txt"], "input file not found"),
 ])
 def test_cli_errors_are_one_line(tmp_path, capsys, argv, message):
     assert main([a.format(tmp=tmp_path) for a in argv]) == 2
@@ -679,7 +680,8 @@ def test_cli_char_fusion_round_trip(tmp_path, tiny_bert_dir, make_encoder, capsy
 
 
 def test_cli_help():
-    for argv in (["tag", "--help"], ["tag", "train", "--help"], ["tag", "eval", "--help"], ["tag", "predict", "--help"]):
+    for argv in (["tag", "--help"], ["tag", "train", "--help"], ["tag", "eval", "--help"],
+                 ["tag", "predict", "--help"]):
         with pytest.raises(SystemExit) as info:
             main(argv)
         assert info.value.code == 0

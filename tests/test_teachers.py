@@ -334,7 +334,7 @@ def test_load_tiny_hf_bert_directory(tmp_path, wordpiece_tokenizer, wordpiece_te
 
 def test_teacher_without_model_loader(wordpiece_teacher):
     with pytest.raises(RuntimeError, match="without a model"):
-        wordpiece_teacher.model
+        _ = wordpiece_teacher.model
 
 
 # --- real weights ----------------------------------------------------------------------------------

@@ -1,15 +1,57 @@
-"""charwise: open-vocabulary, typo-robust word vectors for pretrained subword models, from characters."""
+"""charwise: open-vocabulary, typo-robust word vectors for pretrained subword models, from characters.
 
-from charwise.encoders import CharEncoder, build_encoder
-from charwise.encoders.shipped import load
-from charwise.hybrid.model import HybridInputs, HybridModel, HybridOutput, ModelAdapter
-from charwise.hybrid.policies import Policy, get_policy
-from charwise.hybrid.sentence import SentenceEncoder
-from charwise.teachers import Teacher, TeacherNotFoundError
-from charwise.words import split_words
+The public names are loaded on first use (PEP 562): ``import charwise`` does not import torch or
+transformers, so the command line and tools that only need a part of charwise start at once.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from charwise.encoders import CharEncoder, build_encoder
+    from charwise.encoders.shipped import load
+    from charwise.hybrid.model import HybridInputs, HybridModel, HybridOutput, ModelAdapter
+    from charwise.hybrid.policies import Policy, get_policy
+    from charwise.hybrid.sentence import SentenceEncoder
+    from charwise.speller import Speller
+    from charwise.teachers import Teacher, TeacherNotFoundError
+    from charwise.words import split_words
+
+#: public name -> the module it is loaded from on first use
+_LAZY = {
+    "CharEncoder": "charwise.encoders",
+    "build_encoder": "charwise.encoders",
+    "load": "charwise.encoders.shipped",
+    "HybridInputs": "charwise.hybrid.model",
+    "HybridModel": "charwise.hybrid.model",
+    "HybridOutput": "charwise.hybrid.model",
+    "ModelAdapter": "charwise.hybrid.model",
+    "Policy": "charwise.hybrid.policies",
+    "get_policy": "charwise.hybrid.policies",
+    "SentenceEncoder": "charwise.hybrid.sentence",
+    "Speller": "charwise.speller",
+    "Teacher": "charwise.teachers",
+    "TeacherNotFoundError": "charwise.teachers",
+    "split_words": "charwise.words",
+}
 
 __all__ = [
     "CharEncoder", "HybridInputs", "HybridModel", "HybridOutput", "ModelAdapter", "Policy", "SentenceEncoder",
-    "Teacher", "TeacherNotFoundError", "build_encoder", "get_policy", "load", "split_words",
+    "Speller", "Teacher", "TeacherNotFoundError", "build_encoder", "get_policy", "load", "split_words",
 ]
 __version__ = "0.2.0"
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'charwise' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

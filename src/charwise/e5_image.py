@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from charwise.errors import CheckpointError, TeacherNotFoundError
+from charwise.io import cache_root
 
 MAGIC = b"E5S1"
 VERSION = 1
@@ -50,7 +51,6 @@ Q4_0_BLOCK_BYTES = 2 + QK // 2  # float16 scale + 16 bytes of nibbles
 DTYPE_F32, DTYPE_Q4_0 = 0, 1
 DTYPE_NAMES = {DTYPE_F32: "f32", DTYPE_Q4_0: "q4_0"}
 
-CACHE_ENV = "CHARWISE_CACHE"
 CACHE_NAME = "e5-multilingual"
 SOURCE_RECORD = "charwise_e5_image.json"  # what a cache directory was built from
 CACHE_FORMAT = 1  # bump when the directory's layout or contents change
@@ -384,8 +384,7 @@ def default_tokenizer_file() -> Path:
 
 def cache_directory() -> Path:
     """``$CHARWISE_CACHE/e5-multilingual``, by default ``~/.cache/charwise/e5-multilingual``."""
-    root = os.environ.get(CACHE_ENV)
-    return (Path(root).expanduser() if root else Path.home() / ".cache" / "charwise") / CACHE_NAME
+    return cache_root() / CACHE_NAME
 
 
 def _sha256(path: Path) -> str:

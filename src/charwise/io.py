@@ -53,6 +53,7 @@ from charwise.errors import ConfigError, InputError, MissingInputError, OutputEx
 FORMATS = ("auto", "text", "conll", "conllu")
 COMMENT_PREFIX = "#"
 DATA_ENV = "CHARWISE_DATA"
+CACHE_ENV = "CHARWISE_CACHE"
 ERRORS = ("strict", "replace")
 MAX_LINE_CHARS = 100_000  # characters kept of one line; the rest of the line is skipped unread
 _CHUNK = 1 << 20
@@ -138,6 +139,21 @@ def decode_line(data: bytes, source: str, number: int, errors: str = "strict") -
     return (text[:-1] if text.endswith("\r") else text), replaced
 
 
+def check_input_file(path: str | os.PathLike, what: str = "input file") -> Path:
+    """``path`` if it is a file that can be read, else a :class:`~charwise.errors.MissingInputError`
+    with the message every command gives: ``input is a directory, not a file: PATH``, ``WHAT not
+    found: PATH`` (``what``: ``"input file"``, ``"corpus file"``, ...) or ``input is not a regular
+    file: PATH``. Commands call it on their input files before any long work."""
+    path = Path(path)
+    if path.is_dir():
+        raise MissingInputError(f"input is a directory, not a file: {path}")
+    if not path.exists():
+        raise MissingInputError(f"{what} not found: {path}")
+    if not path.is_file():
+        raise MissingInputError(f"input is not a regular file: {path}")
+    return path
+
+
 def iter_lines(path: str | os.PathLike, *, errors: str = "strict", max_chars: int | None = MAX_LINE_CHARS,
                report: ReadReport | None = None) -> Iterator[str]:
     """The lines of a UTF-8 text file, or of standard input for ``"-"``, one at a time (see the
@@ -148,11 +164,7 @@ def iter_lines(path: str | os.PathLike, *, errors: str = "strict", max_chars: in
     if str(path) == "-":
         yield from _iter_stream(sys.stdin.buffer, "<stdin>", errors, max_chars, report)
         return
-    path = Path(path)
-    if not path.exists():
-        raise MissingInputError(f"file not found: {path}")
-    if not path.is_file():
-        raise MissingInputError(f"not a file (a directory?): {path}")
+    path = check_input_file(path)
     with open(path, "rb") as f:
         yield from _iter_stream(f, str(path), errors, max_chars, report)
 
@@ -261,6 +273,13 @@ def data_root() -> Path:
     (installed with the wheel, so built-in tasks work outside a source checkout)."""
     env = os.environ.get(DATA_ENV)
     return Path(env).expanduser() if env else Path(__file__).resolve().parent / "data"
+
+
+def cache_root() -> Path:
+    """Where charwise keeps what it derives once and reuses (the e5 image, speller lexicons):
+    ``$CHARWISE_CACHE`` if set, else ``~/.cache/charwise``."""
+    env = os.environ.get(CACHE_ENV)
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "charwise"
 
 
 # --- writing -------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 Each command group lives in its own module and registers its parsers with ``add_parser(sub)``:
 :mod:`~charwise.cli.encoder` (train, eval, manifold, neighbors, embed), :mod:`~charwise.cli.spell`
-(decoder train, eval, spell; correct), :mod:`~charwise.cli.hybrid` (encode,
+(decoder train, eval, spell), :mod:`~charwise.cli.correct` (correct, speller train),
+:mod:`~charwise.cli.hybrid` (encode,
 compare, tune), :mod:`~charwise.cli.stats`, :mod:`~charwise.cli.expand`, :mod:`~charwise.cli.tag`
 (tag train, eval, predict), :mod:`~charwise.cli.lm` and :mod:`~charwise.cli.translate`. Commands read
 files through :func:`charwise.io.read_lines` and write outputs through charwise.io's atomic writers.
@@ -10,6 +11,10 @@ files through :func:`charwise.io.read_lines` and write outputs through charwise.
 :func:`main` prints charwise's own errors (:class:`~charwise.errors.CharwiseError`), file
 errors (``OSError``), unreadable weight files (safetensors' errors) and ``MemoryError`` as one line,
 ``charwise: error: ...``, with exit status 2. Any other exception is a bug and keeps its traceback.
+
+Start-up: building the parser imports no command's machinery (no torch, no transformers; see
+:mod:`charwise.cli.common`), so ``charwise --help`` and flag errors answer at once; a command
+imports what it runs when it runs.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ def _show_defaults(parser: argparse.ArgumentParser) -> None:
                 _show_defaults(child)
             continue
         default = action.default
-        if (not action.option_strings or default in (None, False, argparse.SUPPRESS)
+        if (not action.option_strings or default in (None, False, "", argparse.SUPPRESS)
                 or isinstance(action, argparse._HelpAction)):
             continue
         help = action.help or ""
@@ -46,11 +51,11 @@ def _show_defaults(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``charwise`` parser with every command group registered."""
-    from charwise.cli import encoder, expand, generate, hybrid, lm, spell, stats, tag, translate
+    from charwise.cli import correct, encoder, expand, generate, hybrid, lm, spell, stats, tag, translate
 
     p = argparse.ArgumentParser(prog="charwise", description="Character-built word vectors in a subword model's space.")
     sub = p.add_subparsers(dest="command", required=True)
-    for group in (encoder, spell, hybrid, generate, lm, translate, stats, expand, tag):
+    for group in (encoder, spell, correct, hybrid, generate, lm, translate, stats, expand, tag):
         group.add_parser(sub)
     _show_defaults(p)
     return p
@@ -61,14 +66,24 @@ def _one_line(error: BaseException) -> str:
     return message or type(error).__name__
 
 
+def quiet_transformers() -> None:
+    """charwise prints its own progress: transformers' weight-loading bars and warnings would bury
+    the output. A transformers not imported yet reads the settings from the environment when it is
+    (importing it here would cost most of a second for commands that never load a model); one
+    already imported (charwise called from Python) is set directly."""
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    if "transformers" in sys.modules:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0, 2 for a reported error, 130 if interrupted)."""
     args = build_parser().parse_args(argv)
-    from transformers.utils import logging as hf_logging
-
-    # charwise prints its own progress; transformers' weight-loading bars would bury the output.
-    hf_logging.disable_progress_bar()
-    hf_logging.set_verbosity_error()
+    quiet_transformers()
     try:
         return args.func(args)
     except (CharwiseError, OSError) as e:

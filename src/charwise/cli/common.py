@@ -1,10 +1,16 @@
-"""What the command modules share: checks of flag values, the input options, loading an encoder,
-writing a ``.npy``.
+"""What the command modules share: checks of flag values, the input options, loading an encoder or
+a decoder, writing a ``.npy``.
 
 Flag checks raise :class:`~charwise.errors.ConfigError` naming the flag (``--max-words must be >=
 0, got -1``): the command line speaks in flags, the library in arguments. Every command that reads
 text takes the same input options (:func:`add_input_options`: ``--errors``, ``--max-line-chars``)
-and reads through :func:`input_lines`, which warns on standard error about what it cut or replaced.
+and reads through :func:`input_lines`, which warns on standard error about what it cut or replaced;
+every input file is checked by :func:`charwise.io.check_input_file`, so a missing file or a
+directory gets the same message from every command.
+
+Module top levels here and in the command modules import neither torch nor transformers: building
+the parser (``charwise --help``) must not load them. Commands import what they run inside their
+functions.
 """
 
 from __future__ import annotations
@@ -12,10 +18,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import Any, Iterator
 
-from charwise.errors import ConfigError
-from charwise.io import ERRORS, MAX_LINE_CHARS, ReadReport, atomic_file, check_text, iter_lines
+from charwise.errors import ConfigError, MissingInputError
+from charwise.io import ERRORS, MAX_LINE_CHARS, ReadReport, atomic_file, check_input_file, check_text, iter_lines
+
+ENCODER_HELP = "shipped encoder name (minilm) or an encoder directory"
+DECODER_HELP = "shipped decoder name (minilm) or a decoder directory"
 
 
 def check_min(flag: str, value: float, minimum: float) -> None:
@@ -59,7 +69,14 @@ def check_input_options(args: argparse.Namespace) -> None:
 
 def input_lines(args: argparse.Namespace, path: str) -> Iterator[str]:
     """The lines of ``path`` ('-': standard input) under the command's input options, read lazily;
-    when the last one has been read, a warning for each line that was cut or had bytes replaced."""
+    when the last one has been read, a warning for each line that was cut or had bytes replaced.
+    A missing file or a directory is refused at once (:func:`charwise.io.check_input_file`)."""
+    if path != "-":
+        check_input_file(path)
+    return _input_lines(args, path)
+
+
+def _input_lines(args: argparse.Namespace, path: str) -> Iterator[str]:
     report = ReadReport()
     yield from iter_lines(path, errors=args.errors, max_chars=args.max_line_chars, report=report)
     source = "<stdin>" if path == "-" else path
@@ -77,6 +94,29 @@ def load_encoder(name_or_path: str) -> Any:
     from charwise.encoders.shipped import load
 
     return load(name_or_path)
+
+
+def decoder_directory(name_or_path: str) -> Path:
+    """The directory of a shipped decoder by name (``minilm``: the one trained for the shipped
+    encoder of that name, :func:`charwise.encoders.shipped.shipped_decoder`) or a decoder directory."""
+    from charwise.encoders.shipped import available, shipped_decoder
+
+    shipped = shipped_decoder(name_or_path)
+    if shipped is not None:
+        return shipped
+    path = Path(name_or_path).expanduser()
+    if path.is_dir():
+        return path
+    names = [name for name in available() if shipped_decoder(name) is not None]
+    raise MissingInputError(f"no decoder '{name_or_path}': shipped decoders are {', '.join(names) or 'none'}; "
+                            "or pass a decoder directory")
+
+
+def load_decoder(name_or_path: str) -> Any:
+    """A shipped decoder by name or a decoder directory, as :func:`load_encoder` loads encoders."""
+    from charwise.decoders.lstm import CharDecoder
+
+    return CharDecoder.from_pretrained(decoder_directory(name_or_path))
 
 
 def save_npy(path: str | os.PathLike, vectors: Any) -> None:

@@ -8,6 +8,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from charwise.cli.common import (
+    ENCODER_HELP,
     add_input_options,
     argument_text,
     check_input_options,
@@ -19,6 +20,9 @@ from charwise.cli.common import (
 )
 from charwise.errors import CheckpointError, ConfigError, InputError
 from charwise.io import atomic_npy, check_output_dir, check_output_file, read_json, write_json
+from charwise.presets import ENCODER_PRESETS
+from charwise.training.config import NOISE_MODELS, LossWeights, TrainConfig
+from charwise.typos.realistic import LANGUAGES
 
 if TYPE_CHECKING:
     import torch
@@ -32,18 +36,13 @@ LOSS_FLAGS = (("cos", "cosine distance"), ("l2", "Euclidean distance"), ("nbr", 
 
 
 def add_parser(sub: Any) -> None:
-    """Register ``train``, ``eval``, ``neighbors`` and ``embed`` on the main parser's subparsers."""
-    from charwise.encoders.base import ENCODERS
-    from charwise.training.approximation import NOISE_MODELS, TrainConfig
-    from charwise.training.losses import LossWeights
-    from charwise.typos.realistic import LANGUAGES
-
+    """Register ``train``, ``eval``, ``manifold``, ``neighbors`` and ``embed`` on the main parser's subparsers."""
     tc, lw = TrainConfig(), LossWeights()
-    presets = "; ".join(f"{kind}: {', '.join(cls.PRESETS)}" for kind, cls in sorted(ENCODERS.items()))
+    presets = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in sorted(ENCODER_PRESETS.items()))
     t = sub.add_parser("train", help="train a character encoder to reproduce a teacher's embedding table")
     t.add_argument("--teacher", default=tc.teacher,
                    help="minilm, smollm2, e5-multilingual, a HF model directory or a .gguf file")
-    t.add_argument("--encoder", default=tc.encoder, choices=sorted(ENCODERS))
+    t.add_argument("--encoder", default=tc.encoder, choices=sorted(ENCODER_PRESETS))
     t.add_argument("--preset", default=tc.preset, help=f"encoder preset ({presets}; default {tc.preset})")
     t.add_argument("--out", required=True, help="output directory (encoder/, checkpoint/, log.jsonl, eval.json)")
     t.add_argument("--steps", type=int, default=tc.steps)
@@ -81,7 +80,7 @@ def add_parser(sub: Any) -> None:
     t.set_defaults(func=cmd_train)
 
     e = sub.add_parser("eval", help="evaluate an encoder against its teacher (table + JSON)")
-    e.add_argument("encoder", help="shipped encoder name (minilm) or an encoder directory")
+    e.add_argument("encoder", help=ENCODER_HELP)
     e.add_argument("--json", help="write the report as JSON to this file")
     e.add_argument("--noise-words", type=int, default=1000, help="noisy samples per operation")
     e.add_argument("--max-words", type=int, default=0, help="evaluate on at most this many held-in words (0: all)")
@@ -92,7 +91,7 @@ def add_parser(sub: Any) -> None:
 
     p = sub.add_parser("manifold", help="tune an encoder's projection onto its teacher's rows on validation "
                                           "words and save a copy with it")
-    p.add_argument("encoder", help="shipped encoder name (minilm) or an encoder directory")
+    p.add_argument("encoder", help=ENCODER_HELP)
     p.add_argument("--out", required=True, help="output encoder directory")
     p.add_argument("--words", type=int, default=2000, help="held-in validation words (each clean and misspelled)")
     p.add_argument("--seed", type=int, default=0)
@@ -102,7 +101,7 @@ def add_parser(sub: Any) -> None:
     n = sub.add_parser("neighbors", help="nearest teacher rows of each word, beside the teacher's own pieces")
     n.add_argument("words", nargs="+")
     n.add_argument("-k", type=int, default=10)
-    n.add_argument("--encoder", default="minilm", help="shipped encoder name or an encoder directory")
+    n.add_argument("--encoder", default="minilm", help=ENCODER_HELP)
     n.add_argument("--errors", default="strict", choices=["strict", "replace"],
                    help="words that are not UTF-8: strict refuses them, replace reads each bad byte as U+FFFD")
     n.set_defaults(func=cmd_neighbors)
@@ -110,7 +109,7 @@ def add_parser(sub: Any) -> None:
     m = sub.add_parser("embed", help="embed one word per line into a .npy matrix (row i = line i)")
     m.add_argument("words_file", help="UTF-8 text file, one word per line ('-' for stdin)")
     m.add_argument("--out", required=True, help="output .npy file")
-    m.add_argument("--encoder", default="minilm")
+    m.add_argument("--encoder", default="minilm", help=ENCODER_HELP)
     m.add_argument("--batch-size", type=int, default=1024)
     add_input_options(m)
     m.set_defaults(func=cmd_embed)
@@ -118,9 +117,7 @@ def add_parser(sub: Any) -> None:
 
 # --- train -------------------------------------------------------------------------------------
 def _check_train_flags(args: argparse.Namespace) -> None:
-    from charwise.encoders.base import ENCODERS
-
-    known = ENCODERS[args.encoder].PRESETS
+    known = ENCODER_PRESETS[args.encoder]
     if args.preset is not None and args.preset not in known:
         raise ConfigError(f"--preset {args.preset!r} is not a {args.encoder} preset (known: {', '.join(known)})")
     for flag, value in (("--steps", args.steps), ("--batch-size", args.batch_size), ("--eval-every", args.eval_every),
@@ -142,8 +139,7 @@ def _check_train_flags(args: argparse.Namespace) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from charwise.training.approximation import TrainConfig, Trainer
-    from charwise.training.losses import LossWeights
+    from charwise.training.approximation import Trainer
 
     out = check_output_dir(args.out, "--out")
     if args.resume and not (out / "checkpoint" / "state.json").is_file():
@@ -269,6 +265,9 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
 
     check_min("-k", args.k, 1)
     args.words = [argument_text(args, w, f"word {n + 1}") for n, w in enumerate(args.words)]
+    for n, word in enumerate(args.words):
+        if not word.strip():
+            raise InputError(f"word {n + 1} is empty: give words of at least one character")
     encoder = load_encoder(args.encoder)
     teacher = encoder.teacher
     vectors = encoder.embed(args.words)
@@ -295,8 +294,8 @@ def cmd_embed(args: argparse.Namespace) -> int:
     check_min("--batch-size", args.batch_size, 1)
     check_input_options(args)
     check_output_file(args.out, "--out")
+    lines = input_lines(args, args.words_file)  # a missing input fails at once; lines are read later
     encoder = load_encoder(args.encoder)  # fail on a bad encoder before reading any input
-    lines = input_lines(args, args.words_file)
     bar = tqdm(desc="embed", unit=" words", disable=None, file=sys.stderr)
     with atomic_npy(args.out, encoder.dim) as out:
         while True:

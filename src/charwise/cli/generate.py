@@ -7,23 +7,29 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from charwise.cli.common import argument_text, check_int_min, check_min, check_positive, check_unit
-from charwise.errors import MissingInputError
-from charwise.io import read_json
+from charwise.cli.common import (
+    DECODER_HELP,
+    argument_text,
+    check_int_min,
+    check_min,
+    check_positive,
+    check_unit,
+    decoder_directory,
+)
+from charwise.io import check_input_file, read_json
+from charwise.training.config import GeneratorConfig
 
 POLICY_HELP = "which words the LM reads from characters (a hybrid policy)"
 
 
 def add_parser(sub: Any) -> None:
     """Register ``generator`` (train, generate)."""
-    from charwise.training.generation import GeneratorConfig
-
     d = GeneratorConfig(decoder="-")
     g = sub.add_parser("generator", help="open-vocabulary generation for a causal LM (train, generate)")
     gsub = g.add_subparsers(dest="generator_command", required=True)
     t = gsub.add_parser("train", help="train the head that maps the LM's state before a word to a vector to spell")
     t.add_argument("corpus", nargs="+", help="training sentences: plain text, CoNLL or CoNLL-U files")
-    t.add_argument("--decoder", required=True, help="a decoder directory trained for the teacher's encoder")
+    t.add_argument("--decoder", required=True, help=DECODER_HELP + ", trained for the teacher's encoder")
     t.add_argument("--out", required=True, help="output directory (generator/, checkpoint/, log.jsonl)")
     t.add_argument("--teacher", default=d.teacher, help="a causal LM: smollm2 or a model directory")
     t.add_argument("--encoder", default=None, help="the hybrid LM's encoder (default: the teacher's shipped one)")
@@ -49,7 +55,7 @@ def add_parser(sub: Any) -> None:
 
 def cmd_train(args: argparse.Namespace) -> int:
     from charwise.hybrid.policies import get_policy
-    from charwise.training.generation import CONFIG_FILE, GENERATOR_DIR, GeneratorConfig, GeneratorTrainer
+    from charwise.training.generation import CONFIG_FILE, GENERATOR_DIR, GeneratorTrainer
 
     out = Path(args.out)
     if args.resume and (out / CONFIG_FILE).exists():
@@ -62,10 +68,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         check_unit("--typo-rate", args.typo_rate)
         check_unit("--clean-share", args.clean_share)
         get_policy(args.policy)
-        for path in [*args.corpus, args.decoder]:
-            if not Path(path).exists():
-                raise MissingInputError(f"not found: {path}")
-        config = GeneratorConfig(corpora=list(args.corpus), decoder=args.decoder, teacher=args.teacher,
+        for path in args.corpus:
+            check_input_file(path, "corpus file")
+        decoder = str(decoder_directory(args.decoder))
+        config = GeneratorConfig(corpora=list(args.corpus), decoder=decoder, teacher=args.teacher,
                                  encoder=args.encoder or "", policy=args.policy, steps=args.steps,
                                  batch_size=args.batch_size, lr=args.lr, typo_rate=args.typo_rate,
                                  clean_share=args.clean_share, eval_every=args.eval_every, seed=args.seed)

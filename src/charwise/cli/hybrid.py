@@ -16,8 +16,8 @@ from charwise.cli.common import (
     check_unit,
     input_lines,
 )
-from charwise.errors import MissingInputError
-from charwise.io import atomic_npy, check_output_file, read_json
+from charwise.io import atomic_npy, check_input_file, check_output_file, read_json
+from charwise.training.config import NOISE_MODELS, PRETRAIN_MODES, PretrainConfig, TuneConfig
 
 ENCODE_BLOCK = 4096  # sentences read, encoded and written at a time: memory does not grow with the file
 
@@ -48,26 +48,26 @@ def add_parser(sub: Any) -> None:
                    help="text that is not UTF-8: strict refuses it, replace reads each bad byte as U+FFFD")
     h.set_defaults(func=cmd_compare)
 
+    tc = TuneConfig()
     u = sub.add_parser("tune", help="adapt an encoder to the frozen model that reads it (hybrid tuning)")
     u.add_argument("corpus", nargs="+", help="training sentences: plain text, CoNLL or CoNLL-U files")
     u.add_argument("--out", required=True, help="output directory (encoder/, checkpoint/, log.jsonl)")
-    u.add_argument("--teacher", default="minilm")
-    u.add_argument("--encoder", default="minilm", help="encoder to start from (shipped name or directory)")
-    u.add_argument("--policy", default="oov", help=POLICY_HELP)
-    u.add_argument("--objective", default="distill", choices=["distill", "lm"],
+    u.add_argument("--teacher", default=tc.teacher)
+    u.add_argument("--encoder", default=tc.encoder, help="encoder to start from (shipped name or directory)")
+    u.add_argument("--policy", default=tc.policy, help=POLICY_HELP)
+    u.add_argument("--objective", default=tc.objective, choices=["distill", "lm"],
                    help="distill: match the base model's states on clean text (any model); "
                         "lm: next-word likelihood of the clean text (causal LMs)")
-    u.add_argument("--steps", type=int, default=600)
-    u.add_argument("--batch-size", type=int, default=32)
-    u.add_argument("--lr", type=float, default=3e-4)
-    u.add_argument("--typo-rate", type=float, default=0.3, help="typo probability per eligible word, student side")
-    u.add_argument("--eval-every", type=int, default=100)
-    u.add_argument("--seed", type=int, default=0)
+    u.add_argument("--steps", type=int, default=tc.steps)
+    u.add_argument("--batch-size", type=int, default=tc.batch_size)
+    u.add_argument("--lr", type=float, default=tc.lr)
+    u.add_argument("--typo-rate", type=float, default=tc.typo_rate,
+                   help="typo probability per eligible word, student side")
+    u.add_argument("--eval-every", type=int, default=tc.eval_every)
+    u.add_argument("--seed", type=int, default=tc.seed)
     u.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     u.add_argument("--quiet", action="store_true", help="no progress bar")
     u.set_defaults(func=cmd_tune)
-
-    from charwise.training.pretraining import MODES, NOISE_MODELS, PretrainConfig
 
     d = PretrainConfig()
     r = sub.add_parser("pretrain", help="second pre-training: a masked LM learns to read character vectors")
@@ -75,7 +75,7 @@ def add_parser(sub: Any) -> None:
     r.add_argument("--out", required=True, help="output directory (model/ with its encoder, checkpoint/, log.jsonl)")
     r.add_argument("--teacher", default=d.teacher, help="minilm or a BERT-family model directory")
     r.add_argument("--encoder", default=d.encoder, help="encoder to start from (shipped name or directory)")
-    r.add_argument("--mode", default=d.mode, choices=MODES,
+    r.add_argument("--mode", default=d.mode, choices=PRETRAIN_MODES,
                    help="frozen: transformer frozen, encoder and head trained (Char2Subword); "
                         "full: the transformer trains too, at --model-lr (XRayEmb 2PT)")
     r.add_argument("--policy", default=d.policy, help=POLICY_HELP)
@@ -109,8 +109,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
     check_input_options(args)
     get_policy(args.policy)  # a bad policy fails before any model loads
     check_output_file(args.out, "--out")
+    lines = input_lines(args, args.file)  # a missing input fails before the model loads; read later
     encoder = SentenceEncoder(args.teacher, policy=args.policy, encoder=args.encoder, max_length=args.max_length)
-    lines = input_lines(args, args.file)
     bar = tqdm(desc="encode", unit=" sentences", disable=None, file=sys.stderr)
     cut = 0
     with atomic_npy(args.out, encoder.dim) as out:
@@ -144,13 +144,12 @@ def check_training_options(args: argparse.Namespace) -> None:
     check_unit("--typo-rate", args.typo_rate)
     get_policy(args.policy)
     for path in args.corpus:
-        if not Path(path).is_file():
-            raise MissingInputError(f"corpus file not found: {path}")
+        check_input_file(path, "corpus file")
 
 
 # --- tune --------------------------------------------------------------------------------------
 def cmd_tune(args: argparse.Namespace) -> int:
-    from charwise.training.tuning import HybridTuner, TuneConfig
+    from charwise.training.tuning import HybridTuner
 
     out = Path(args.out)
     if args.resume and (out / "tune_config.json").exists():
@@ -170,7 +169,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 # --- pretrain ----------------------------------------------------------------------------------
 def cmd_pretrain(args: argparse.Namespace) -> int:
-    from charwise.training.pretraining import CONFIG_FILE, MODEL_DIR, PretrainConfig, Pretrainer
+    from charwise.training.pretraining import CONFIG_FILE, MODEL_DIR, Pretrainer
 
     out = Path(args.out)
     if args.resume and (out / CONFIG_FILE).exists():

@@ -9,31 +9,31 @@ from pathlib import Path
 from typing import Any
 
 from charwise.cli.common import argument_text, check_int_min, check_min, check_positive
-from charwise.io import read_json, write_json
+from charwise.io import check_input_file, read_json, write_json
+from charwise.presets import LM_LANGUAGES, LM_PRESETS
+from charwise.training.config import LMConfig
 
 
 def add_parser(sub: Any) -> None:
     """Register ``lm`` (train, eval, sample, neighbors)."""
-    from charwise.lm.data import LANGUAGES
-    from charwise.lm.model import PRESETS
-    from charwise.training.lm import LMConfig
-
     d = LMConfig()
     g = sub.add_parser("lm", help="character-aware language models, Kim et al. 2016 (train, eval, sample, neighbors)")
     gsub = g.add_subparsers(dest="lm_command", required=True)
     t = gsub.add_parser("train", help="train a character (CharCNN + highway) or word LSTM language model on the Bible")
     t.add_argument("--out", required=True, help="output directory (model/, checkpoint/, log.jsonl)")
-    t.add_argument("--language", default=d.language, choices=LANGUAGES, help="en: KJV; es: Reina-Valera 1909")
-    t.add_argument("--preset", default=d.preset, choices=sorted(PRESETS))
-    t.add_argument("--encoder", default="", help="a charwise encoder (name or directory) in place of the CharCNN")
+    t.add_argument("--language", default=d.language, choices=LM_LANGUAGES, help="en: KJV; es: Reina-Valera 1909")
+    t.add_argument("--preset", default=d.preset, choices=sorted(LM_PRESETS))
+    t.add_argument("--encoder", default=d.encoder,
+                   help="a charwise encoder (name or directory) in place of the CharCNN")
     t.add_argument("--train-encoder", action="store_true", help="train that encoder too (default: frozen)")
-    t.add_argument("--corpus", default="", help="another verse-aligned TSV with ref, es, en columns")
+    t.add_argument("--corpus", default=d.corpus, help="another verse-aligned TSV with ref, es, en columns")
     t.add_argument("--epochs", type=int, default=d.epochs)
     t.add_argument("--batch-size", type=int, default=d.batch_size)
     t.add_argument("--bptt", type=int, default=d.bptt, help="words per truncated-backpropagation segment")
     t.add_argument("--lr", type=float, default=d.lr, help="SGD learning rate (halved when validation stalls)")
     t.add_argument("--min-count", type=int, default=d.min_count, help="rarer training words are <unk> as targets")
-    t.add_argument("--max-train-tokens", type=int, default=0, help="train on the first N tokens only (0: all)")
+    t.add_argument("--max-train-tokens", type=int, default=d.max_train_tokens,
+                   help="train on the first N tokens only (0: all)")
     t.add_argument("--seed", type=int, default=d.seed)
     t.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -65,7 +65,7 @@ def add_parser(sub: Any) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from charwise.training.lm import CONFIG_FILE, MODEL_DIR, LMConfig, LMTrainer
+    from charwise.training.lm import CONFIG_FILE, MODEL_DIR, LMTrainer
 
     out = Path(args.out)
     if args.resume and (out / CONFIG_FILE).exists():
@@ -76,6 +76,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             check_int_min(flag, value, 1)
         check_int_min("--max-train-tokens", args.max_train_tokens, 0)
         check_positive("--lr", args.lr)
+        if args.corpus:
+            check_input_file(args.corpus, "corpus file")
         config = LMConfig(language=args.language, corpus=args.corpus, preset=args.preset, encoder=args.encoder,
                           freeze_encoder=not args.train_encoder, min_count=args.min_count, epochs=args.epochs,
                           batch_size=args.batch_size, bptt=args.bptt, lr=args.lr,
@@ -100,7 +102,7 @@ def _load(path: str) -> Any:
 def evaluate(model: Any, batch_size: int = 1) -> dict[str, Any]:
     """Validation and test perplexity of a model on the data it was trained on, with OOV rates."""
     from charwise.errors import ConfigError
-    from charwise.training.lm import LMConfig, LMData, perplexity
+    from charwise.training.lm import LMData, perplexity
 
     config = LMConfig(**model.training_info["config"])
     data = LMData(config)

@@ -1,27 +1,26 @@
-"""``charwise decoder train | eval | spell`` and ``charwise correct``: the character decoder and the corrector."""
+"""``charwise decoder train | eval | spell``: the character decoder."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from charwise.cli.common import (
-    add_input_options,
+    DECODER_HELP,
     argument_text,
-    check_input_options,
     check_int_min,
     check_min,
     check_positive,
     check_unit,
-    input_lines,
+    decoder_directory,
+    load_decoder,
     load_encoder,
-    output_sink,
 )
 from charwise.errors import CheckpointError, ConfigError
 from charwise.io import check_output_dir, check_output_file, read_json, write_json
+from charwise.presets import DECODER_BEAM, DECODER_PRESETS
+from charwise.training.config import NOISE_MODELS, SpellingConfig
 
 WEIGHT_FLAGS = (("rows", "spelling the teacher's rows"),
                 ("cycle-ed", "the E -> D loop (string -> encoder -> decoder -> clean string)"),
@@ -30,10 +29,7 @@ WEIGHT_FLAGS = (("rows", "spelling the teacher's rows"),
 
 
 def add_parser(sub: Any) -> None:
-    """Register ``decoder`` (train, eval, spell) and ``correct``."""
-    from charwise.decoders.lstm import PRESETS
-    from charwise.training.spelling import SpellingConfig
-
+    """Register ``decoder`` (train, eval, spell)."""
     sc = SpellingConfig()
     d = sub.add_parser("decoder", help="a character decoder that spells vectors (train, eval, spell)")
     dsub = d.add_subparsers(dest="decoder_command", required=True)
@@ -41,8 +37,9 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--encoder", default=sc.encoder,
                    help="shipped encoder name (minilm, smollm2, e5-multilingual) or directory")
     t.add_argument("--out", required=True, help="output directory (decoder/, checkpoint/, log.jsonl, eval.json)")
-    t.add_argument("--preset", default=sc.preset, choices=sorted(PRESETS))
-    t.add_argument("--init-decoder", default="", help="start from this saved decoder instead of a fresh one")
+    t.add_argument("--preset", default=sc.preset, choices=sorted(DECODER_PRESETS))
+    t.add_argument("--init-decoder", default=sc.init_decoder,
+                   help="start from this decoder instead of a fresh one: " + DECODER_HELP)
     t.add_argument("--steps", type=int, default=sc.steps)
     t.add_argument("--batch-size", type=int, default=sc.batch_size)
     t.add_argument("--lr", type=float, default=sc.lr)
@@ -51,7 +48,7 @@ def add_parser(sub: Any) -> None:
                        help=f"weight of {what} (0 disables)")
     t.add_argument("--train-encoder", action="store_true", help="train the encoder too (saved to OUT/encoder)")
     t.add_argument("--encoder-lr", type=float, default=sc.encoder_lr)
-    t.add_argument("--noise", default=sc.noise, choices=["single", "realistic", "mixed"],
+    t.add_argument("--noise", default=sc.noise, choices=NOISE_MODELS,
                    help="noise of the strings the E -> D loop reads")
     t.add_argument("--noise-ratio", type=float, default=sc.noise_ratio, help="share of those strings given noise")
     t.add_argument("--seed", type=int, default=sc.seed)
@@ -62,41 +59,26 @@ def add_parser(sub: Any) -> None:
     t.set_defaults(func=cmd_train)
 
     e = dsub.add_parser("eval", help="spelling of held-in and held-out words: exact match and CER by length")
-    e.add_argument("decoder", help="a decoder directory")
+    e.add_argument("decoder", help=DECODER_HELP)
     e.add_argument("--encoder", default="minilm", help="the encoder it was trained for")
     e.add_argument("--json", help="write the report as JSON to this file")
-    e.add_argument("--beam", type=int, default=5)
+    e.add_argument("--beam", type=int, default=DECODER_BEAM)
     e.add_argument("--words", type=int, default=2000, help="held-in words (all held-out words are used)")
     e.set_defaults(func=cmd_eval)
 
     s = dsub.add_parser("spell", help="read each word with the encoder and spell its vector back")
     s.add_argument("words", nargs="+")
-    s.add_argument("--decoder", required=True, help="a decoder directory")
+    s.add_argument("--decoder", required=True, help=DECODER_HELP)
     s.add_argument("--encoder", default="minilm")
-    s.add_argument("--beam", type=int, default=5)
+    s.add_argument("--beam", type=int, default=DECODER_BEAM)
     s.add_argument("--errors", default="strict", choices=["strict", "replace"],
                    help="words that are not UTF-8: strict refuses them, replace reads each bad byte as U+FFFD")
     s.set_defaults(func=cmd_spell)
 
-    c = sub.add_parser("correct", help="correct misspelled words of a text (changes marked, or --json)")
-    c.add_argument("file", nargs="?", default="-", help="UTF-8 text, one sentence per line ('-': stdin)")
-    c.add_argument("--text", help="correct this text instead of a file")
-    c.add_argument("--encoder", default="minilm", help="shipped encoder name or an encoder directory")
-    c.add_argument("--decoder", help="a decoder directory (default: the shipped one for a shipped encoder)")
-    c.add_argument("--no-decoder", action="store_true", help="candidates from the nearest rows only")
-    c.add_argument("--out", help="write the output to this file instead of standard output")
-    c.add_argument("--json", action="store_true", help="one JSON object per line: candidates and scores per word")
-    c.add_argument("--plain", action="store_true", help="the corrected text without change marks")
-    c.add_argument("--policy", default="oov", help="which words are looked at (a hybrid policy)")
-    c.add_argument("-k", type=int, default=5, help="nearest whole-word rows per word")
-    c.add_argument("--beam", type=int, default=5, help="decoder spellings per word")
-    add_input_options(c)
-    c.set_defaults(func=cmd_correct)
-
 
 # --- decoder train ---------------------------------------------------------------------------------
 def cmd_train(args: argparse.Namespace) -> int:
-    from charwise.training.spelling import CONFIG_FILE, SpellingConfig, SpellingTrainer, spelling_report
+    from charwise.training.spelling import CONFIG_FILE, SpellingTrainer, spelling_report
 
     out = check_output_dir(args.out, "--out")
     if args.resume:
@@ -112,7 +94,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         check_unit("--noise-ratio", args.noise_ratio)
         for flag, _ in WEIGHT_FLAGS:
             check_min(f"--{flag}", getattr(args, flag.replace("-", "_")), 0)
-        config = SpellingConfig(encoder=args.encoder, preset=args.preset, init_decoder=args.init_decoder,
+        init_decoder = str(decoder_directory(args.init_decoder)) if args.init_decoder else ""
+        config = SpellingConfig(encoder=args.encoder, preset=args.preset, init_decoder=init_decoder,
                                 steps=args.steps,
                                 batch_size=args.batch_size, lr=args.lr, rows=args.rows, cycle_ed=args.cycle_ed,
                                 cycle_de=args.cycle_de, approx=args.approx, train_encoder=args.train_encoder,
@@ -150,14 +133,13 @@ def format_spelling(report: dict[str, Any]) -> str:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from charwise.decoders.lstm import CharDecoder
     from charwise.training.spelling import spelling_report
 
     check_int_min("--beam", args.beam, 1)
     check_int_min("--words", args.words, 1)
     if args.json:
         check_output_file(args.json, "--json")
-    decoder = CharDecoder.from_pretrained(args.decoder)
+    decoder = load_decoder(args.decoder)
     encoder = load_encoder(args.encoder)
     _check_pair(encoder, decoder)
     report = spelling_report(decoder, encoder, encoder.teacher, heldin_words=args.words, beam=args.beam)
@@ -174,59 +156,12 @@ def _check_pair(encoder: Any, decoder: Any) -> None:
 
 
 def cmd_spell(args: argparse.Namespace) -> int:
-    from charwise.decoders.lstm import CharDecoder
-
     check_int_min("--beam", args.beam, 1)
     words = [argument_text(args, w, "a word") for w in args.words]
-    decoder = CharDecoder.from_pretrained(args.decoder)
+    decoder = load_decoder(args.decoder)
     encoder = load_encoder(args.encoder)
     _check_pair(encoder, decoder)
     for word, options in zip(words, decoder.spellings(encoder.embed(words, manifold=False), beam=args.beam)):
         shown = "  ".join(f"{o.text} ({o.logprob:.2f})" for o in options)
         print(f"{word}\t{shown}")
     return 0
-
-
-# --- correct -----------------------------------------------------------------------------------------
-CORRECT_BLOCK = 256  # lines corrected at a time
-
-
-def cmd_correct(args: argparse.Namespace) -> int:
-    from tqdm.auto import tqdm
-
-    from charwise.correction import Corrector, CorrectorSettings
-    from charwise.encoders.shipped import shipped_decoder
-    from charwise.hybrid.policies import get_policy
-
-    check_int_min("-k", args.k, 0)
-    check_int_min("--beam", args.beam, 0)
-    check_input_options(args)
-    get_policy(args.policy)
-    if args.out:
-        check_output_file(args.out, "--out")
-    if args.text is None and args.file != "-" and not Path(args.file).is_file():
-        raise ConfigError(f"input file not found: {args.file}")
-    decoder = None if args.no_decoder else (args.decoder or shipped_decoder(args.encoder))
-    settings = CorrectorSettings.tuned(decoder is not None, k=args.k, policy=args.policy,
-                                       **({"beam": args.beam} if decoder is not None else {}))
-    corrector = Corrector(args.encoder, decoder, settings)
-    lines = iter([argument_text(args, args.text, "--text")]) if args.text is not None else input_lines(args, args.file)
-    bar = tqdm(desc="correct", unit=" lines", disable=None if args.text is None and args.file != "-" else True,
-               file=sys.stderr)
-    changed = 0
-    with output_sink(args.out) as sink:
-        while True:
-            block = [line for _, line in zip(range(CORRECT_BLOCK), lines)]
-            if not block:
-                break
-            for result in corrector.correct_lines(block):
-                changed += sum(w.changed for w in result.words)
-                if args.json:
-                    sink.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-                else:
-                    sink.write((result.corrected if args.plain else result.marked()) + "\n")
-            bar.update(len(block))
-    bar.close()
-    print(f"{changed} words corrected", file=sys.stderr)
-    return 0
-

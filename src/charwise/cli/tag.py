@@ -14,24 +14,25 @@ from pathlib import Path
 from typing import Any
 
 from charwise.cli.common import add_input_options, check_input_options, check_min
-from charwise.errors import ConfigError, InputError, MissingInputError
-from charwise.io import ReadReport, atomic_file, check_output_dir, check_output_file, read_json, write_json
+from charwise.errors import ConfigError, InputError
+from charwise.io import (
+    FORMATS,
+    ReadReport,
+    atomic_file,
+    check_input_file,
+    check_output_dir,
+    check_output_file,
+    read_json,
+    write_json,
+)
+from charwise.presets import POOLINGS
+from charwise.tagging.config import CHAR_FUSIONS, FEATURE_MODES, HEADS, TaggerConfig
 from charwise.tagging.data import TASKS
-
-
-def _tagger_defaults():
-    from charwise.tagging.model import TaggerConfig
-
-    return TaggerConfig()
 
 
 def add_parser(sub: Any) -> None:
     """Register ``tag`` and its subcommands on the main parser's subparsers."""
-    from charwise.hybrid.pooling import POOLINGS
-    from charwise.tagging.model import CHAR_FUSIONS, HEADS
-    from charwise.tagging.s2w import FEATURE_MODES
-
-    d = _tagger_defaults()
+    d = TaggerConfig()
     g = sub.add_parser("tag", help="word-level tagging (NER on WNUT17, POS on UD EWT): train, eval, predict")
     tsub = g.add_subparsers(dest="tag_command", required=True)
 
@@ -41,7 +42,7 @@ def add_parser(sub: Any) -> None:
                    help="minilm or a HF model directory (BERT family; e.g. the model/ of `charwise pretrain`)")
     t.add_argument("--policy", default=d.policy,
                    help="none (base model), oov, multi, no-suffix, random:P, all")
-    t.add_argument("--char-encoder", default=None,
+    t.add_argument("--char-encoder", default=d.char_encoder,
                    help="character encoder for hybrid policies and --char-fusion (shipped name or directory; "
                         "default: the teacher's)")
     t.add_argument("--pool", default=d.pool, choices=sorted(POOLINGS),
@@ -52,21 +53,22 @@ def add_parser(sub: Any) -> None:
                         "S2W merge, needs --s2w-layers)")
     t.add_argument("--s2w-layers", type=int, default=d.s2w_layers,
                    help="merge pieces into words after this many layers (S2W; 0 = no merge)")
-    t.add_argument("--feature", default=None, help="word-feature column, e.g. lemma (CoNLL-U tasks)")
+    t.add_argument("--feature", default=d.feature, help="word-feature column, e.g. lemma (CoNLL-U tasks)")
     t.add_argument("--feature-mode", default=d.feature_mode, choices=list(FEATURE_MODES),
                    help="merge: add after the S2W merge; copy: add to every piece (Sennrich & Haddow)")
     t.add_argument("--epochs", type=int, default=d.epochs)
     t.add_argument("--batch-size", type=int, default=d.batch_size)
     t.add_argument("--lr", type=float, default=d.lr, help="learning rate of the pretrained model and encoder")
     t.add_argument("--head-lr", type=float, default=d.head_lr, help="learning rate of the new layers")
-    t.add_argument("--encoder-lr", type=float, default=None,
+    t.add_argument("--encoder-lr", type=float, default=d.encoder_lr,
                    help="learning rate of the character encoder (default: --lr)")
     t.add_argument("--patience", type=int, default=d.patience, help="dev evaluations without improvement")
     t.add_argument("--max-steps", type=int, default=d.max_steps, help="stop after this many steps (0: no limit)")
-    t.add_argument("--train-sentences", type=int, default=0, help="seeded subsample of the training set (0: all)")
-    t.add_argument("--dev-sentences", type=int, default=0, help="seeded subsample of dev (0: all)")
+    t.add_argument("--train-sentences", type=int, default=d.train_sentences,
+                   help="seeded subsample of the training set (0: all)")
+    t.add_argument("--dev-sentences", type=int, default=d.dev_sentences, help="seeded subsample of dev (0: all)")
     t.add_argument("--seed", type=int, default=d.seed)
-    t.add_argument("--data-dir", default=None,
+    t.add_argument("--data-dir", default=d.data_dir,
                    help="directory holding wnut17/ and ud_en_ewt/ "
                         "(default: the installed data, charwise.io.data_root())")
     t.add_argument("--out", required=True, help="output directory (tagger/, log.jsonl, result.json)")
@@ -90,14 +92,14 @@ def add_parser(sub: Any) -> None:
     p = tsub.add_parser("predict", help="tag the sentences of a file; prints CoNLL (word TAB tag)")
     p.add_argument("dir", help="a training run's --out directory or its tagger/ directory")
     p.add_argument("file", help="plain text (one sentence per line), CoNLL or CoNLL-U ('-' for stdin)")
-    p.add_argument("--format", default="auto", choices=["auto", "text", "conll", "conllu"])
+    p.add_argument("--format", default="auto", choices=list(FORMATS))
     p.add_argument("--out", help="write the CoNLL output here instead of stdout")
     add_input_options(p)
     p.set_defaults(func=cmd_tag_predict)
 
 
 def cmd_tag_train(args: argparse.Namespace) -> int:
-    from charwise.tagging import TaggerConfig, evaluate_tagger, load_tagger, train_tagger
+    from charwise.tagging import evaluate_tagger, load_tagger, train_tagger
     from charwise.tagging.data import load_task
 
     check_output_dir(args.out, "--out")
@@ -199,8 +201,8 @@ def cmd_tag_predict(args: argparse.Namespace) -> int:
     from charwise.tagging.model import load_tagger
 
     check_input_options(args)
-    if args.file != "-" and not Path(args.file).is_file():
-        raise MissingInputError(f"no such file: {args.file}")
+    if args.file != "-":
+        check_input_file(args.file)
     if args.out:
         check_output_file(args.out, "--out")
     sentences, columns = _read_for_prediction(args.file, args.format, args)  # a bad file fails before the model loads

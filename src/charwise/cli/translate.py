@@ -18,38 +18,42 @@ from charwise.cli.common import (
     input_lines,
     output_sink,
 )
-from charwise.errors import ConfigError
-from charwise.io import check_output_dir, check_output_file, read_json, write_json
+from charwise.io import check_input_file, check_output_dir, check_output_file, read_json, write_json
+from charwise.presets import (
+    TRANSLATION_ARCHITECTURES,
+    TRANSLATION_BEAM,
+    TRANSLATION_FEATURE_MODES,
+    TRANSLATION_FEATURES,
+    TRANSLATION_LENGTH_PENALTY,
+    TRANSLATION_SPLITS,
+)
+from charwise.training.config import TranslateConfig
 
 TRANSLATE_BLOCK = 256  # lines read and translated at a time
 
 
 def add_parser(sub: Any) -> None:
-    """Register ``translate`` (train, eval, translate)."""
-    from charwise.training.translation import TranslateConfig
-    from charwise.translation.data import SPLITS
-    from charwise.translation.features import FEATURES
-    from charwise.translation.model import ARCHITECTURES, FEATURE_MODES
-
+    """Register ``translate`` (train, eval, translate, average)."""
     d = TranslateConfig()
     g = sub.add_parser("translate", help="Spanish -> English Transformer and S2W translation models (train, eval, "
                                          "translate, average)")
     gsub = g.add_subparsers(dest="translate_command", required=True)
     t = gsub.add_parser("train", help="train a translation model on the verse-aligned Bible")
     t.add_argument("--out", required=True, help="output directory (model/, checkpoint/, log.jsonl)")
-    t.add_argument("--architecture", default=d.architecture, choices=ARCHITECTURES,
+    t.add_argument("--architecture", default=d.architecture, choices=TRANSLATION_ARCHITECTURES,
                    help="transformer; s2w: subwords merged into words inside the encoder; s2w-words: its decoder "
                         "reads word states only")
-    t.add_argument("--features", default=d.feature_mode, choices=FEATURE_MODES,
+    t.add_argument("--features", default=d.feature_mode, choices=TRANSLATION_FEATURE_MODES,
                    help="source word features: none; copy (onto every piece); merge (after the S2W merge)")
-    t.add_argument("--feature-names", nargs="+", default=d.features, choices=FEATURES)
+    t.add_argument("--feature-names", nargs="+", default=d.features, choices=TRANSLATION_FEATURES)
     t.add_argument("--char-vectors", action="store_true", help="S2W: add each word's character vector at the merge")
-    t.add_argument("--corpus", default="", help="another verse-aligned TSV with ref, es, en columns")
-    t.add_argument("--split", default=d.split, choices=SPLITS, help="verses: seeded held-out verses; books: "
-                                                                     "held-out books")
+    t.add_argument("--corpus", default=d.corpus, help="another verse-aligned TSV with ref, es, en columns")
+    t.add_argument("--split", default=d.split, choices=TRANSLATION_SPLITS,
+                   help="verses: seeded held-out verses; books: held-out books")
     t.add_argument("--dev", type=int, default=d.dev, help="held-out verses for validation (split verses)")
     t.add_argument("--test", type=int, default=d.test, help="held-out verses for testing (split verses)")
-    t.add_argument("--max-train-pairs", type=int, default=0, help="train on the first N pairs only (0: all)")
+    t.add_argument("--max-train-pairs", type=int, default=d.max_train_pairs,
+                   help="train on the first N pairs only (0: all)")
     t.add_argument("--vocab", type=int, default=d.source_vocab, help="BPE pieces of each language")
     t.add_argument("--dim", type=int, default=d.dim)
     t.add_argument("--heads", type=int, default=d.heads)
@@ -75,8 +79,8 @@ def add_parser(sub: Any) -> None:
     e = gsub.add_parser("eval", help="BLEU, chrF, copy accuracy and speed on the model's test (or dev) split")
     e.add_argument("model", help="a model directory (OUT/model of `charwise translate train`)")
     e.add_argument("--split", default="test", choices=["test", "dev"])
-    e.add_argument("--beam", type=int, default=5)
-    e.add_argument("--length-penalty", type=float, default=1.0)
+    e.add_argument("--beam", type=int, default=TRANSLATION_BEAM)
+    e.add_argument("--length-penalty", type=float, default=TRANSLATION_LENGTH_PENALTY)
     e.add_argument("--typos", type=float, default=0.0, help="share of source words given realistic typos")
     e.add_argument("--limit", type=int, default=0, help="the first N sentences only (0: all)")
     e.add_argument("--json", help="write the report (with the translations) to this file")
@@ -96,8 +100,8 @@ def _translate_options(r: argparse.ArgumentParser) -> None:
     r.add_argument("file", nargs="?", default="-", help="input file ('-' or nothing: standard input)")
     r.add_argument("--text", help="translate this text instead of reading a file")
     r.add_argument("--out", help="write the translations to this file (atomically) instead of standard output")
-    r.add_argument("--beam", type=int, default=5)
-    r.add_argument("--length-penalty", type=float, default=1.0)
+    r.add_argument("--beam", type=int, default=TRANSLATION_BEAM)
+    r.add_argument("--length-penalty", type=float, default=TRANSLATION_LENGTH_PENALTY)
     r.add_argument("--batch-size", type=int, default=32)
     add_input_options(r)
 
@@ -107,7 +111,6 @@ def cmd_train(args: argparse.Namespace) -> int:
         AVERAGED_DIR,
         CONFIG_FILE,
         MODEL_DIR,
-        TranslateConfig,
         TranslationTrainer,
     )
 
@@ -121,6 +124,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             check_int_min(flag, value, low)
         check_positive("--lr", args.lr)
         check_unit("--dropout", args.dropout)
+        if args.corpus:
+            check_input_file(args.corpus, "corpus file")
         config = TranslateConfig(
             architecture=args.architecture, feature_mode=args.features, features=list(args.feature_names),
             char_vectors=args.char_vectors, corpus=args.corpus, split=args.split, dev=args.dev, test=args.test,
@@ -181,8 +186,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
     check_input_options(args)
     if args.out:
         check_output_file(args.out, "--out")
-    if args.text is None and args.file != "-" and not Path(args.file).is_file():
-        raise ConfigError(f"input file not found: {args.file}")
+    if args.text is None and args.file != "-":
+        check_input_file(args.file)
     model = _load(args.model)
     lines = iter([argument_text(args, args.text, "--text")]) if args.text is not None else input_lines(args, args.file)
     bar = tqdm(desc="translate", unit=" lines", disable=None if args.text is None and args.file != "-" else True,

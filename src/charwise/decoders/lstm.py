@@ -42,6 +42,7 @@ from charwise.model_files import (
     read_json_file,
     save_model_directory,
 )
+from charwise.presets import DECODER_BEAM, DECODER_PRESETS
 
 MODEL_TYPE = "charwise-decoder"
 CONDITIONS = ("init", "input", "both")
@@ -73,11 +74,7 @@ class DecoderArch:
             raise ConfigError(f"dropout must be in [0, 1), got {self.dropout!r}")
 
 
-PRESETS: dict[str, dict[str, Any]] = {
-    "small": dict(char_dim=32, hidden=128, layers=2, out_hidden=128),
-    "base": dict(char_dim=64, hidden=256, layers=2, out_hidden=256),
-    "large": dict(char_dim=64, hidden=512, layers=2, out_hidden=512),
-}
+PRESETS = DECODER_PRESETS  # preset name -> DecoderArch fields
 
 
 class Spelling(NamedTuple):
@@ -200,8 +197,8 @@ class CharDecoder(PreTrainedModel):
                                                               max_length=max_length, batch_size=batch_size)]
 
     @torch.inference_mode()
-    def spellings(self, vectors: torch.Tensor, *, beam: int = 5, n_best: int | None = None, pieces: bool = False,
-                  max_length: int | None = None, batch_size: int = 512) -> list[list[Spelling]]:
+    def spellings(self, vectors: torch.Tensor, *, beam: int = DECODER_BEAM, n_best: int | None = None,
+                  pieces: bool = False, max_length: int | None = None, batch_size: int = 512) -> list[list[Spelling]]:
         """The ``n_best`` (default ``beam``) best spellings of each vector by beam search, best first
         (:class:`Spelling`: text and log-probability; fewer if the beam finished fewer)."""
         n_best = beam if n_best is None else n_best

@@ -13,6 +13,7 @@ from torch.nn.utils.rnn import pack_padded_sequence
 
 from charwise.charset import PAD
 from charwise.encoders.base import CharEncoder, CharEncoderConfig, register
+from charwise.presets import ENCODER_PRESETS
 
 
 @dataclass
@@ -29,10 +30,7 @@ class BiLSTMConfig:
 @register("bilstm")
 class BiLSTMEncoder(CharEncoder):
     Config = BiLSTMConfig
-    PRESETS = {
-        "mimick": dict(char_dim=20, hidden=128, layers=1, mlp_hidden=256),
-        "large": dict(char_dim=64, hidden=384, layers=1, mlp_hidden=768),
-    }
+    PRESETS = ENCODER_PRESETS["bilstm"]
 
     def __init__(self, config: CharEncoderConfig) -> None:
         super().__init__(config)

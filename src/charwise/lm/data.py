@@ -26,10 +26,11 @@ import torch
 
 from charwise.errors import ConfigError, InputError
 from charwise.io import data_root
+from charwise.presets import LM_LANGUAGES
 from charwise.words import split_words
 
 UNK, EOS = "<unk>", "</s>"
-LANGUAGES = ("en", "es")
+LANGUAGES = LM_LANGUAGES
 VALIDATION_BOOKS = ("Daniel", "Hebrews")
 TEST_BOOKS = ("Zechariah", "Malachi", "Jude", "Revelation of John")
 SPLITS = ("train", "validation", "test")

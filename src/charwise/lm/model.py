@@ -38,17 +38,11 @@ from charwise.encoders.base import CharEncoder, CharEncoderConfig
 from charwise.encoders.cnn import Highway, char_cnn
 from charwise.errors import ConfigError
 from charwise.model_files import load_model_directory, save_model_directory
+from charwise.presets import LM_PRESETS
 
 MODEL_TYPE = "charwise-char-lm"
 INPUTS = ("chars", "words", "encoder")
-PRESETS: dict[str, dict[str, Any]] = {
-    "char-small": dict(input="chars", widths=[1, 2, 3, 4, 5, 6], channels=[25 * w for w in range(1, 7)],
-                       highway_layers=1, hidden=300),
-    "char-large": dict(input="chars", widths=[1, 2, 3, 4, 5, 6, 7], channels=[min(200, 50 * w) for w in range(1, 8)],
-                       highway_layers=2, hidden=650),
-    "word-small": dict(input="words", word_dim=200, hidden=200),
-    "word-large": dict(input="words", word_dim=650, hidden=650),
-}
+PRESETS = LM_PRESETS
 
 
 class CharLMConfig(PretrainedConfig):

@@ -28,13 +28,13 @@ from torch import nn
 
 from charwise.errors import ConfigError
 from charwise.hybrid.pooling import WordPooling, build_pooling
+from charwise.tagging.config import FEATURE_MODES
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
 
 __all__ = ["FEATURE_MODES", "FeatureVocab", "S2WEncoder", "merge_groups"]
 
-FEATURE_MODES = ("merge", "copy")
 PAD, UNK = "<pad>", "<unk>"
 
 

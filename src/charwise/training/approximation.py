@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -31,76 +31,20 @@ from charwise.evaluation import (
     retrieval_hits,
 )
 from charwise.teachers import Teacher
+from charwise.training.config import NOISE_MODELS, TrainConfig  # noqa: F401 (re-exported)
 from charwise.training.engine import (  # noqa: F401 (re-exported)
     CHECKPOINT_DIR,
     Engine,
     EngineSettings,
     RunState,
-    without_later_defaults,
 )
 from charwise.training.engine import lr_factor as engine_lr_factor
-from charwise.training.losses import ApproximationLoss, LossWeights
+from charwise.training.losses import ApproximationLoss
 from charwise.training.targets import TargetSplit, split_targets
 from charwise.typos.realistic import MisspellConfig, RealisticNoiser, check_language, languages_of
 from charwise.typos.single import NoiseNotApplicable, Noiser
 
 BEST_DIR = "encoder"
-#: Training noise models: ``"single"``, one Char2Subword typo per noisy sample
-#: (:class:`~charwise.typos.single.Noiser`); ``"realistic"``, one to three spelling errors by
-#: sound, by rule and by keyboard (:class:`~charwise.typos.realistic.RealisticNoiser`, which
-#: already includes the keyboard operations, so it is used alone); ``"mixed"``, each noisy sample
-#: drawn from one or the other with equal probability (real misspellings are both: one slip of
-#: the finger as often as a misremembered spelling).
-NOISE_MODELS = ("single", "realistic", "mixed")
-#: Fields added after charwise 0.2: left out of the saved configuration while at their default, so
-#: that runs saved before them resume (the engine compares saved and current configurations).
-_LATER_FIELDS = {"noise": "single", "noise_language": "en", "losses.ce_negatives": 0}
-
-
-@dataclass
-class TrainConfig:
-    """Everything that determines a training run (saved next to its outputs)."""
-
-    teacher: str = "minilm"
-    encoder: str = "cnn"
-    preset: str | None = "wide-mlp"
-    encoder_overrides: dict[str, Any] = field(default_factory=dict)
-    steps: int = 6000
-    batch_size: int = 256
-    lr: float = 3e-3
-    weight_decay: float = 0.01
-    warmup_steps: int = 100
-    min_lr_ratio: float = 0.05
-    grad_clip: float = 1.0
-    noise_ratio: float = 0.5  # share of eligible samples (longer than 4 chars) replaced by a noisy copy
-    noise_layouts: list[str] = field(default_factory=lambda: ["us", "uk", "de", "fr", "es"])
-    noise: str = "single"  # NOISE_MODELS: "single" (one typo), "realistic" (1-3 spelling errors) or "mixed"
-    noise_language: str = "en"  # rule table(s) of the realistic noise (misspell.LANGUAGES; "en+es": both)
-    losses: LossWeights = field(default_factory=LossWeights)
-    heldout_fraction: float = 0.05
-    eval_every: int = 500
-    eval_words: int = 2000
-    seed: int = 0
-    max_chars: int = 32
-    hash_buckets: int = 64
-    checkpoint_every: int = 250
-    train_rows_limit: int = 0  # >0: train on a seeded subset of this many rows (quick runs and tests)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":
-        data = dict(data)
-        data["losses"] = LossWeights(**data.get("losses", {}))
-        return cls(**data)
-
-    def __post_init__(self) -> None:
-        if self.noise not in NOISE_MODELS:
-            raise ConfigError(f"noise must be one of {', '.join(NOISE_MODELS)}, got {self.noise!r}")
-        check_language(self.noise_language)
-
-    def to_dict(self) -> dict[str, Any]:
-        """``asdict(self)`` less the fields added after 0.2 that are at their defaults (see
-        :data:`_LATER_FIELDS`), so a run started before them resumes under its saved configuration."""
-        return without_later_defaults(asdict(self), _LATER_FIELDS)
 
 
 def noisers_for(teacher: Teacher, noise: str, *, single_layouts: tuple[str, ...] = ("us",),

@@ -57,6 +57,7 @@ from charwise.training.checkpoints import (
     restore_rng,
     save_training_state,
 )
+from charwise.training.config import without_later_defaults  # noqa: F401 (re-exported)
 
 CHECKPOINT_DIR = "checkpoint"
 LOG_FILE = "log.jsonl"
@@ -160,20 +161,6 @@ class Task(Protocol):
 
     def save_best(self, metrics: dict[str, Any], state: RunState) -> None:
         """Save the model, which has just reached its best ``score``."""
-
-
-def without_later_defaults(config: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
-    """``config`` less the fields in ``later`` (name -> default; ``"a.b"`` for a nested field) that
-    are at their defaults: a field added to a configuration after runs were saved stays out of the
-    saved configuration until it is used, so those runs still resume (the engine compares them)."""
-    for dotted, default in later.items():
-        *parents, name = dotted.split(".")
-        holder = config
-        for parent in parents:
-            holder = holder[parent]
-        if holder[name] == default:
-            del holder[name]
-    return config
 
 
 def check_output(out: str | Path, resume: bool, config_file: str) -> None:

@@ -17,7 +17,7 @@ and the mean per-word negative log-likelihood of the clean spelling. Runs on the
 from __future__ import annotations
 
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -30,47 +30,12 @@ from charwise.hybrid.generation import DECODER_DIR, WordGenerator, WordHead, Wor
 from charwise.hybrid.model import HybridModel
 from charwise.io import atomic_directory
 from charwise.teachers import Teacher
+from charwise.training.config import GeneratorConfig
 from charwise.training.engine import Engine, EngineSettings, RunState
 from charwise.training.tuning import SentenceSource
 
 GENERATOR_DIR = "generator"
 CONFIG_FILE = "generator_config.json"
-
-
-@dataclass
-class GeneratorConfig:
-    """Everything that determines a word-head training run (saved next to its outputs)."""
-
-    corpora: list[str] = field(default_factory=list)  # plain text, CoNLL or CoNLL-U files
-    decoder: str = ""  # a decoder directory trained for the teacher (`charwise decoder train`)
-    teacher: str = "smollm2"  # a causal LM
-    encoder: str = ""  # the hybrid LM's encoder (default: the teacher's shipped one)
-    policy: str = "oov"
-    inner: int = 1024  # the head's hidden width
-    steps: int = 400
-    batch_size: int = 16
-    lr: float = 1e-3
-    weight_decay: float = 0.01
-    warmup_steps: int = 30
-    min_lr_ratio: float = 0.05
-    grad_clip: float = 1.0
-    typo_rate: float = 0.2
-    clean_share: float = 0.5
-    max_words: int = 32
-    validation_sentences: int = 128
-    eval_every: int = 100
-    checkpoint_every: int = 50
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if not self.decoder:
-            raise ConfigError("a word head needs a decoder to spell its vectors: train one with "
-                              "`charwise decoder train --encoder ENCODER` and pass its decoder/ directory")
-        for name in ("typo_rate", "clean_share"):
-            if not 0 <= getattr(self, name) <= 1:
-                raise ConfigError(f"{name} must be in [0, 1], got {getattr(self, name)}")
-        if self.steps < 1 or self.batch_size < 1 or self.inner < 1:
-            raise ConfigError("steps, batch_size and inner must be >= 1")
 
 
 class GeneratorTrainer:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -26,47 +26,13 @@ import torch.nn.functional as F
 
 from charwise.charset import CharVocab
 from charwise.encoders.base import CharEncoder
-from charwise.errors import ConfigError
-from charwise.lm.data import LANGUAGES, SPLITS, Stream, WordVocab, batchify, make_stream, oov_rates, read_bible
-from charwise.lm.model import PRESETS, CharAwareLM, State, build_lm
+from charwise.lm.data import SPLITS, Stream, WordVocab, batchify, make_stream, oov_rates, read_bible
+from charwise.lm.model import CharAwareLM, State, build_lm
+from charwise.training.config import LMConfig
 from charwise.training.engine import Engine, EngineSettings, RunState
 
 MODEL_DIR = "model"
 CONFIG_FILE = "lm_config.json"
-
-
-@dataclass
-class LMConfig:
-    """Everything that determines a language-model run (saved next to its outputs)."""
-
-    language: str = "en"  # a side of the verse-aligned Bible: en (KJV) or es (Reina-Valera 1909)
-    corpus: str = ""  # another verse-aligned TSV (ref, es, en); default: the built-in one
-    preset: str = "char-small"
-    model_overrides: dict[str, Any] = field(default_factory=dict)  # architecture fields over the preset's
-    encoder: str = ""  # a charwise encoder in place of the CharCNN (name or directory)
-    freeze_encoder: bool = True
-    min_count: int = 2  # output words seen fewer times in training become <unk> (targets only)
-    epochs: int = 25
-    batch_size: int = 20
-    bptt: int = 35
-    lr: float = 1.0
-    grad_clip: float = 5.0
-    decay: float = 0.5
-    decay_threshold: float = 1.0  # perplexity points an epoch must gain, else the rate is decayed
-    eval_batch_size: int = 1
-    max_train_tokens: int = 0  # >0: the first N training tokens only (tests, quick runs)
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if self.language not in LANGUAGES:
-            raise ConfigError(f"language must be one of {', '.join(LANGUAGES)}, got {self.language!r}")
-        if self.preset not in PRESETS:
-            raise ConfigError(f"unknown preset {self.preset!r} (known: {', '.join(sorted(PRESETS))})")
-        for name in ("min_count", "epochs", "batch_size", "bptt", "eval_batch_size"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.lr <= 0 or not 0 < self.decay <= 1:
-            raise ConfigError(f"lr must be > 0 and decay in (0, 1], got {self.lr}, {self.decay}")
 
 
 class LMData:

@@ -7,14 +7,13 @@ vectors directly. :class:`ApproximationLoss` sums the enabled ones with weights.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from charwise.errors import ConfigError
 from charwise.retrieval import topk_rows
+from charwise.training.config import LossWeights  # noqa: F401 (re-exported)
 
 
 def cosine_distance_loss(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -154,29 +153,6 @@ class ContrastiveLoss(nn.Module):
         clash[own, own] = False
         logits = logits.masked_fill(clash, float("-inf"))
         return F.cross_entropy(logits, own)
-
-
-@dataclass
-class LossWeights:
-    """Weights of the approximation objective; 0 disables a term."""
-
-    cos: float = 1.0
-    l2: float = 1.0
-    nbr: float = 1.0
-    ce: float = 1.0
-    contrastive: float = 1.0  # in-batch + hard negatives: +4.7 points noisy top-1 (ablation_minilm.json)
-    # Logit scale of the tied cross-entropy in units of the table's mean squared row norm, so one
-    # value means the same sharpness for MiniLM (norms ~1) and SmolLM2 (norms ~3). The shipped
-    # MiniLM encoder used 10; at 1,200 steps 30 trades 1 point of avg_prec for 9 of accuracy and
-    # 3 of noisy top-1 (benchmarks/results/ablation_minilm.json).
-    ce_scale: float = 10.0
-    ce_negatives: int = 0  # 0: softmax over the whole table; > 0: sampled softmax over this many rows
-    nbr_k: int = 10
-    hard_negatives: int = 5
-    temperature: float = 0.05
-
-    def active(self) -> dict[str, float]:
-        return {k: getattr(self, k) for k in ("cos", "l2", "nbr", "ce", "contrastive") if getattr(self, k) > 0}
 
 
 class ApproximationLoss(nn.Module):

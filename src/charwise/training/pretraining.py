@@ -37,7 +37,7 @@ Example::
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -52,56 +52,14 @@ from charwise.hybrid.model import HybridModel
 from charwise.io import atomic_directory, write_json
 from charwise.model_files import no_progress_bars
 from charwise.teachers import PRETRAINING_RECORD, Teacher
-from charwise.training.approximation import NOISE_MODELS, noisers_for, noisy_word
+from charwise.training.approximation import noisers_for, noisy_word
+from charwise.training.config import NOISE_MODELS, PRETRAIN_MODES, PretrainConfig  # noqa: F401 (re-exported)
 from charwise.training.engine import Engine, EngineSettings, RunState
 from charwise.training.tuning import SentenceSource, anchor_loss
 
-MODES = ("frozen", "full")
+MODES = PRETRAIN_MODES
 MODEL_DIR = "model"
 CONFIG_FILE = "pretrain_config.json"
-
-
-@dataclass
-class PretrainConfig:
-    """Everything that determines a second pre-training run (saved next to its outputs)."""
-
-    corpora: list[str] = field(default_factory=list)  # plain text, CoNLL or CoNLL-U files
-    teacher: str = "minilm"  # a BERT-family teacher (masked LM)
-    encoder: str = "minilm"  # the encoder to start from: shipped name or directory
-    mode: str = "frozen"  # "frozen" (Char2Subword: transformer frozen) or "full" (XRayEmb 2PT)
-    policy: str = "oov"
-    steps: int = 2000
-    batch_size: int = 32
-    lr: float = 3e-4  # the character encoder
-    head_lr: float = 1e-3  # the MLM head's transform, trained from scratch
-    model_lr: float = 5e-5  # the transformer, in mode "full"
-    weight_decay: float = 0.01
-    warmup_steps: int = 100
-    min_lr_ratio: float = 0.0
-    grad_clip: float = 1.0
-    mask_rate: float = 0.15  # share of each sentence's words masked (at least one)
-    noise: str = "mixed"  # typo model: single (keyboard edits), realistic (human misspellings) or mixed
-    typo_rate: float = 0.2  # per eligible word of a noisy sentence
-    clean_share: float = 0.3  # sentences left without typos
-    anchor_weight: float = 1.0
-    max_words: int = 32  # longer sentences are cut: the cost of a step grows with its longest sentence
-    validation_sentences: int = 256
-    eval_every: int = 250
-    checkpoint_every: int = 100
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
-        if self.noise not in NOISE_MODELS:
-            raise ConfigError(f"noise must be one of {', '.join(NOISE_MODELS)}, got {self.noise!r}")
-        for name in ("mask_rate", "typo_rate", "clean_share"):
-            if not 0 <= getattr(self, name) <= 1:
-                raise ConfigError(f"{name} must be in [0, 1], got {getattr(self, name)}")
-        if self.mask_rate == 0:
-            raise ConfigError("mask_rate must be > 0: the masked words are the training signal")
-        if self.steps < 1 or self.batch_size < 1:
-            raise ConfigError("steps and batch_size must be >= 1")
 
 
 class PretrainingModel(nn.Module):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +36,10 @@ from torch import nn
 from charwise.decoders.lstm import CharDecoder, build_decoder
 from charwise.encoders.base import CharEncoder
 from charwise.errors import ConfigError
+from charwise.presets import DECODER_BEAM
 from charwise.teachers import Teacher
-from charwise.training.approximation import NOISE_MODELS, noisers_for, noisy_word
+from charwise.training.approximation import noisers_for, noisy_word
+from charwise.training.config import SpellingConfig  # noqa: F401 (re-exported)
 from charwise.training.engine import Engine, EngineSettings, RunState
 from charwise.training.losses import ApproximationLoss, LossWeights
 from charwise.training.targets import TargetSplit, split_for_encoder
@@ -48,57 +50,6 @@ DECODER_DIR = "decoder"
 ENCODER_DIR = "encoder"
 CONFIG_FILE = "spelling_config.json"
 LENGTH_BINS = ((1, 4), (5, 8), (9, 12), (13, 10**6))
-
-
-@dataclass
-class SpellingConfig:
-    """Everything that determines a decoder training run (saved next to its outputs)."""
-
-    encoder: str = "minilm"  # a shipped encoder's name or an encoder directory; its teacher is the teacher
-    preset: str = "base"  # decoder preset (charwise.decoders.PRESETS)
-    init_decoder: str = ""  # start from this saved decoder (its alphabet and dimension must match)
-    decoder_overrides: dict[str, Any] = field(default_factory=dict)
-    steps: int = 4000
-    batch_size: int = 256
-    lr: float = 2e-3
-    weight_decay: float = 0.0
-    warmup_steps: int = 100
-    min_lr_ratio: float = 0.05
-    grad_clip: float = 1.0
-    rows: float = 1.0  # weight of spelling the teacher's rows
-    cycle_ed: float = 1.0  # weight of the E -> D loop (string -> encoder -> decoder -> clean string)
-    cycle_de: float = 0.0  # weight of the D -> E loop (vector -> decoder -> encoder -> vector); needs train_encoder
-    approx: float = 1.0  # weight of the encoder's approximation loss (only with train_encoder)
-    train_encoder: bool = False
-    encoder_lr: float = 3e-4
-    noise: str = "mixed"  # noise of the E -> D strings: single, realistic or mixed (as charwise train)
-    noise_ratio: float = 0.5  # share of eligible E -> D strings given noise
-    random_vectors: float = 0.5  # share of D -> E starting points drawn at random instead of rows
-    eval_every: int = 500
-    eval_words: int = 1000
-    checkpoint_every: int = 250
-    seed: int = 0
-    train_rows_limit: int = 0  # >0: a seeded subset of the training rows (quick runs and tests)
-
-    def __post_init__(self) -> None:
-        if self.noise not in NOISE_MODELS:
-            raise ConfigError(f"noise must be one of {', '.join(NOISE_MODELS)}, got {self.noise!r}")
-        for name in ("rows", "cycle_ed", "cycle_de", "approx"):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"the {name} weight must be >= 0, got {getattr(self, name)}")
-        if self.rows == 0 and self.cycle_ed == 0:
-            raise ConfigError("the decoder needs a loss: rows or cycle_ed must be > 0")
-        if self.cycle_de > 0 and not self.train_encoder:
-            raise ConfigError("the D -> E loop trains only the encoder: it needs train_encoder")
-        for name in ("noise_ratio", "random_vectors"):
-            if not 0 <= getattr(self, name) <= 1:
-                raise ConfigError(f"{name} must be in [0, 1], got {getattr(self, name)}")
-        if self.steps < 1 or self.batch_size < 1:
-            raise ConfigError("steps and batch_size must be >= 1")
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "SpellingConfig":
-        return cls(**data)
 
 
 class SpellingModel(nn.Module):
@@ -279,7 +230,7 @@ class SpellingTrainer:
 
 
 def spelling_report(decoder: CharDecoder, encoder: CharEncoder, teacher: Teacher, *, heldin_words: int = 2000,
-                    beam: int = 5, seed: int = 0, noise: str = "mixed") -> dict[str, Any]:
+                    beam: int = DECODER_BEAM, seed: int = 0, noise: str = "mixed") -> dict[str, Any]:
     """The decoder's spelling of held-in and held-out whole words (the encoder's split), from the
     teacher's rows, from the encoder's vectors of the clean words and from those of noisy copies
     (greedy, and beam ``beam``: its best spelling and whether the gold one is among its

@@ -19,7 +19,7 @@ import math
 import os
 import random
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -27,89 +27,19 @@ import torch
 import torch.nn.functional as F
 
 from charwise.charset import CharVocab
-from charwise.errors import ConfigError
-from charwise.training.engine import Engine, EngineSettings, RunState, without_later_defaults
+from charwise.training.config import TranslateConfig
+from charwise.training.engine import Engine, EngineSettings, RunState
 from charwise.translation.averaging import average_models, snapshot_directories, snapshot_name, snapshot_step
 from charwise.translation.data import PAD, Pair, Subwords, read_pairs, source_words, split_pairs
-from charwise.translation.features import FEATURES, FeatureVocab, word_features
+from charwise.translation.features import FeatureVocab, word_features
 from charwise.translation.inputs import SourceExample, SourceReader, pad_targets
-from charwise.translation.model import ARCHITECTURES, FEATURE_MODES, MAX_POSITIONS, TranslationConfig, TranslationModel
+from charwise.translation.model import MAX_POSITIONS, TranslationModel
 
 MODEL_DIR = "model"
 AVERAGED_DIR = "model-averaged"
 SNAPSHOT_DIR = "snapshots"
 CONFIG_FILE = "translate_config.json"
 MAX_TARGET_PIECES = 400
-
-
-@dataclass
-class TranslateConfig:
-    """Everything that determines a translation run (saved next to its outputs)."""
-
-    architecture: str = "transformer"  # transformer | s2w | s2w-words
-    feature_mode: str = "none"  # none | copy (Sennrich & Haddow) | merge (S2W)
-    features: list[str] = field(default_factory=lambda: list(FEATURES))  # used unless feature_mode is none
-    char_vectors: bool = False  # S2W: add a character vector of each word at the merge
-    corpus: str = ""  # another verse-aligned TSV (ref, es, en); default: the built-in Bible
-    split: str = "verses"  # verses (seeded) | books
-    dev: int = 1000
-    test: int = 1000
-    split_seed: int = 0
-    max_train_pairs: int = 0  # >0: the first N training pairs only (tests, quick runs)
-    source_vocab: int = 8000
-    target_vocab: int = 8000
-    dim: int = 256
-    heads: int = 4
-    ffn: int = 1024
-    encoder_layers: int = 4
-    encoder_subword_layers: int = 2
-    decoder_layers: int = 4
-    decoder_subword_layers: int = 2
-    pooling: str = "gru"
-    dropout: float = 0.1
-    steps: int = 4000
-    batch_tokens: int = 4096
-    lr: float = 7e-4
-    warmup: int = 800
-    label_smoothing: float = 0.1
-    grad_clip: float = 1.0
-    eval_every: int = 500
-    seed: int = 0
-    average_last: int = 0  # >0: also write the mean of the last K evaluated checkpoints
-
-    def __post_init__(self) -> None:
-        if self.architecture not in ARCHITECTURES:
-            raise ConfigError(f"architecture must be one of {', '.join(ARCHITECTURES)}, got {self.architecture!r}")
-        if self.feature_mode not in FEATURE_MODES:
-            raise ConfigError(f"feature_mode must be one of {', '.join(FEATURE_MODES)}, got {self.feature_mode!r}")
-        unknown = [f for f in self.features if f not in FEATURES]
-        if unknown or (self.feature_mode != "none" and not self.features):
-            raise ConfigError(f"features must be some of {', '.join(FEATURES)}, got {self.features}")
-        for name in ("steps", "batch_tokens", "dim", "heads", "ffn", "encoder_layers", "decoder_layers", "eval_every"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.max_train_pairs < 0 or self.warmup < 0 or self.average_last < 0:
-            raise ConfigError(f"max_train_pairs, warmup and average_last must be >= 0, got {self.max_train_pairs}, "
-                              f"{self.warmup}, {self.average_last}")
-        if self.architecture == "transformer" and (self.feature_mode == "merge" or self.char_vectors):
-            raise ConfigError("merged features and character vectors need an S2W architecture (s2w, s2w-words)")
-        if self.lr <= 0 or not 0 <= self.label_smoothing < 1 or not 0 <= self.dropout < 1:
-            raise ConfigError("lr must be > 0, label_smoothing and dropout in [0, 1)")
-
-    def run_config(self) -> dict[str, Any]:
-        """``asdict(self)`` less ``average_last`` when it is off (a field added later), so that runs
-        started before it resume under their saved configuration."""
-        return without_later_defaults(asdict(self), {"average_last": 0})
-
-    def model_config(self, source_vocab: int, target_vocab: int, feature_vocabs: dict[str, FeatureVocab],
-                     charset: CharVocab | None) -> TranslationConfig:
-        return TranslationConfig(
-            architecture=self.architecture, source_vocab=source_vocab, target_vocab=target_vocab, dim=self.dim,
-            heads=self.heads, ffn=self.ffn, encoder_layers=self.encoder_layers,
-            encoder_subword_layers=self.encoder_subword_layers, decoder_layers=self.decoder_layers,
-            decoder_subword_layers=self.decoder_subword_layers, pooling=self.pooling, dropout=self.dropout,
-            feature_mode=self.feature_mode, feature_vocabs={k: v.to_dict() for k, v in feature_vocabs.items()},
-            char_vectors=self.char_vectors, charset=charset.to_dict() if charset is not None else None)
 
 
 class TranslationData:

@@ -27,7 +27,7 @@ killed run with the weights an uninterrupted run would have).
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -41,38 +41,11 @@ from charwise.hybrid.model import HybridInputs, HybridModel, input_table
 from charwise.hybrid.pooling import ReducePooling, word_layout
 from charwise.hybrid.sentence import mean_pool
 from charwise.teachers import Teacher
+from charwise.training.config import TuneConfig
 from charwise.training.engine import CHECKPOINT_DIR, Engine, EngineSettings, RunState  # noqa: F401 (re-exported)
 from charwise.typos.single import add_typos
 
 BEST_DIR = "encoder"
-
-
-@dataclass
-class TuneConfig:
-    """Everything that determines a hybrid-tuning run (saved next to its outputs)."""
-
-    corpora: list[str] = field(default_factory=list)  # plain text, CoNLL or CoNLL-U files
-    teacher: str = "minilm"
-    encoder: str = "minilm"  # the encoder to start from: shipped name or directory
-    policy: str = "oov"
-    objective: str = "distill"  # "distill" (any model) or "lm" (causal LMs: next-word likelihood)
-    steps: int = 600
-    batch_size: int = 32
-    lr: float = 3e-4
-    weight_decay: float = 0.01
-    warmup_steps: int = 30
-    min_lr_ratio: float = 0.0
-    grad_clip: float = 1.0
-    typo_rate: float = 0.3  # per eligible word, on the student's side
-    clean_share: float = 0.3  # sentences the student also sees clean
-    word_weight: float = 1.0
-    sentence_weight: float = 1.0
-    anchor_weight: float = 1.0
-    max_words: int = 48
-    validation_sentences: int = 256
-    eval_every: int = 100
-    checkpoint_every: int = 50
-    seed: int = 0
 
 
 def word_means(states: torch.Tensor, inputs: HybridInputs) -> tuple[torch.Tensor, torch.Tensor]:

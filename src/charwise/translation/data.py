@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from charwise.errors import ConfigError, InputError
 from charwise.lm.data import TEST_BOOKS, VALIDATION_BOOKS, bible_path, book_of
+from charwise.presets import TRANSLATION_SPLITS
 from charwise.words import split_words
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PAD", "UNK", "BOS", "EOS", "SPLITS", "Pair", "Subwords", "read_pairs", "split_pairs", "source_words"]
 
-SPLITS = ("verses", "books")
+SPLITS = TRANSLATION_SPLITS
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 SPECIALS = ["<pad>", "<unk>", "<s>", "</s>"]
 MAX_SOURCE_WORDS = 200  # the longest verse has about 90 words; longer inputs are cut (with a warning)

@@ -19,6 +19,7 @@ import time
 from typing import Any, Sequence
 
 from charwise.errors import ConfigError
+from charwise.presets import TRANSLATION_BEAM, TRANSLATION_LENGTH_PENALTY
 from charwise.translation.data import Pair, source_words
 from charwise.translation.model import TranslationModel
 from charwise.translation.search import translate_sentences
@@ -83,8 +84,8 @@ def score(hypotheses: Sequence[str], references: Sequence[str]) -> dict[str, Any
             "chrf_signature": str(chrf.get_signature())}
 
 
-def evaluate_translation(model: TranslationModel, pairs: Sequence[Pair], *, beam: int = 5,
-                         length_penalty: float = 1.0, typo_rate: float = 0.0, seed: int = 0,
+def evaluate_translation(model: TranslationModel, pairs: Sequence[Pair], *, beam: int = TRANSLATION_BEAM,
+                         length_penalty: float = TRANSLATION_LENGTH_PENALTY, typo_rate: float = 0.0, seed: int = 0,
                          batch_size: int = 32, progress: bool = False) -> dict[str, Any]:
     """Translate ``pairs``' sources (with typos when ``typo_rate`` > 0) and score them."""
     if not pairs:

@@ -17,11 +17,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Sequence
 
+from charwise.presets import TRANSLATION_FEATURES
 from charwise.tagging.s2w import FeatureVocab
 
 __all__ = ["FEATURES", "FeatureVocab", "word_features", "word_shape"]
 
-FEATURES = ("lemma", "shape")
+FEATURES = TRANSLATION_FEATURES
 
 
 @lru_cache(maxsize=200_000)

@@ -44,6 +44,12 @@ from charwise.encoders.cnn import Highway, char_cnn
 from charwise.errors import CheckpointError, ConfigError
 from charwise.hybrid.pooling import GRUPooling, WordPooling, build_pooling
 from charwise.model_files import load_model_directory, save_model_directory
+from charwise.presets import (
+    TRANSLATION_ARCHITECTURES,
+    TRANSLATION_BEAM,
+    TRANSLATION_FEATURE_MODES,
+    TRANSLATION_LENGTH_PENALTY,
+)
 from charwise.translation.data import PAD, Subwords
 from charwise.translation.features import FEATURES, FeatureVocab
 
@@ -51,8 +57,8 @@ __all__ = ["ARCHITECTURES", "FEATURE_MODES", "DecoderLayer", "LayerCache", "Memo
            "TranslationModel"]
 
 MODEL_TYPE = "charwise-translation"
-ARCHITECTURES = ("transformer", "s2w", "s2w-words")
-FEATURE_MODES = ("none", "copy", "merge")
+ARCHITECTURES = TRANSLATION_ARCHITECTURES
+FEATURE_MODES = TRANSLATION_FEATURE_MODES
 SOURCE_TOKENIZER, TARGET_TOKENIZER = "source_tokenizer.json", "target_tokenizer.json"
 MAX_POSITIONS = 1024  # positions of either side (sinusoidal table)
 
@@ -401,7 +407,8 @@ class TranslationModel(PreTrainedModel):
         return self.decode(self.encode(batch), target_in)
 
     # --- use ------------------------------------------------------------------------------------------
-    def translate(self, sentences: list[str], beam: int = 5, length_penalty: float = 1.0,
+    def translate(self, sentences: list[str], beam: int = TRANSLATION_BEAM,
+                  length_penalty: float = TRANSLATION_LENGTH_PENALTY,
                   batch_size: int = 32) -> list[str]:
         """English for each Spanish sentence (an empty sentence gives an empty line)."""
         from charwise.translation.search import translate_sentences

@@ -15,6 +15,7 @@ from typing import Iterator, Sequence
 
 import torch
 
+from charwise.presets import TRANSLATION_BEAM, TRANSLATION_LENGTH_PENALTY
 from charwise.translation.data import BOS, EOS, source_words
 from charwise.translation.inputs import SourceReader
 from charwise.translation.model import SourceBatch, TranslationModel
@@ -68,7 +69,8 @@ def _strip(ids: list[int]) -> list[int]:
     return ids[: ids.index(EOS)] if EOS in ids else ids
 
 
-def beam_search(model: TranslationModel, batch: SourceBatch, beam: int = 5, length_penalty: float = 1.0,
+def beam_search(model: TranslationModel, batch: SourceBatch, beam: int = TRANSLATION_BEAM,
+                length_penalty: float = TRANSLATION_LENGTH_PENALTY,
                 max_length: int | None = None) -> list[list[int]]:
     """The best finished hypothesis of each sentence (see the module docstring)."""
     if beam < 1:
@@ -147,8 +149,9 @@ def _chunks(items: Sequence[int], size: int) -> Iterator[list[int]]:
         yield list(items[at : at + size])
 
 
-def translate_sentences(model: TranslationModel, sentences: Sequence[str], beam: int = 5,
-                        length_penalty: float = 1.0, batch_size: int = 32, progress: bool = False) -> list[str]:
+def translate_sentences(model: TranslationModel, sentences: Sequence[str], beam: int = TRANSLATION_BEAM,
+                        length_penalty: float = TRANSLATION_LENGTH_PENALTY, batch_size: int = 32,
+                        progress: bool = False) -> list[str]:
     """Translate ``sentences`` (source text); sentences of similar length are batched together."""
     if model.target_subwords is None:
         raise ValueError("the model has no target vocabulary (load it with from_pretrained)")

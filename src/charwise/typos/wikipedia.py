@@ -11,6 +11,7 @@ The list comes from the PyPI package ``misspellings`` (1.5, GPL-3.0), installed 
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
@@ -43,6 +44,14 @@ def load_wikipedia_pairs() -> list[tuple[str, str]]:
             "the real-misspelling benchmark needs the 'misspellings' package: pip install charwise[bench]"
         ) from None
     return [(str(bad), str(good)) for bad, good in lib.Misspellings().dump_misspelling_list()]
+
+
+def list_half(correction: str) -> str:
+    """``"tune"`` or ``"test"``: the half of the list a pair belongs to, by a seeded hash of its
+    lower-cased correction (so every misspelling of one word lands in the same half). Whatever is
+    fitted or tuned on the list reads only the tuning half; benchmarks report the test half."""
+    digest = hashlib.sha256(f"correct-{correction.strip().lower()}".encode()).hexdigest()
+    return "tune" if int(digest, 16) % 2 == 0 else "test"
 
 
 def whole_word_rows(teacher: Teacher) -> dict[str, int]:

@@ -1,0 +1,271 @@
+"""The words a speller accepts as written, and how common each is: :class:`Lexicon`.
+
+Membership comes from spelling dictionaries, never from a frequency list alone: ``wordfreq`` lists
+common misspellings (``definately`` Zipf 2.9, ``recieved`` 2.8, ``teh`` 3.0), so it gives only the
+*frequencies*. The sources, per language (:data:`DICTIONARIES`):
+
+* ``pyspellchecker``: the word list ``pyspellchecker`` ships for the language (English 160k words,
+  Spanish 86k);
+* ``symspell``: SymSpell's English dictionary (82,765 words, the intersection of SCOWL and Google
+  Books n-grams), shipped with ``symspellpy``;
+* the teacher's whole-word rows that are alphabetic and that wordfreq lists in the language
+  (``teacher=``): the words the model reads as one token are words it has seen many times;
+* user words: ``extra_words`` and word-list files (one word per line, ``#`` comments), and corpora
+  whose words are counted in (``corpora=``, a word seen ``min_count`` times or more).
+
+Case: keys are lower-case; a word that user files or corpora give only capitalised (``Paris``) is
+remembered as such, so that ``Paris`` is known while ``paris`` is a lower-case word the lexicon
+does not hold.
+
+A lexicon is built once and cached under ``$CHARWISE_CACHE/speller`` (a gzip TSV written
+atomically), keyed by a hash of everything it was built from (sources, package versions, the
+teacher, the user files' contents); a change of any input builds a new one.
+
+Example::
+
+    lexicon = Lexicon.build("en", teacher="minilm")
+    "receive" in lexicon, "recieve" in lexicon   # True, False
+    lexicon.zipf("receive")                      # 4.9
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.metadata
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from charwise.errors import ConfigError, InputError
+from charwise.io import atomic_file, cache_root, iter_lines
+
+LANGUAGES = ("en", "es")
+#: The spelling dictionaries each language can use (the default is all of them).
+DICTIONARIES: dict[str, tuple[str, ...]] = {"en": ("pyspellchecker", "symspell"), "es": ("pyspellchecker",)}
+CACHE_FORMAT = 2  # bump when the cache file's layout or the build rules change
+MAX_WORD_CHARS = 40  # longer "words" of a source are not words a speller should suggest
+
+# per-word source flags
+DICTIONARY, TEACHER, USER, CORPUS = 1, 2, 4, 8
+
+
+def check_language(language: str) -> str:
+    if language not in LANGUAGES:
+        raise ConfigError(f"no speller lexicon for language {language!r}; known: {', '.join(LANGUAGES)}")
+    return language
+
+
+def _dictionary_words(name: str, language: str) -> Iterable[str]:
+    if name == "pyspellchecker":
+        import spellchecker
+
+        path = Path(spellchecker.__file__).parent / "resources" / f"{language}.json.gz"
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            return list(json.load(f))
+    if name == "symspell":
+        import symspellpy
+
+        path = Path(symspellpy.__file__).parent / "frequency_dictionary_en_82_765.txt"
+        with open(path, encoding="utf-8") as f:
+            return [line.split()[0] for line in f if line.strip()]
+    raise ConfigError(f"unknown spelling dictionary {name!r}; known: pyspellchecker, symspell")
+
+
+def _usable(word: str) -> bool:
+    """A word a speller may suggest: letters only (an inner apostrophe or hyphen allowed), not too long."""
+    return 0 < len(word) <= MAX_WORD_CHARS and word.replace("'", "").replace("-", "").isalpha()
+
+
+def _version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _read_word_file(path: Path) -> list[str]:
+    """The words of a word-list file: one per line (the first field), ``#`` lines skipped."""
+    words = []
+    for line in iter_lines(path):
+        field = line.strip().split("\t")[0].split(" ")[0] if line.strip() else ""
+        if field and not field.startswith("#"):
+            words.append(field)
+    return words
+
+
+@dataclass
+class LexiconEntry:
+    zipf: float  # wordfreq's Zipf frequency of the lower-case word (0: wordfreq does not list it)
+    sources: int  # DICTIONARY | TEACHER | USER | CORPUS
+    capitalised: bool = False  # only ever seen capitalised (a name): its lower-case form is not a word
+
+
+class Lexicon:
+    """Lower-case words with their Zipf frequency and where they come from (see the module docstring)."""
+
+    def __init__(self, language: str, entries: dict[str, LexiconEntry], description: dict[str, object]) -> None:
+        self.language = check_language(language)
+        self.entries = entries
+        self.description = description
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and self.knows(word)
+
+    def knows(self, word: str) -> bool:
+        """Whether ``word`` is spelled right as written: its lower-case form is a word of the lexicon
+        and, for a name known only capitalised, it is written capitalised."""
+        entry = self.entries.get(word.lower())
+        if entry is None:
+            return False
+        return not entry.capitalised or word[:1].isupper()
+
+    def zipf(self, word: str) -> float:
+        """wordfreq's Zipf frequency of the lower-case word (0 when wordfreq does not list it)."""
+        entry = self.entries.get(word.lower())
+        if entry is not None:
+            return entry.zipf
+        from wordfreq import zipf_frequency
+
+        return float(zipf_frequency(word.lower(), self.language))
+
+    def words(self) -> list[str]:
+        return list(self.entries)
+
+    # --- building and caching ---------------------------------------------------------------------
+    @classmethod
+    def build(cls, language: str = "en", *, teacher: str | None = None, dictionaries: tuple[str, ...] | None = None,
+              extra_words: Iterable[str] = (), word_files: Iterable[str | os.PathLike] = (),
+              corpora: Iterable[str | os.PathLike] = (), min_count: int = 3, cache: bool = True) -> "Lexicon":
+        """The lexicon of ``language`` from its sources (cached; see the module docstring).
+
+        Args:
+            language: ``en`` or ``es``.
+            teacher: a teacher name (``minilm``...) whose alphabetic whole-word rows join the lexicon.
+            dictionaries: names from :data:`DICTIONARIES` (default: all of the language's).
+            extra_words: words to accept as written (case kept: ``Wycombe`` makes a capitalised entry).
+            word_files: files of such words, one per line.
+            corpora: text files whose words seen at least ``min_count`` times join the lexicon.
+            cache: read and write the on-disk cache.
+        """
+        check_language(language)
+        dictionaries = tuple(dictionaries) if dictionaries is not None else DICTIONARIES[language]
+        for name in dictionaries:
+            if name not in DICTIONARIES[language]:
+                raise ConfigError(f"no {name} dictionary for {language!r}; known: {', '.join(DICTIONARIES[language])}")
+        if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
+            raise ConfigError(f"min_count must be an integer >= 1, got {min_count!r}")
+        files = [Path(f) for f in word_files]
+        texts = [Path(f) for f in corpora]
+        for path in files + texts:
+            if path.is_dir():
+                raise InputError(f"input is a directory, not a file: {path}")
+            if not path.is_file():
+                raise InputError(f"input file not found: {path}")
+        extra = sorted(set(extra_words))
+        description: dict[str, object] = {
+            "format": CACHE_FORMAT, "language": language, "dictionaries": list(dictionaries), "teacher": teacher,
+            "versions": {p: _version(p) for p in ("pyspellchecker", "symspellpy", "wordfreq")},
+            "extra_words": hashlib.sha256("\n".join(extra).encode("utf-8", "surrogatepass")).hexdigest(),
+            "word_files": [[str(p), _file_digest(p)] for p in files],
+            "corpora": [[str(p), _file_digest(p)] for p in texts], "min_count": min_count,
+        }
+        key = hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()[:16]
+        path = cache_root() / "speller" / f"lexicon-{language}-{key}.tsv.gz"
+        if cache and path.is_file():
+            try:
+                return cls(language, _read_cache(path), description)
+            except (OSError, ValueError, EOFError):
+                pass  # a damaged cache is rebuilt
+        entries = _build_entries(language, dictionaries, teacher, extra, files, texts, min_count)
+        lexicon = cls(language, entries, description)
+        if cache:
+            try:
+                lexicon.save(path)
+            except OSError:
+                pass  # a read-only cache directory costs a rebuild next time, nothing else
+        return lexicon
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the lexicon as a gzip TSV (word, zipf, sources, capitalised), atomically."""
+        with atomic_file(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+            for word, e in self.entries.items():
+                f.write(f"{word}\t{e.zipf:.2f}\t{e.sources}\t{int(e.capitalised)}\n".encode("utf-8", "surrogatepass"))
+
+
+def _read_cache(path: Path) -> dict[str, LexiconEntry]:
+    entries = {}
+    with gzip.open(path, "rt", encoding="utf-8", errors="surrogatepass") as f:
+        for line in f:
+            word, zipf, sources, capitalised = line.rstrip("\n").split("\t")
+            entries[word] = LexiconEntry(float(zipf), int(sources), capitalised == "1")
+    if not entries:
+        raise ValueError("empty lexicon cache")
+    return entries
+
+
+def _build_entries(language: str, dictionaries: tuple[str, ...], teacher: str | None, extra: list[str],
+                   files: list[Path], corpora: list[Path], min_count: int) -> dict[str, LexiconEntry]:
+    from wordfreq import get_frequency_dict
+
+    from charwise.words import split_words
+
+    sources: dict[str, int] = {}
+    cased: dict[str, set[bool]] = {}  # lower-case key -> was it seen capitalised / lower-case (cased sources)
+
+    def add(word: str, flag: int, keep_case: bool) -> None:
+        if not _usable(word):
+            return
+        key = word.lower()
+        sources[key] = sources.get(key, 0) | flag
+        if keep_case:
+            cased.setdefault(key, set()).add(word[:1].isupper())
+
+    for name in dictionaries:
+        for word in _dictionary_words(name, language):
+            add(word, DICTIONARY, False)
+    freq = get_frequency_dict(language, "best")
+    if teacher is not None:
+        from charwise.teachers import Teacher
+        from charwise.typos.wikipedia import whole_word_rows
+
+        # a multilingual teacher's rows hold every language's words: only those wordfreq lists in this one
+        for word in whole_word_rows(Teacher.load(teacher)):
+            if word.isalpha() and len(word) > 1 and freq.get(word.lower(), 0.0) > 0:
+                add(word, TEACHER, False)
+    for word in extra:
+        add(word, USER, True)
+    for path in files:
+        for word in _read_word_file(path):
+            add(word, USER, True)
+    counts: Counter[str] = Counter()
+    for path in corpora:
+        for line in iter_lines(path, errors="replace"):
+            counts.update(w for w in split_words(line).words if _usable(w))
+    for word, n in counts.items():
+        if n >= min_count:
+            add(word, CORPUS, True)
+    import math
+
+    entries = {}
+    for key, flag in sources.items():
+        f = freq.get(key, 0.0)
+        seen = cased.get(key, set())
+        # capitalised only when every cased source wrote it capitalised and no dictionary lists it
+        capitalised = seen == {True} and not flag & (DICTIONARY | TEACHER)
+        entries[key] = LexiconEntry(round(math.log10(f) + 9, 2) if f > 0 else 0.0, flag, capitalised)
+    return entries

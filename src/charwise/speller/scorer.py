@@ -1,0 +1,151 @@
+"""The speller's learned scorer: :class:`SpellScorer` (``model_type = "charwise-speller"``).
+
+Two small models over standardised features (:mod:`charwise.speller.features`):
+
+* the **ranker** scores each candidate of a written word: a logistic regression
+  (``rank_weight . z(x) + rank_bias``) or, with ``rank_hidden > 0``, a one-layer perceptron
+  (``rank_weight . tanh(W z(x) + b) + rank_bias``);
+  a word's candidates are ranked by it, and its softmax over them gives each one's share;
+* the **judge**, a logistic regression, reads the word's features (the best candidate's score, its margin, the written
+  word's frequency...) and gives the calibrated probability that the written word is a
+  misspelling of the best candidate, against "a valid word the lexicon lacks" (a name, a new word)
+  or "a misspelling whose best candidate is wrong".
+
+Both are fitted by scikit-learn (``charwise.training.speller``) and stored as a Hugging Face model
+directory (``config.json`` + ``model.safetensors``) so that loading checks names and shapes strictly
+and no pickle is ever read. Scoring runs in numpy.
+
+Example::
+
+    scorer = SpellScorer.from_pretrained("src/charwise/pretrained/speller-minilm-en")
+    scores = scorer.rank(candidate_rows)          # (n,)
+    p = scorer.judge(word_rows)                    # (m,) probabilities
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+from transformers import AutoConfig, AutoModel, PretrainedConfig, PreTrainedModel
+
+from charwise.errors import CheckpointError, ConfigError
+from charwise.model_files import load_model_directory, save_model_directory
+from charwise.speller.features import RANK_FEATURES, WORD_FEATURES
+
+MODEL_TYPE = "charwise-speller"
+
+
+class SpellScorerConfig(PretrainedConfig):
+    """Which features the scorer reads (their names, in order), for which language and encoder, and
+    the probability above which a correction is made by default (tuned on dev text)."""
+
+    model_type = MODEL_TYPE
+
+    def __init__(self, rank_features: list[str] | None = None, word_features: list[str] | None = None,
+                 language: str = "en", encoder: str = "minilm", threshold: float = 0.5, rank_hidden: int = 0,
+                 **kwargs: Any) -> None:
+        self.rank_features = list(rank_features if rank_features is not None else RANK_FEATURES)
+        self.word_features = list(word_features if word_features is not None else WORD_FEATURES)
+        self.language = language
+        self.encoder = encoder
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
+            raise ConfigError(f"threshold must be a probability in [0, 1], got {threshold!r}")
+        self.threshold = float(threshold)
+        if isinstance(rank_hidden, bool) or not isinstance(rank_hidden, int) or rank_hidden < 0:
+            raise ConfigError(f"rank_hidden must be an integer >= 0, got {rank_hidden!r}")
+        self.rank_hidden = rank_hidden  # 0: a linear ranker; else one tanh layer of this width
+        super().__init__(**kwargs)
+
+
+class SpellScorer(PreTrainedModel):
+    """The ranker and the judge (see the module docstring)."""
+
+    config_class = SpellScorerConfig
+    main_input_name = "features"
+
+    def __init__(self, config: SpellScorerConfig) -> None:
+        super().__init__(config)
+        if tuple(config.rank_features) != RANK_FEATURES or tuple(config.word_features) != WORD_FEATURES:
+            raise ConfigError("this scorer was trained on other features than this charwise computes: "
+                              "retrain it with `charwise speller train`")
+        n, m = len(RANK_FEATURES), len(WORD_FEATURES)
+        self.rank_mean = nn.Parameter(torch.zeros(n), requires_grad=False)
+        self.rank_scale = nn.Parameter(torch.ones(n), requires_grad=False)
+        h = config.rank_hidden
+        if h:
+            self.rank_hidden_weight = nn.Parameter(torch.zeros(h, n), requires_grad=False)
+            self.rank_hidden_bias = nn.Parameter(torch.zeros(h), requires_grad=False)
+        self.rank_weight = nn.Parameter(torch.zeros(h or n), requires_grad=False)
+        self.rank_bias = nn.Parameter(torch.zeros(()), requires_grad=False)
+        self.word_mean = nn.Parameter(torch.zeros(m), requires_grad=False)
+        self.word_scale = nn.Parameter(torch.ones(m), requires_grad=False)
+        self.word_weight = nn.Parameter(torch.zeros(m), requires_grad=False)
+        self.word_bias = nn.Parameter(torch.zeros(()), requires_grad=False)
+        self.training_info: dict[str, Any] = {}
+        self._numpy: dict[str, np.ndarray] | None = None
+
+    def _init_weights(self, module: nn.Module) -> None:
+        pass  # fitted by scikit-learn, never initialised at random
+
+    def _arrays(self) -> dict[str, np.ndarray]:
+        if self._numpy is None:
+            self._numpy = {k: v.detach().cpu().double().numpy() for k, v in self.state_dict().items()}
+        return self._numpy
+
+    def set_parts(self, parts: dict[str, Any]) -> None:
+        """Set the weights from fitted arrays (``rank_mean``, ..., ``word_bias``)."""
+        state = self.state_dict()
+        for name, value in parts.items():
+            tensor = torch.as_tensor(np.asarray(value, dtype=np.float32))
+            if name not in state or tuple(tensor.shape) != tuple(state[name].shape):
+                raise ConfigError(f"scorer part {name!r} has shape {tuple(tensor.shape)}, expected "
+                                  f"{tuple(state[name].shape) if name in state else 'no such part'}")
+            state[name] = tensor
+        self.load_state_dict(state)
+        self._numpy = None
+
+    def rank(self, rows: np.ndarray) -> np.ndarray:
+        """Candidate scores ``(n,)`` for candidate features ``(n, len(RANK_FEATURES))``."""
+        a = self._arrays()
+        z = (rows - a["rank_mean"]) / a["rank_scale"]
+        if self.config.rank_hidden:
+            z = np.tanh(z @ a["rank_hidden_weight"].T + a["rank_hidden_bias"])
+        return z @ a["rank_weight"] + a["rank_bias"]
+
+    def judge(self, rows: np.ndarray) -> np.ndarray:
+        """Probabilities ``(m,)`` that each word is a misspelling of its best candidate."""
+        a = self._arrays()
+        logits = ((rows - a["word_mean"]) / a["word_scale"]) @ a["word_weight"] + a["word_bias"]
+        return 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        """Candidate scores of a ``(n, len(RANK_FEATURES))`` tensor (the ranker, for HF pipelines)."""
+        z = (features - self.rank_mean) / self.rank_scale
+        if self.config.rank_hidden:
+            z = torch.tanh(z @ self.rank_hidden_weight.T + self.rank_hidden_bias)
+        return z @ self.rank_weight + self.rank_bias
+
+    # --- persistence ----------------------------------------------------------------------------
+    def save_pretrained(  # type: ignore[override]
+        self, directory: str | os.PathLike, training_info: dict[str, Any] | None = None, **kwargs: Any
+    ) -> Path:
+        """Write ``config.json``, ``model.safetensors`` and ``training.json`` atomically."""
+        return save_model_directory(self, directory, self.training_info if training_info is None else training_info)
+
+    @classmethod
+    def from_pretrained(cls, directory: str | os.PathLike, **kwargs: Any) -> "SpellScorer":  # type: ignore[override]
+        """Load a scorer saved by :meth:`save_pretrained`, strictly (names, shapes, finite values)."""
+        try:
+            return load_model_directory(cls, directory, "charwise speller scorer",
+                                        "train one with `charwise speller train`")
+        except ConfigError as e:
+            raise CheckpointError(f"'{directory}': {e}") from None
+
+
+AutoConfig.register(MODEL_TYPE, SpellScorerConfig, exist_ok=True)
+AutoModel.register(SpellScorerConfig, SpellScorer, exist_ok=True)

@@ -1,0 +1,354 @@
+"""A spelling corrector that reads characters: :class:`Speller` (``charwise correct``).
+
+For each word it is asked about, the speller
+
+1. gathers **candidates** from the lexicon: words within two edits (``symspellpy``), words with the
+   same sound key (the realistic error model's rules undone) and the encoder's nearest whole-word
+   rows (:mod:`charwise.speller.candidates`);
+2. **ranks** them with the learned scorer (:mod:`charwise.speller.scorer`) over edit, frequency and
+   encoder features (:mod:`charwise.speller.features`): the encoder's cosine finds what edit distance
+   and frequency miss (phonetic and multi-edit errors);
+3. **judges** the best one: the probability that the written word is a misspelling of it, against
+   a valid word the lexicon lacks (a name, a new word).
+
+:meth:`Speller.correct` changes a word only when that probability reaches the threshold (tuned on
+dev text so that clean text is left alone). Words are left alone without a look when they are
+known to the lexicon, not alphabetic, shorter than ``min_length``, written in capitals (``NASA``,
+``SOUTER``) or capitalised inside a sentence (``Wycombe``, ``Shiite``: names far more often than
+errors); a capitalised first word of a sentence is read lower-case and keeps its capital.
+
+Example::
+
+    speller = Speller.load("en")
+    speller.suggest(["recieve"])[0][:2]
+    # [Suggestion(word='receive', probability=0.98), Suggestion(word='relieve', probability=0.0...)]
+    speller.correct("I recieved teh package").corrected
+    # 'I received the package'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from charwise.errors import ConfigError
+from charwise.io import atomic_file, cache_root
+from charwise.speller.candidates import NEIGHBOURS, CandidateIndex
+from charwise.speller.features import candidate_features, word_features
+from charwise.speller.lexicon import Lexicon, check_language
+from charwise.words import join_words, split_words
+
+if TYPE_CHECKING:
+    from charwise.encoders.base import CharEncoder
+    from charwise.speller.scorer import SpellScorer
+
+SHIPPED_SCORERS = {"en": "speller-minilm-en", "es": "speller-e5-es"}
+DEFAULT_ENCODERS = {"en": "minilm", "es": "e5-multilingual"}
+SENTENCE_END = frozenset(".!?¿¡")
+
+
+@dataclass
+class SpellerSettings:
+    """How a :class:`Speller` looks and when it changes a word."""
+
+    neighbours: int = 20  # the encoder's nearest whole-word rows added as candidates
+    per_key: int = 10  # lexicon words of the same sound key
+    max_distance: int = 2  # edit distance of the symmetric-delete lookup
+    suggestions: int = 10  # candidates kept per word
+    threshold: float | None = None  # correct at this probability; None: the scorer's tuned one
+    min_length: int = 3
+    batch_size: int = 512  # words scored at a time
+
+    def __post_init__(self) -> None:
+        for name, low in (("neighbours", 0), ("per_key", 0), ("max_distance", 1), ("suggestions", 1),
+                          ("min_length", 1), ("batch_size", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
+        t = self.threshold
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1):
+            raise ConfigError(f"threshold must be a probability in [0, 1], got {t!r}")
+
+
+class Suggestion(NamedTuple):
+    """A candidate for a written word, with the probability that it is the intended word."""
+
+    word: str
+    probability: float
+
+
+@dataclass
+class WordCorrection:
+    """What the speller did with one word."""
+
+    word: str
+    correction: str
+    looked_at: bool  # False: kept without a look (known, not alphabetic, short, a name by its case)
+    probability: float = 0.0  # that the word is a misspelling of its best suggestion
+    suggestions: list[Suggestion] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.correction != self.word
+
+
+@dataclass
+class CorrectedText:
+    """A corrected text, word by word."""
+
+    text: str
+    corrected: str
+    words: list[WordCorrection]
+    space_before: list[bool]
+
+    def marked(self) -> str:
+        """The corrected text with each change shown as ``[written -> correction]``."""
+        shown = [f"[{w.word} -> {w.correction}]" if w.changed else w.word for w in self.words]
+        return join_words(shown, self.space_before)
+
+    def to_dict(self) -> dict[str, Any]:
+        words = []
+        for w in self.words:
+            if w.looked_at:
+                entry = asdict(w)
+                entry["suggestions"] = [{"word": s.word, "probability": round(s.probability, 4)}
+                                        for s in w.suggestions]
+                entry["probability"] = round(w.probability, 4)
+                entry["changed"] = w.changed
+                words.append(entry)
+        return {"text": self.text, "corrected": self.corrected, "words": words}
+
+
+def same_case(word: str, correction: str) -> str:
+    """``correction`` in the case pattern of ``word`` (``Recieve`` -> ``Receive``)."""
+    if len(word) > 1 and word.isupper():
+        return correction.upper()
+    if word[:1].isupper():
+        return correction[:1].upper() + correction[1:]
+    return correction
+
+
+def _encoder_key(encoder: CharEncoder) -> str:
+    h = hashlib.sha256()
+    for name, tensor in sorted(encoder.state_dict().items()):
+        h.update(name.encode())
+        h.update(tensor.detach().cpu().float().numpy().tobytes())
+    return h.hexdigest()[:16]
+
+
+class Speller:
+    """Lexicon + candidates + learned scorer (see the module docstring)."""
+
+    def __init__(self, lexicon: Lexicon, encoder: CharEncoder, scorer: SpellScorer,
+                 settings: SpellerSettings | None = None) -> None:
+        import torch
+
+        if scorer.config.language != lexicon.language:
+            raise ConfigError(f"the scorer was trained for {scorer.config.language!r} words, the lexicon is "
+                              f"{lexicon.language!r}: use the scorer of the lexicon's language")
+        self.lexicon = lexicon
+        self.encoder = encoder
+        self.scorer = scorer
+        self.settings = settings or SpellerSettings()
+        self.language = lexicon.language
+        self.index = CandidateIndex(lexicon, self.settings.max_distance, self.settings.per_key)
+        self.words = lexicon.words()
+        self.position = {w: i for i, w in enumerate(self.words)}
+        self.zipf = {w: e.zipf for w, e in lexicon.entries.items()}
+        self.vectors = self._lexicon_vectors()
+        # the teacher's whole-word rows that are lexicon words: neighbours and cos_row
+        from charwise.typos.wikipedia import whole_word_rows
+
+        teacher = encoder.teacher
+        rows = {w.lower(): r for w, r in whole_word_rows(teacher).items() if w.lower() in self.position}
+        self.row_words = list(rows)
+        self.row_position = {w: i for i, w in enumerate(self.row_words)}
+        table = teacher.embeddings[list(rows.values())].float() if rows else torch.zeros(0, teacher.dim)
+        self.row_matrix = torch.nn.functional.normalize(table, dim=-1)
+
+    @property
+    def threshold(self) -> float:
+        t = self.settings.threshold
+        return float(self.scorer.config.threshold if t is None else t)
+
+    # --- loading --------------------------------------------------------------------------------
+    @classmethod
+    def load(cls, language: str = "en", *, encoder: str | CharEncoder | None = None,
+             scorer: str | os.PathLike | None = None, lexicon: Lexicon | None = None,
+             word_files: tuple[str | os.PathLike, ...] = (), settings: SpellerSettings | None = None) -> "Speller":
+        """The speller of ``language`` with its shipped encoder and scorer (or the ones given);
+        ``word_files`` add words to the lexicon (one per line)."""
+        from charwise.encoders.shipped import SHIPPED_DIR
+        from charwise.encoders.shipped import load as load_encoder
+        from charwise.speller.scorer import SpellScorer
+
+        check_language(language)
+        scorer_path = Path(scorer) if scorer is not None else SHIPPED_DIR / SHIPPED_SCORERS[language]
+        model = SpellScorer.from_pretrained(scorer_path)
+        if encoder is None:
+            encoder = model.config.encoder
+        char_encoder = load_encoder(encoder) if isinstance(encoder, str) else encoder
+        teacher_name = char_encoder.teacher_info.get("name")
+        if lexicon is None:
+            lexicon = Lexicon.build(language, teacher=teacher_name, word_files=word_files)
+        return cls(lexicon, char_encoder, model, settings)
+
+    def _lexicon_vectors(self) -> np.ndarray:
+        """Unit-length encoder vectors of every lexicon word, float16 ``(len(lexicon), dim)``, cached."""
+        from safetensors.numpy import load_file, save
+
+        key = hashlib.sha256(f"{sorted(self.lexicon.description.items())}{_encoder_key(self.encoder)}".encode())
+        path = cache_root() / "speller" / f"vectors-{self.language}-{key.hexdigest()[:16]}.safetensors"
+        if path.is_file():
+            try:
+                stored = load_file(str(path))["vectors"]
+                if stored.shape == (len(self.words), self.encoder.dim):
+                    return stored
+            except Exception:  # a damaged cache is recomputed
+                pass
+        vectors = self._unit(self.encoder.embed(self.words, manifold=False, batch_size=2048)).astype(np.float16)
+        try:
+            with atomic_file(path, "wb") as f:
+                f.write(save({"vectors": vectors}))
+        except OSError:
+            pass  # a read-only cache directory costs a recomputation next time, nothing else
+        return vectors
+
+    @staticmethod
+    def _unit(vectors: Any) -> np.ndarray:
+        array = vectors.detach().cpu().float().numpy()
+        return array / np.maximum(np.linalg.norm(array, axis=1, keepdims=True), 1e-8)
+
+    # --- suggestions ----------------------------------------------------------------------------
+    def suggest(self, words: list[str], k: int | None = None) -> list[list[Suggestion]]:
+        """Ranked candidates for each word (compared lower-case), best first, each with the
+        probability that the word is a misspelling of it; at most ``k`` (default
+        ``settings.suggestions``) per word."""
+        if isinstance(words, str):
+            raise TypeError("suggest() takes a list of words, not a single string")
+        return [s for s, _ in self._score([w.lower() for w in words], k)]
+
+    def _score(self, words: list[str], k: int | None = None) -> list[tuple[list[Suggestion], float]]:
+        """(suggestions, probability of the best) for each lower-case word."""
+        keep = self.settings.suggestions if k is None else k
+        if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
+            raise ConfigError(f"k must be an integer >= 1, got {keep!r}")
+        distinct = list(dict.fromkeys(words))
+        scored: dict[str, tuple[list[Suggestion], float]] = {}
+        size = self.settings.batch_size
+        for start in range(0, len(distinct), size):
+            batch = distinct[start : start + size]
+            for word, result in zip(batch, self._score_batch(batch, keep)):
+                scored[word] = result
+        return [scored[w] for w in words]
+
+    def candidate_rows(self, words: list[str]) -> list[tuple[list[str], np.ndarray]]:
+        """Candidates and their feature rows (:data:`~charwise.speller.features.RANK_FEATURES`) for
+        lower-case words; a word without candidates gets none."""
+        import torch
+
+        if not words:
+            return []
+        raw = self._unit(self.encoder.embed(words, manifold=False))
+        projected = (self._unit(self.encoder.embed(words)) if self.encoder.manifold is not None else raw)
+        nearest: list[dict[str, int]] = [{} for _ in words]
+        out: list[tuple[list[str], np.ndarray]] = []
+        if self.settings.neighbours > 0 and len(self.row_words):
+            sims = torch.from_numpy(projected) @ self.row_matrix.T
+            top = sims.topk(min(self.settings.neighbours, len(self.row_words)), dim=1).indices.tolist()
+            nearest = [{self.row_words[r]: rank for rank, r in enumerate(row)} for row in top]
+        for n, word in enumerate(words):
+            found = self.index.lookup(word)
+            for candidate in nearest[n]:
+                found[candidate] = found.get(candidate, 0) | NEIGHBOURS
+            found.pop("", None)
+            if not found:
+                out.append(([], np.zeros((0, 0), dtype=np.float32)))
+                continue
+            names = list(found)
+            ids = [self.position[c] for c in names]
+            cos_encoder = self.vectors[ids].astype(np.float32) @ raw[n]
+            row_ids = [self.row_position.get(c) for c in names]
+            has_row = np.array([r is not None for r in row_ids], dtype=np.float32)
+            cos_row = np.zeros(len(names), dtype=np.float32)
+            present = [j for j, r in enumerate(row_ids) if r is not None]
+            if present:
+                rows = self.row_matrix[[row_ids[j] for j in present]].numpy()
+                cos_row[present] = rows @ projected[n]
+            features = candidate_features(word, found, self.zipf, cos_encoder, cos_row, has_row, nearest[n],
+                                          self.language)
+            out.append((names, features))
+        return out
+
+    def _score_batch(self, words: list[str], keep: int) -> list[tuple[list[Suggestion], float]]:
+        results: list[tuple[list[Suggestion], float]] = []
+        rows: list[np.ndarray] = []
+        ranked_all: list[tuple[list[str], np.ndarray, list[int]] | None] = []
+        for word, (names, features) in zip(words, self.candidate_rows(words)):
+            if not names:
+                ranked_all.append(None)
+                continue
+            scores = self.scorer.rank(features)
+            order = list(np.argsort(-scores, kind="stable"))
+            rows.append(word_features(word, scores, order, features, self.lexicon.zipf(word)))
+            ranked_all.append((names, scores, order))
+        judged = iter(self.scorer.judge(np.stack(rows)) if rows else [])
+        for entry in ranked_all:
+            if entry is None:
+                results.append(([], 0.0))
+                continue
+            names, scores, order = entry
+            p_best = float(next(judged))
+            shares = np.exp(scores - scores.max())
+            shares = shares / shares[order[0]]
+            results.append(([Suggestion(names[j], p_best * float(shares[j])) for j in order[:keep]], p_best))
+        return results
+
+    # --- correction -----------------------------------------------------------------------------
+    def looked_at(self, words: list[str]) -> list[bool]:
+        """Which words the speller considers (see the module docstring)."""
+        flags = []
+        start = True
+        for word in words:
+            look = (len(word) >= self.settings.min_length and word.isalpha() and not self.lexicon.knows(word)
+                    and not (len(word) > 1 and word.isupper()) and not (word[:1].isupper() and not start)
+                    and not (start and word[:1].isupper() and word.lower() in self.lexicon.entries))
+            flags.append(look)
+            if any(c.isalnum() for c in word):
+                start = False
+            if word and word[-1] in SENTENCE_END:
+                start = True
+        return flags
+
+    def correct(self, text: str) -> CorrectedText:
+        """Correct one text (a sentence or a line)."""
+        return self.correct_lines([text])[0]
+
+    def correct_lines(self, texts: list[str]) -> list[CorrectedText]:
+        """Correct several texts at once (their unknown words are scored together)."""
+        if isinstance(texts, str):
+            raise TypeError("correct_lines() takes a list of texts, not a single string")
+        splits = [split_words(t) for t in texts]
+        out = []
+        looks = [self.looked_at(s.words) for s in splits]  # sentence starts are per text
+        todo_words = [s.words[i].lower() for s, look in zip(splits, looks) for i, f in enumerate(look) if f]
+        scored = iter(self._score(todo_words)) if todo_words else iter(())
+        threshold = self.threshold
+        for text, split, look in zip(texts, splits, looks):
+            flat = []
+            for word, flag in zip(split.words, look):
+                entry = WordCorrection(word, word, False)
+                if flag:
+                    suggestions, p = next(scored)
+                    entry.looked_at, entry.suggestions, entry.probability = True, suggestions, p
+                    if suggestions and p >= threshold and suggestions[0].word != word.lower():
+                        entry.correction = same_case(word, suggestions[0].word)
+                flat.append(entry)
+            out.append(CorrectedText(text, join_words([w.correction for w in flat], split.space_before), flat,
+                                     split.space_before))
+        return out

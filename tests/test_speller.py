@@ -1,0 +1,328 @@
+"""charwise.speller: the lexicon, the candidates, the scorer file and the speller (tiny and real)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from charwise.errors import CharwiseError, CheckpointError, ConfigError
+from charwise.speller import Lexicon, Speller, SpellerSettings
+from charwise.speller.candidates import EDITS, NEIGHBOURS, SOUNDS, WRITTEN, CandidateIndex
+from charwise.speller.features import RANK_FEATURES, WORD_FEATURES
+from charwise.speller.lexicon import DICTIONARY, USER, LexiconEntry
+from charwise.speller.scorer import SpellScorer, SpellScorerConfig
+from charwise.typos.sounds import sound_key, strip_accents
+from charwise.words import join_words, split_words
+
+WORDS = {"receive": 4.9, "relieve": 4.0, "the": 7.7, "package": 4.6, "separate": 4.8, "definitely": 5.0,
+         "weird": 4.6, "house": 5.5, "horse": 4.9, "night": 5.3, "knight": 3.9, "business": 5.4, "said": 6.0,
+         "and": 7.5, "after": 6.0, "stop": 5.4, "here": 6.2}
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHARWISE_CACHE", str(tmp_path / "cache"))
+
+
+def tiny_lexicon(extra: dict[str, LexiconEntry] | None = None) -> Lexicon:
+    entries = {w: LexiconEntry(z, DICTIONARY) for w, z in WORDS.items()}
+    entries.update(extra or {})
+    return Lexicon("en", entries, {"test": "tiny"})
+
+
+def fitted_scorer(**config) -> SpellScorer:
+    """A scorer with hand-set weights: fewer edits, same sound and frequency win; the judge trusts margins."""
+    scorer = SpellScorer(SpellScorerConfig(**config))
+    weights = np.zeros(len(RANK_FEATURES))
+    for name, w in {"dl1": 3.0, "dl2": 1.5, "dl3+": -2.0, "same_sound": 1.0, "zipf": 2.0, "written": 4.0}.items():
+        weights[RANK_FEATURES.index(name)] = w
+    judge = np.zeros(len(WORD_FEATURES))
+    judge[WORD_FEATURES.index("margin")] = 2.0
+    judge[WORD_FEATURES.index("written_zipf")] = -1.0
+    scorer.set_parts({"rank_weight": weights, "word_weight": judge, "word_bias": np.float32(0.5)})
+    return scorer
+
+
+def tiny_encoder(make_encoder, teacher):
+    encoder = make_encoder("cnn", info=teacher.describe())
+    encoder.attach_teacher(teacher)
+    return encoder
+
+
+@pytest.fixture
+def tiny_speller(make_encoder, wordpiece_teacher):
+    encoder = tiny_encoder(make_encoder, wordpiece_teacher)
+    return Speller(tiny_lexicon({"wycombe": LexiconEntry(2.7, USER, capitalised=True)}), encoder, fitted_scorer(),
+                   SpellerSettings(threshold=0.5, neighbours=3))
+
+
+# --- sound keys ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("a", "b"), [("definately", "definitely"), ("recieve", "receive"), ("wierd", "weird"),
+                                      ("seperate", "separate"), ("accomodate", "accommodate"), ("rythm", "rhythm"),
+                                      ("fysical", "physical"), ("independant", "independent")])
+def test_english_sound_keys_undo_the_rules(a, b):
+    assert sound_key(a, "en") == sound_key(b, "en")
+
+
+@pytest.mark.parametrize(("a", "b"), [("bino", "vino"), ("aser", "hacer"), ("cancion", "canción"),
+                                      ("cabayo", "caballo"), ("jente", "gente"), ("tiera", "tierra")])
+def test_spanish_sound_keys_undo_the_rules(a, b):
+    assert sound_key(a, "es") == sound_key(b, "es")
+
+
+def test_sound_keys_keep_different_words_apart_and_refuse_unknown_languages():
+    assert sound_key("house", "en") != sound_key("horse", "en")
+    assert strip_accents("canción") == "cancion"
+    with pytest.raises(ConfigError, match="no sound keys"):
+        sound_key("word", "xx")
+
+
+# --- lexicon ---------------------------------------------------------------------------------------------
+def test_lexicon_membership_is_case_aware():
+    lexicon = tiny_lexicon({"wycombe": LexiconEntry(2.7, USER, capitalised=True)})
+    assert "receive" in lexicon and "Receive" in lexicon and "RECEIVE" in lexicon
+    assert "recieve" not in lexicon and 42 not in lexicon
+    assert "Wycombe" in lexicon and "wycombe" not in lexicon  # a name known only capitalised
+
+
+def test_lexicon_build_from_dictionaries_user_words_and_cache(tmp_path):
+    words = tmp_path / "words.txt"
+    words.write_text("# my words\nWycombe\nchai\n", encoding="utf-8")
+    lexicon = Lexicon.build("en", dictionaries=("symspell",), word_files=[words])
+    assert "receive" in lexicon and "recieve" not in lexicon and "definately" not in lexicon
+    assert "Wycombe" in lexicon and "wycombe" not in lexicon and "chai" in lexicon
+    assert lexicon.zipf("receive") > 4 and lexicon.zipf("definately") > 2  # wordfreq lists the misspelling
+    cached = list((tmp_path / "cache" / "speller").glob("lexicon-en-*.tsv.gz"))
+    assert len(cached) == 1
+    again = Lexicon.build("en", dictionaries=("symspell",), word_files=[words])
+    assert again.entries == lexicon.entries
+    words.write_text("Wycombe\n", encoding="utf-8")  # the input changed: a new lexicon
+    changed = Lexicon.build("en", dictionaries=("symspell",), word_files=[words])
+    assert "chai" not in changed or changed.entries["chai"].sources & DICTIONARY
+    assert len(list((tmp_path / "cache" / "speller").glob("lexicon-en-*.tsv.gz"))) == 2
+
+
+def test_lexicon_damaged_cache_is_rebuilt(tmp_path):
+    first = Lexicon.build("en", dictionaries=("symspell",))
+    (path,) = (tmp_path / "cache" / "speller").glob("lexicon-en-*.tsv.gz")
+    path.write_bytes(b"not gzip at all")
+    assert Lexicon.build("en", dictionaries=("symspell",)).entries == first.entries
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"language": "xx"}, "no speller lexicon"),
+    ({"dictionaries": ("symspell",), "language": "es"}, "no symspell dictionary"),
+    ({"min_count": 0}, "min_count"),
+])
+def test_lexicon_bad_settings(kwargs, message):
+    with pytest.raises(ConfigError, match=message):
+        Lexicon.build(**kwargs)
+
+
+def test_lexicon_bad_word_files(tmp_path):
+    with pytest.raises(CharwiseError, match="directory"):
+        Lexicon.build("en", word_files=[tmp_path])
+    with pytest.raises(CharwiseError, match="not found"):
+        Lexicon.build("en", word_files=[tmp_path / "missing.txt"])
+
+
+# --- candidates ------------------------------------------------------------------------------------------
+def test_candidates_by_edits_and_by_sound():
+    index = CandidateIndex(tiny_lexicon())
+    found = index.lookup("recieve")
+    assert found["receive"] & EDITS and found["receive"] & SOUNDS and "relieve" in found
+    far = index.lookup("dephinatelly")  # four edits, one sound
+    assert far["definitely"] == SOUNDS
+    assert index.lookup("house")["house"] & WRITTEN
+    assert index.lookup("zzzzzzzz") == {}
+    with pytest.raises(ConfigError):
+        CandidateIndex(tiny_lexicon(), max_distance=0)
+
+
+# --- scorer file -----------------------------------------------------------------------------------------
+def test_scorer_round_trip_and_strict_loading(tmp_path):
+    scorer = SpellScorer(SpellScorerConfig(rank_hidden=4, threshold=0.9))
+    rng = np.random.default_rng(1)
+    scorer.set_parts({"rank_hidden_weight": rng.normal(size=(4, len(RANK_FEATURES))), "rank_weight": np.ones(4)})
+    scorer.save_pretrained(tmp_path / "s")
+    loaded = SpellScorer.from_pretrained(tmp_path / "s")
+    rows = np.random.default_rng(0).random((5, len(RANK_FEATURES)))
+    assert np.allclose(loaded.rank(rows), scorer.rank(rows))
+    assert np.allclose(loaded(torch.tensor(rows, dtype=torch.float32)).numpy(), scorer.rank(rows), atol=1e-5)
+    assert loaded.config.threshold == 0.9
+    from transformers import AutoModel
+
+    assert isinstance(AutoModel.from_pretrained(tmp_path / "s"), SpellScorer)
+    # another feature list, another width, broken values: one-line refusals
+    config = json.loads((tmp_path / "s" / "config.json").read_text())
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "model.safetensors").write_bytes((tmp_path / "s" / "model.safetensors").read_bytes())
+    for change, message in (({"rank_features": ["dl1"]}, "other features"), ({"rank_hidden": 8}, "shape"),
+                            ({"threshold": 3}, "threshold"), ({"model_type": "bert"}, "not a charwise speller")):
+        (tmp_path / "bad" / "config.json").write_text(json.dumps({**config, **change}))
+        with pytest.raises(CheckpointError, match=message):
+            SpellScorer.from_pretrained(tmp_path / "bad")
+    from safetensors.torch import save_file
+
+    state = {k: v.clone() for k, v in scorer.state_dict().items()}
+    state["rank_bias"] = torch.tensor(float("nan"))
+    save_file(state, str(tmp_path / "bad" / "model.safetensors"))
+    (tmp_path / "bad" / "config.json").write_text(json.dumps(config))
+    with pytest.raises(CheckpointError, match="NaN"):
+        SpellScorer.from_pretrained(tmp_path / "bad")
+    with pytest.raises(ConfigError, match="shape"):
+        scorer.set_parts({"rank_weight": np.ones(3)})
+
+
+# --- the speller with a tiny random encoder --------------------------------------------------------------
+def test_suggest_ranks_and_gives_probabilities(tiny_speller):
+    (first,) = tiny_speller.suggest(["Recieve"])
+    assert first[0].word == "receive"
+    assert 0 <= first[-1].probability <= first[0].probability <= 1
+    assert tiny_speller.suggest([]) == []
+    (far,) = tiny_speller.suggest(["zzzzzzzzzz"])  # only the encoder's nearest rows
+    assert len(far) == 3
+    tiny_speller.settings.neighbours = 0
+    assert tiny_speller.suggest(["zzzzzzzzzz"]) == [[]]
+    with pytest.raises(TypeError):
+        tiny_speller.suggest("recieve")
+    with pytest.raises(ConfigError):
+        tiny_speller.suggest(["recieve"], k=0)
+
+
+def test_correct_repairs_errors_and_leaves_names_and_known_words(tiny_speller):
+    result = tiny_speller.correct("Recieve the pakage, said Wycombe and Horsee in the HOUSEE of Shiitte.")
+    assert result.corrected == "Receive the package, said Wycombe and Horsee in the HOUSEE of Shiitte."
+    assert result.marked().startswith("[Recieve -> Receive] the [pakage -> package],")
+    looked = [w.word for w in result.words if w.looked_at]
+    assert looked == ["Recieve", "pakage"]  # names by their case, all capitals, known words: no look
+    assert tiny_speller.correct("After a stop. Pakage here!").corrected == "After a stop. Package here!"
+    entry = result.to_dict()["words"][0]
+    assert entry["word"] == "Recieve" and entry["suggestions"][0]["word"] == "receive" and entry["changed"]
+
+
+def test_correct_keeps_every_character_of_awkward_text(tiny_speller):
+    texts = ["", "   ", "a", "🙂 emoji 🙂", "naïve café", "x" * 5000, "tab\tseparated  spaces",
+             "lone \ud800 surrogate", "combining e\u0301 mark", "mixed123 digits", "RTL שלום text"]
+    for text, result in zip(texts, tiny_speller.correct_lines(texts)):
+        assert result.text == text
+        assert all(w.looked_at or not w.changed for w in result.words)
+        unchanged = join_words([w.word for w in result.words], result.space_before)
+        assert unchanged.split() == text.split()  # nothing lost or added but the corrections
+    tiny_speller.settings.threshold = 1.0
+    assert [r.corrected for r in tiny_speller.correct_lines(texts)] == [
+        join_words(split_words(t).words, split_words(t).space_before) for t in texts]
+
+
+def test_threshold_one_changes_nothing(make_encoder, wordpiece_teacher):
+    encoder = tiny_encoder(make_encoder, wordpiece_teacher)
+    speller = Speller(tiny_lexicon(), encoder, fitted_scorer(), SpellerSettings(threshold=1.0))
+    assert speller.correct("recieve pakage").corrected == "recieve pakage"
+    with pytest.raises(ConfigError):
+        SpellerSettings(threshold=1.5)
+    with pytest.raises(ConfigError):
+        SpellerSettings(neighbours=-1)
+    with pytest.raises(ConfigError, match="trained for 'es'"):
+        Speller(tiny_lexicon(), encoder, fitted_scorer(language="es"))
+
+
+# --- the shipped English speller on the real weights -----------------------------------------------------
+@pytest.fixture(scope="module")
+def real_speller(tmp_path_factory):
+    import os
+
+    old = os.environ.get("CHARWISE_CACHE")
+    os.environ["CHARWISE_CACHE"] = str(tmp_path_factory.mktemp("speller-cache"))
+    try:
+        speller = Speller.load("en")
+        speller.index.symspell  # noqa: B018
+        yield speller
+    finally:
+        if old is None:
+            os.environ.pop("CHARWISE_CACHE", None)
+        else:
+            os.environ["CHARWISE_CACHE"] = old
+
+
+@pytest.mark.real
+@pytest.mark.slow
+def test_real_speller_corrects_real_misspellings(real_speller):
+    words = ["recieved", "definately", "wierd", "emphaticaly", "seperate", "accomodate", "bussiness", "tomorow"]
+    gold = ["received", "definitely", "weird", "emphatically", "separate", "accommodate", "business", "tomorrow"]
+    ranked = real_speller.suggest(words)
+    assert sum(r[0].word == g for r, g in zip(ranked, gold)) >= 7
+    assert all(g in [s.word for s in r] for r, g in zip(ranked, gold))
+    result = real_speller.correct("I recieved teh package and it was definately wierd.")
+    assert result.corrected == "I received the package and it was definitely weird."
+
+
+@pytest.mark.real
+@pytest.mark.slow
+def test_real_speller_leaves_clean_text_names_and_slang(real_speller):
+    clean = ["The justices SOUTER and Scalia met in High Wycombe with Fahim.",
+             "Shiite pogroms were reported; the duped voters left.",
+             "Their chai was lovely tonight and the satellite launched."]
+    for text in clean:
+        assert real_speller.correct(text).corrected == text
+    assert real_speller.scorer.config.language == "en" and 0.5 <= real_speller.threshold < 1
+    assert math.isfinite(real_speller.suggest(["xqzvbn"])[0][0].probability if real_speller.suggest(["xqzvbn"])[0]
+                         else 0.0)
+
+
+@pytest.mark.real
+def test_shipped_scorers_load_strictly():
+    from charwise.encoders.shipped import SHIPPED_DIR
+    from charwise.speller.speller import SHIPPED_SCORERS
+
+    for language, name in SHIPPED_SCORERS.items():
+        scorer = SpellScorer.from_pretrained(SHIPPED_DIR / name)
+        assert scorer.config.language == language
+        assert scorer.training_info["candidate_recall"] > 0.9
+        assert tuple(scorer.config.rank_features) == RANK_FEATURES
+    assert NEIGHBOURS not in (EDITS, SOUNDS, WRITTEN)
+
+
+# --- charwise correct ------------------------------------------------------------------------------------
+def test_correct_command_refuses_bad_input_in_one_line(tmp_path, capsys):
+    from charwise.cli import main
+
+    for argv, message in ((["correct", str(tmp_path / "missing.txt")], "input file not found"),
+                          (["correct", str(tmp_path)], "input is a directory, not a file"),
+                          (["correct", "--text", "x", "--threshold", "2"], "--threshold"),
+                          (["correct", "--text", "x", "--suggestions", "0"], "--suggestions"),
+                          (["correct", "--text", "x", "--out", str(tmp_path)], "is a directory"),
+                          (["speller", "train", "--out", str(tmp_path / "s"), "--words", "0"], "--words")):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+
+
+@pytest.mark.real
+@pytest.mark.slow
+def test_correct_command_on_the_shipped_speller(tmp_path, capsys, monkeypatch):
+    from charwise.cli import main
+
+    monkeypatch.setenv("CHARWISE_CACHE", str(tmp_path / "cache"))
+    assert main(["correct", "--text", "We recieved the pacakge tomorow in High Wycombe", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["corrected"] == "We received the package tomorrow in High Wycombe"
+    looked = {w["word"]: w for w in result["words"]}
+    assert set(looked) == {"recieved", "pacakge", "tomorow"}
+    assert looked["recieved"]["suggestions"][0]["word"] == "received" and looked["recieved"]["probability"] > 0.5
+    text = tmp_path / "in.txt"
+    text.write_text("one line\n\nWe recieve it\n", encoding="utf-8")
+    assert main(["correct", str(text), "--plain", "--out", str(tmp_path / "out.txt")]) == 0
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8") == "one line\n\nWe receive it\n"
+    words = tmp_path / "words.txt"
+    words.write_text("pacakge\n", encoding="utf-8")  # a user word is kept as written
+    assert main(["correct", "--text", "the pacakge", "--plain", "--lexicon", str(words)]) == 0
+    assert capsys.readouterr().out == "the pacakge\n"
+    (tmp_path / "binary.bin").write_bytes(b"\xff\xfe\x00bad")
+    assert main(["correct", str(tmp_path / "binary.bin")]) == 2
+    assert "UTF-8" in capsys.readouterr().err
+    assert main(["correct", "--language", "es", "--text", "El corazon del ombre", "--plain"]) == 0
+    assert capsys.readouterr().out == "El corazón del hombre\n"
