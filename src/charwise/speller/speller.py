@@ -13,9 +13,11 @@ For each word it is asked about, the speller
 
 :meth:`Speller.correct` changes a word only when that probability reaches the threshold (tuned on
 dev text so that clean text is left alone). Words are left alone without a look when they are
-known to the lexicon, not alphabetic, shorter than ``min_length``, written in capitals (``NASA``,
-``SOUTER``) or capitalised inside a sentence (``Wycombe``, ``Shiite``: names far more often than
-errors); a capitalised first word of a sentence is read lower-case and keeps its capital.
+known to the lexicon, not alphabetic, shorter than ``min_length``, with a capital after the first
+letter (``NASA``, ``SOUTER``, ``McDonal``) or capitalised inside a sentence (``Wycombe``,
+``Shiite``: names far more often than errors) or, in English, with letters outside ASCII
+(``Jürgen``: a foreign word or name); a capitalised first word of a sentence is read lower-case,
+changed only at ``capital_threshold`` (0.95) and keeps its capital.
 
 Example::
 
@@ -61,6 +63,9 @@ class SpellerSettings:
     max_distance: int = 2  # edit distance of the symmetric-delete lookup
     suggestions: int = 10  # candidates kept per word
     threshold: float | None = None  # correct at this probability; None: the scorer's tuned one
+    # a capitalised first word of a sentence is changed only at this probability: names start
+    # sentences too (Bisconti, Jahmaal), far more often than misspelled words do
+    capital_threshold: float = 0.95
     min_length: int = 3
     batch_size: int = 512  # words scored at a time
 
@@ -70,9 +75,10 @@ class SpellerSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
-        t = self.threshold
-        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1):
-            raise ConfigError(f"threshold must be a probability in [0, 1], got {t!r}")
+        for name in ("threshold", "capital_threshold"):
+            t = getattr(self, name)
+            if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1):
+                raise ConfigError(f"{name} must be a probability in [0, 1], got {t!r}")
 
 
 class Suggestion(NamedTuple):
@@ -310,13 +316,19 @@ class Speller:
         return results
 
     # --- correction -----------------------------------------------------------------------------
+    def changes(self, word: str, probability: float) -> bool:
+        """Whether a looked-at ``word`` whose best suggestion has ``probability`` is changed."""
+        needed = max(self.threshold, self.settings.capital_threshold) if word[:1].isupper() else self.threshold
+        return probability >= needed
+
     def looked_at(self, words: list[str]) -> list[bool]:
         """Which words the speller considers (see the module docstring)."""
         flags = []
         start = True
         for word in words:
             look = (len(word) >= self.settings.min_length and word.isalpha() and not self.lexicon.knows(word)
-                    and not (len(word) > 1 and word.isupper()) and not (word[:1].isupper() and not start)
+                    and (word.isascii() or self.language != "en")
+                    and not any(c.isupper() for c in word[1:]) and not (word[:1].isupper() and not start)
                     and not (start and word[:1].isupper() and word.lower() in self.lexicon.entries))
             flags.append(look)
             if any(c.isalnum() for c in word):
@@ -338,7 +350,6 @@ class Speller:
         looks = [self.looked_at(s.words) for s in splits]  # sentence starts are per text
         todo_words = [s.words[i].lower() for s, look in zip(splits, looks) for i, f in enumerate(look) if f]
         scored = iter(self._score(todo_words)) if todo_words else iter(())
-        threshold = self.threshold
         for text, split, look in zip(texts, splits, looks):
             flat = []
             for word, flag in zip(split.words, look):
@@ -346,7 +357,7 @@ class Speller:
                 if flag:
                     suggestions, p = next(scored)
                     entry.looked_at, entry.suggestions, entry.probability = True, suggestions, p
-                    if suggestions and p >= threshold and suggestions[0].word != word.lower():
+                    if suggestions and self.changes(word, p) and suggestions[0].word != word.lower():
                         entry.correction = same_case(word, suggestions[0].word)
                 flat.append(entry)
             out.append(CorrectedText(text, join_words([w.correction for w in flat], split.space_before), flat,
