@@ -476,9 +476,10 @@ def render_speller(data: dict[str, Any]) -> Lines:
     clean = data["clean"]
     lines = [f"Wikipedia's list, test half ({data['in_vocabulary']:,} pairs whose correction is a MiniLM whole "
              f"word, {data['outside']:,} whose correction MiniLM splits); intended word found, %. Clean text "
-             "changed: " + "; ".join(f"{task} test {c['changed']} of {c['words']:,} words ({c['changed_share']:.3f} %), "
-                                     f"{c.get('changed_wrongly', '?')} wrongly ({c.get('changed_wrongly_share', '?')} %)"
-                                     for task, c in clean.items())
+             "changed: " + "; ".join(
+                 f"{task} test {c['changed']} of {c['words']:,} words ({c['changed_share']:.3f} %), "
+                 f"{c.get('changed_wrongly', '?')} wrongly ({c.get('changed_wrongly_share', '?')} %)"
+                 for task, c in clean.items())
              + f". Speed ({speed['threads']} thread): misspelled words/s "
              + ", ".join(f"{k} {v:,}" for k, v in speed["misspelled_words_per_second"].items())
              + f"; clean words/s {speed['clean_words_per_second']:,}; load {speed['load_seconds']} s; "
