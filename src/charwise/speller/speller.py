@@ -202,13 +202,16 @@ class Speller:
         teacher_name = char_encoder.teacher_info.get("name")
         if lexicon is None:
             lexicon = Lexicon.build(language, teacher=teacher_name, word_files=word_files)
+        elif word_files:
+            raise ConfigError("give word_files to Lexicon.build, not beside a lexicon that is already built")
         return cls(lexicon, char_encoder, model, settings)
 
     def _lexicon_vectors(self) -> np.ndarray:
         """Unit-length encoder vectors of every lexicon word, float16 ``(len(lexicon), dim)``, cached."""
         from safetensors.numpy import load_file, save
 
-        key = hashlib.sha256(f"{sorted(self.lexicon.description.items())}{_encoder_key(self.encoder)}".encode())
+        key = hashlib.sha256("\n".join(self.words).encode("utf-8", "surrogatepass"))
+        key.update(_encoder_key(self.encoder).encode())
         path = cache_root() / "speller" / f"vectors-{self.language}-{key.hexdigest()[:16]}.safetensors"
         if path.is_file():
             try:
