@@ -16,7 +16,7 @@ from charwise.speller.features import RANK_FEATURES, WORD_FEATURES
 from charwise.speller.lexicon import DICTIONARY, USER, LexiconEntry
 from charwise.speller.scorer import SpellScorer, SpellScorerConfig
 from charwise.typos.sounds import sound_key, strip_accents
-from charwise.words import join_words, split_words
+from charwise.words import split_words
 
 WORDS = {"receive": 4.9, "relieve": 4.0, "the": 7.7, "package": 4.6, "separate": 4.8, "definitely": 5.0,
          "weird": 4.6, "house": 5.5, "horse": 4.9, "night": 5.3, "knight": 3.9, "business": 5.4, "said": 6.0,
@@ -210,15 +210,21 @@ def test_correct_repairs_errors_and_leaves_names_and_known_words(tiny_speller):
 
 def test_correct_keeps_every_character_of_awkward_text(tiny_speller):
     texts = ["", "   ", "a", "🙂 emoji 🙂", "naïve café", "x" * 5000, "tab\tseparated  spaces",
-             "lone \ud800 surrogate", "combining e\u0301 mark", "mixed123 digits", "RTL שלום text"]
+             "lone \ud800 surrogate", "  leading and trailing  ", "tab\tand\u00a0no-break",
+             "combining e\u0301 mark", "mixed123 digits", "RTL שלום text"]
     for text, result in zip(texts, tiny_speller.correct_lines(texts)):
         assert result.text == text
         assert all(w.looked_at or not w.changed for w in result.words)
-        unchanged = join_words([w.word for w in result.words], result.space_before)
-        assert unchanged.split() == text.split()  # nothing lost or added but the corrections
+        assert all(text[w.start : w.end] == w.word for w in result.words)  # offsets into the original
+        assert [w.word for w in result.words] == split_words(text).words
     tiny_speller.settings.threshold = 1.0
-    assert [r.corrected for r in tiny_speller.correct_lines(texts)] == [
-        join_words(split_words(t).words, split_words(t).space_before) for t in texts]
+    assert [r.corrected for r in tiny_speller.correct_lines(texts)] == texts  # whitespace and all
+    changed = tiny_speller.correct_lines(["  recieve\tthe  pakage "])[0]
+    assert changed.corrected == "  recieve\tthe  pakage "
+    tiny_speller.settings.threshold = 0.5
+    changed = tiny_speller.correct_lines(["  recieve\tthe  pakage "])[0]
+    assert changed.corrected == "  receive\tthe  package "
+    assert changed.marked() == "  [recieve -> receive]\tthe  [pakage -> package] "
 
 
 def test_threshold_one_changes_nothing(make_encoder, wordpiece_teacher):

@@ -43,7 +43,7 @@ from charwise.io import atomic_file, cache_root
 from charwise.speller.candidates import NEIGHBOURS, CandidateIndex
 from charwise.speller.features import candidate_features, word_features
 from charwise.speller.lexicon import Lexicon, check_language
-from charwise.words import join_words, split_words
+from charwise.words import split_words
 
 if TYPE_CHECKING:
     from charwise.encoders.base import CharEncoder
@@ -95,6 +95,8 @@ class WordCorrection:
     word: str
     correction: str
     looked_at: bool  # False: kept without a look (known, not alphabetic, short, a name by its case)
+    start: int = 0  # where the word is in the text (characters): text[start:end] == word
+    end: int = 0
     probability: float = 0.0  # that the word is a misspelling of its best suggestion
     suggestions: list[Suggestion] = field(default_factory=list)
 
@@ -105,17 +107,28 @@ class WordCorrection:
 
 @dataclass
 class CorrectedText:
-    """A corrected text, word by word."""
+    """A corrected text, word by word; every character that is not a changed word is kept as it was
+    (whitespace included), and each word knows its offsets in the original ``text``."""
 
     text: str
-    corrected: str
     words: list[WordCorrection]
-    space_before: list[bool]
+
+    def _spliced(self, shown: Any) -> str:
+        parts, pos = [], 0
+        for w in self.words:
+            if w.changed:
+                parts += [self.text[pos : w.start], shown(w)]
+                pos = w.end
+        return "".join(parts) + self.text[pos:]
+
+    @property
+    def corrected(self) -> str:
+        """The text with its corrections in place."""
+        return self._spliced(lambda w: w.correction)
 
     def marked(self) -> str:
         """The corrected text with each change shown as ``[written -> correction]``."""
-        shown = [f"[{w.word} -> {w.correction}]" if w.changed else w.word for w in self.words]
-        return join_words(shown, self.space_before)
+        return self._spliced(lambda w: f"[{w.word} -> {w.correction}]")
 
     def to_dict(self) -> dict[str, Any]:
         words = []
@@ -128,6 +141,16 @@ class CorrectedText:
                 entry["changed"] = w.changed
                 words.append(entry)
         return {"text": self.text, "corrected": self.corrected, "words": words}
+
+
+def word_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
+    """Where each word of ``split_words(text)`` (no limits: words are exact substrings, in order) is."""
+    spans, pos = [], 0
+    for word in words:
+        start = text.index(word, pos)
+        pos = start + len(word)
+        spans.append((start, pos))
+    return spans
 
 
 def same_case(word: str, correction: str) -> str:
@@ -355,14 +378,13 @@ class Speller:
         scored = iter(self._score(todo_words)) if todo_words else iter(())
         for text, split, look in zip(texts, splits, looks):
             flat = []
-            for word, flag in zip(split.words, look):
-                entry = WordCorrection(word, word, False)
+            for word, flag, (start, end) in zip(split.words, look, word_spans(text, split.words)):
+                entry = WordCorrection(word, word, False, start, end)
                 if flag:
                     suggestions, p = next(scored)
                     entry.looked_at, entry.suggestions, entry.probability = True, suggestions, p
                     if suggestions and self.changes(word, p) and suggestions[0].word != word.lower():
                         entry.correction = same_case(word, suggestions[0].word)
                 flat.append(entry)
-            out.append(CorrectedText(text, join_words([w.correction for w in flat], split.space_before), flat,
-                                     split.space_before))
+            out.append(CorrectedText(text, flat))
         return out
