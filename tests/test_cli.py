@@ -33,9 +33,9 @@ def test_no_argparse_type_bool():
 
 COMMANDS = ["train", "eval", "manifold", "neighbors", "embed", "encode", "compare", "tune", "pretrain", "stats",
             "expand", "tag", "tag train", "tag eval", "tag predict", "decoder", "decoder train", "decoder eval",
-            "decoder spell", "correct", "speller", "speller train", "generator", "generator train", "generator generate", "lm", "lm train",
-            "lm eval", "lm sample", "lm neighbors", "translate", "translate train", "translate eval",
-            "translate translate", "translate average"]
+            "decoder spell", "correct", "speller", "speller train", "generator", "generator train",
+            "generator generate", "lm", "lm train", "lm eval", "lm sample", "lm neighbors", "translate",
+            "translate train", "translate eval", "translate translate", "translate average"]
 
 
 def test_every_command_is_registered():

@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from charwise.cache import cache_root, file_sha256
 from charwise.errors import CheckpointError, TeacherNotFoundError
-from charwise.io import cache_root, file_sha256
 
 MAGIC = b"E5S1"
 VERSION = 1

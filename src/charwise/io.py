@@ -53,7 +53,6 @@ from charwise.errors import ConfigError, InputError, MissingInputError, OutputEx
 FORMATS = ("auto", "text", "conll", "conllu")
 COMMENT_PREFIX = "#"
 DATA_ENV = "CHARWISE_DATA"
-CACHE_ENV = "CHARWISE_CACHE"
 ERRORS = ("strict", "replace")
 MAX_LINE_CHARS = 100_000  # characters kept of one line; the rest of the line is skipped unread
 _CHUNK = 1 << 20
@@ -273,24 +272,6 @@ def data_root() -> Path:
     (installed with the wheel, so built-in tasks work outside a source checkout)."""
     env = os.environ.get(DATA_ENV)
     return Path(env).expanduser() if env else Path(__file__).resolve().parent / "data"
-
-
-def cache_root() -> Path:
-    """Where charwise keeps what it derives once and reuses (the e5 image, speller lexicons):
-    ``$CHARWISE_CACHE`` if set, else ``~/.cache/charwise``."""
-    env = os.environ.get(CACHE_ENV)
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "charwise"
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    """The SHA-256 of a file's bytes (read in blocks: memory stays flat): what caches are keyed by."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # --- writing -------------------------------------------------------------------------------------

@@ -34,14 +34,16 @@ import gzip
 import hashlib
 import importlib.metadata
 import json
+import math
 import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from charwise.cache import cache_root, file_sha256
 from charwise.errors import ConfigError
-from charwise.io import atomic_file, cache_root, check_input_file, file_sha256, iter_lines
+from charwise.io import atomic_file, check_input_file, iter_lines
 
 LANGUAGES = ("en", "es")
 #: The spelling dictionaries each language can use (the default is all of them).
@@ -250,8 +252,6 @@ def _build_entries(language: str, dictionaries: tuple[str, ...], teacher: str | 
     for word, n in counts.items():
         if n >= min_count:
             add(word, CORPUS, True)
-    import math
-
     entries = {}
     for key, flag in sources.items():
         f = freq.get(key, 0.0)

@@ -38,8 +38,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from charwise.cache import cache_root
 from charwise.errors import ConfigError
-from charwise.io import atomic_file, cache_root
+from charwise.io import atomic_file
 from charwise.speller.candidates import NEIGHBOURS, CandidateIndex
 from charwise.speller.features import candidate_features, word_features
 from charwise.speller.lexicon import Lexicon, check_language
@@ -286,8 +287,14 @@ class Speller:
 
         if not words:
             return []
-        raw = self._unit(self.encoder.embed(words, manifold=False))
-        projected = (self._unit(self.encoder.embed(words)) if self.encoder.manifold is not None else raw)
+        vectors = self.encoder.embed(words, manifold=False)
+        raw = self._unit(vectors)
+        projected = raw
+        if self.encoder.manifold is not None:  # the projection of the same raw vectors: one encoder pass
+            from charwise.encoders.manifold import project
+
+            with torch.inference_mode():
+                projected = self._unit(project(vectors, self.encoder.row_index(False), self.encoder.manifold))
         nearest: list[dict[str, int]] = [{} for _ in words]
         out: list[tuple[list[str], np.ndarray]] = []
         if self.settings.neighbours > 0 and len(self.row_words):

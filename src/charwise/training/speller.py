@@ -238,7 +238,7 @@ def fit_scorer(speller: Speller, config: ScorerTraining, compare: bool = True) -
     speller.scorer = SpellScorer(SpellScorerConfig(language=old.language, encoder=old.encoder,
                                                    rank_hidden=config.rank_hidden if use_mlp else 0))
     parts: dict[str, Any] = {"rank_mean": mean, "rank_scale": scale}
-    x_all, y_all = fit_rows(np.ones(len(x), dtype=bool))
+    x_all, y_all = fit_rows(np.ones(len(x), dtype=np.bool_))
     if use_mlp:
         parts.update(_fit_mlp(x_all, y_all, mean, scale, config.rank_hidden, config.seed))
     else:
