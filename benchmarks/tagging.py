@@ -42,6 +42,8 @@ OUT_PNG = RESULTS / "tagging.png"
 # name -> TaggerConfig overrides. "base" = policy none: exactly MiniLM on its own tokenisation.
 SETTINGS: dict[str, dict[str, Any]] = {
     "base-first": {"policy": "none", "pool": "first"},
+    # Trained and tested with the default policy: words the speller is confident about read as corrected.
+    "repair-first": {"policy": "repair", "pool": "first"},
     "hybrid-oov": {"policy": "oov", "pool": "first"},
     "hybrid-no-suffix": {"policy": "no-suffix", "pool": "first"},
     "hybrid-random:0.1": {"policy": "random:0.1", "pool": "first"},
@@ -68,11 +70,11 @@ NEEDS_LEMMA = {"s2w+lemma", "lemma-copy"}
 
 # (task, setting) in the order they are run.
 PRIORITY: list[tuple[str, str]] = (
-    [("wnut17", s) for s in ("base-first", "hybrid-oov", "hybrid-no-suffix", "hybrid-random:0.1")]
+    [("wnut17", s) for s in ("base-first", "repair-first", "hybrid-oov", "hybrid-no-suffix", "hybrid-random:0.1")]
     + [("wnut17", "hybrid-oov-enc-lr10x"), ("wnut17", "hybrid-oov-tuned")]
     + [("wnut17", s) for s in ("base-last", "base-mean", "base-max", "base-attention", "base-gru")]
     + [("wnut17", "s2w")]
-    + [("ewt-upos", s) for s in ("base-first", "s2w", "s2w+lemma", "lemma-copy")]
+    + [("ewt-upos", s) for s in ("base-first", "repair-first", "s2w", "s2w+lemma", "lemma-copy")]
     + [("ewt-upos", s) for s in ("hybrid-oov", "hybrid-no-suffix", "hybrid-random:0.1")]
     + [("ewt-upos", s) for s in ("base-last", "base-mean", "base-max", "base-attention", "base-gru")]
     + [(t, s) for s in ("chars-concat", "s2w+chars") for t in ("wnut17", "ewt-upos")]
@@ -98,7 +100,8 @@ def aggregate(runs: list[dict[str, Any]], seeds_wanted: int) -> list[dict[str, A
     rows = []
     keys = list(dict.fromkeys((r["task"], r["setting"]) for r in runs))
     order = {k: i for i, k in enumerate(PRIORITY)}
-    keys.sort(key=lambda k: order.get(k, len(order)))
+    # A setting tested with another policy (SETTING@POLICY) follows its setting.
+    keys.sort(key=lambda k: (order.get((k[0], k[1].split("@")[0]), len(order)), k[1]))
     for task, setting in keys:
         group = [r for r in runs if r["task"] == task and r["setting"] == setting]
         for noise in sorted({float(n) for r in group for n in r["test"]}):
@@ -125,8 +128,24 @@ def aggregate(runs: list[dict[str, Any]], seeds_wanted: int) -> list[dict[str, A
     return rows
 
 
-def run_one(task: str, setting: str, seed: int, args: argparse.Namespace, data: Any) -> dict[str, Any]:
-    from charwise.tagging import TaggerConfig, evaluate_tagger, load_tagger, train_tagger
+def test_scores(tagger: Any, data: Any, args: argparse.Namespace) -> dict[str, Any]:
+    from charwise.tagging import evaluate_tagger
+
+    test_sentences = data.test[: args.test_sentences] if args.test_sentences > 0 else data.test
+    tests = {}
+    for noise in args.noise:
+        r = evaluate_tagger(tagger, test_sentences, metric=data.spec.metric, train_words=tagger.train_words,
+                            noise=noise, seed=NOISE_SEED)
+        r.pop("per_type", None)
+        tests[f"{noise:g}"] = r
+    return tests
+
+
+def run_one(task: str, setting: str, seed: int, args: argparse.Namespace, data: Any) -> list[dict[str, Any]]:
+    """The run of (task, setting, seed), then one record per ``--test-policies`` entry: the same
+    trained tagger tested with that policy in front (setting ``SETTING@POLICY``)."""
+    from charwise.hybrid.policies import get_policy
+    from charwise.tagging import TaggerConfig, load_tagger, train_tagger
 
     overrides = dict(SETTINGS[setting])
     factor = overrides.pop("encoder_lr_factor", None)
@@ -141,20 +160,19 @@ def run_one(task: str, setting: str, seed: int, args: argparse.Namespace, data: 
     result = train_tagger(config, work, data=data, progress=False,
                           log=lambda m: print(f"  [{task} {setting} seed {seed}] {m}", file=sys.stderr, flush=True))
     tagger = load_tagger(work)
-    test_sentences = data.test[: args.test_sentences] if args.test_sentences > 0 else data.test
-    tests = {}
-    for noise in args.noise:
-        r = evaluate_tagger(tagger, test_sentences, metric=data.spec.metric, train_words=tagger.train_words,
-                            noise=noise, seed=NOISE_SEED)
-        r.pop("per_type", None)
-        tests[f"{noise:g}"] = r
+    run = {"task": task, "setting": setting, "seed": seed, "config": asdict(config), "dev": result.best_dev,
+           "best_epoch": result.best_epoch, "epochs_run": result.epochs_run, "steps": result.steps,
+           "train_minutes": result.train_minutes, "minutes_per_epoch": result.minutes_per_epoch,
+           "cpu_minutes_per_epoch": result.cpu_minutes_per_epoch, "history": result.history,
+           "test": test_scores(tagger, data, args)}
+    runs = [dict(run, wall_minutes=round((time.time() - started) / 60, 3))]
+    for policy in args.test_policies:
+        tagger.hybrid.policy = get_policy(policy, seed)
+        runs.append(dict(run, setting=f"{setting}@{policy}", test_policy=policy, test=test_scores(tagger, data, args),
+                         wall_minutes=round((time.time() - started) / 60, 3)))
     if not args.keep_models:
         shutil.rmtree(work / "tagger", ignore_errors=True)  # ~90 MB per run; the logs stay
-    return {"task": task, "setting": setting, "seed": seed, "config": asdict(config), "dev": result.best_dev,
-            "best_epoch": result.best_epoch, "epochs_run": result.epochs_run, "steps": result.steps,
-            "train_minutes": result.train_minutes, "minutes_per_epoch": result.minutes_per_epoch,
-            "cpu_minutes_per_epoch": result.cpu_minutes_per_epoch,
-            "wall_minutes": round((time.time() - started) / 60, 3), "history": result.history, "test": tests}
+    return runs
 
 
 def protocol(args: argparse.Namespace) -> dict[str, Any]:
@@ -167,6 +185,7 @@ def protocol(args: argparse.Namespace) -> dict[str, Any]:
             "head_lr": args.head_lr, "patience": args.patience, "warmup_ratio": d.warmup_ratio,
             "schedule": "AdamW, linear warm-up then linear decay to 0", "head": d.head,
             "noise": list(args.noise), "noise_seed": NOISE_SEED, "threads": args.threads,
+            "test_policies": list(args.test_policies),
             "noise_kind": "one Char2Subword typo per corrupted word; words of >= 5 characters eligible; "
                           "the rate is per eligible word; labels and lemma column kept clean",
             "subsamples": "train: seeded by the run's seed (the same sentences for every setting of a seed); "
@@ -249,6 +268,8 @@ def main() -> int:
     p.add_argument("--settings", nargs="+", default=None, help=f"subset of: {', '.join(SETTINGS)}")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--noise", type=float, nargs="+", default=[0.0, 0.2])
+    p.add_argument("--test-policies", nargs="*", default=[], metavar="POLICY",
+                   help="also test each trained tagger with these policies in front (recorded as SETTING@POLICY)")
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--max-steps", type=int, default=0)
     p.add_argument("--train-sentences", type=int, default=0, help="seeded training subsample (0: all)")
@@ -347,12 +368,13 @@ def main() -> int:
             if task not in data_cache:
                 data_cache[task] = load_task(task)
             print(f"[{elapsed:6.1f} min] {task} {setting} seed {seed}", file=sys.stderr, flush=True)
-            run = run_one(task, setting, seed, args, data_cache[task])
-            results["runs"].append(run)
+            for run in run_one(task, setting, seed, args, data_cache[task]):
+                results["runs"].append(run)
+                print(f"  {run['setting']}: dev {run['dev']:.4f}  test "
+                      + "  ".join(f"{k}: {v['score']:.4f}" for k, v in run["test"].items())
+                      + f"  ({run['wall_minutes']:.1f} min)", file=sys.stderr, flush=True)
             results["rows"] = aggregate(results["runs"], len(args.seeds))
             _write(results, out_json)
-            print(f"  dev {run['dev']:.4f}  test " + "  ".join(f"{k}: {v['score']:.4f}" for k, v in run["test"].items())
-                  + f"  ({run['wall_minutes']:.1f} min)", file=sys.stderr, flush=True)
             plot(results, out_png)
     print("all jobs done", file=sys.stderr)
     return 0

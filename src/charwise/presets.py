@@ -78,3 +78,11 @@ DECODER_BEAM = 5
 #: evaluation in ``charwise.translation``, ``charwise translate``).
 TRANSLATION_BEAM = 5
 TRANSLATION_LENGTH_PENALTY = 1.0
+
+#: The hybrid policy used when none is named: confidently misspelled words are read as their correction.
+DEFAULT_POLICY = "repair"
+#: How the command line describes the policies (``charwise.hybrid.policies.get_policy`` parses them).
+POLICY_HELP = ("repair (default: read confidently misspelled words as their correction; repair:es for Spanish), "
+               "repair+oov, none, oov, multi, no-suffix, random:P or all")
+#: Training the character encoder needs a policy that picks words for it.
+CHAR_POLICY_HELP = "which words are built from characters: oov, multi, no-suffix, random:P or all"

@@ -17,11 +17,11 @@ from charwise.cli.common import (
     input_lines,
 )
 from charwise.io import atomic_npy, check_input_file, check_output_file, read_json
+from charwise.presets import CHAR_POLICY_HELP, DEFAULT_POLICY, POLICY_HELP
 from charwise.training.config import NOISE_MODELS, PRETRAIN_MODES, PretrainConfig, TuneConfig
 
 ENCODE_BLOCK = 4096  # sentences read, encoded and written at a time: memory does not grow with the file
 
-POLICY_HELP = "none, oov, multi, no-suffix, random:P or all"
 ENCODER_HELP = "character encoder (default: the one shipped for the teacher)"
 
 
@@ -31,7 +31,7 @@ def add_parser(sub: Any) -> None:
     c.add_argument("file", help="UTF-8 text file, one sentence per line ('-' for stdin); row i = line i")
     c.add_argument("--out", required=True, help="output .npy file")
     c.add_argument("--teacher", default="minilm")
-    c.add_argument("--policy", default="oov", help=POLICY_HELP)
+    c.add_argument("--policy", default=DEFAULT_POLICY, help=POLICY_HELP)
     c.add_argument("--encoder", default=None, help=ENCODER_HELP)
     c.add_argument("--batch-size", type=int, default=32)
     c.add_argument("--max-length", type=int, default=256, help="positions per sentence; longer ones are truncated")
@@ -42,7 +42,7 @@ def add_parser(sub: Any) -> None:
     h = sub.add_parser("compare", help="teacher pieces vs hybrid input for a text: which words the policy picks")
     h.add_argument("text")
     h.add_argument("--teacher", default="minilm", help="minilm, smollm2, e5-multilingual or a model directory")
-    h.add_argument("--policy", default="oov", help=POLICY_HELP)
+    h.add_argument("--policy", default=DEFAULT_POLICY, help=POLICY_HELP)
     h.add_argument("--encoder", default=None, help=ENCODER_HELP)
     h.add_argument("--errors", default="strict", choices=["strict", "replace"],
                    help="text that is not UTF-8: strict refuses it, replace reads each bad byte as U+FFFD")
@@ -54,7 +54,7 @@ def add_parser(sub: Any) -> None:
     u.add_argument("--out", required=True, help="output directory (encoder/, checkpoint/, log.jsonl)")
     u.add_argument("--teacher", default=tc.teacher)
     u.add_argument("--encoder", default=tc.encoder, help="encoder to start from (shipped name or directory)")
-    u.add_argument("--policy", default=tc.policy, help=POLICY_HELP)
+    u.add_argument("--policy", default=tc.policy, help=CHAR_POLICY_HELP)
     u.add_argument("--objective", default=tc.objective, choices=["distill", "lm"],
                    help="distill: match the base model's states on clean text (any model); "
                         "lm: next-word likelihood of the clean text (causal LMs)")
@@ -78,7 +78,7 @@ def add_parser(sub: Any) -> None:
     r.add_argument("--mode", default=d.mode, choices=PRETRAIN_MODES,
                    help="frozen: transformer frozen, encoder and head trained (Char2Subword); "
                         "full: the transformer trains too, at --model-lr (XRayEmb 2PT)")
-    r.add_argument("--policy", default=d.policy, help=POLICY_HELP)
+    r.add_argument("--policy", default=d.policy, help=CHAR_POLICY_HELP)
     r.add_argument("--steps", type=int, default=d.steps)
     r.add_argument("--batch-size", type=int, default=d.batch_size)
     r.add_argument("--lr", type=float, default=d.lr, help="learning rate of the character encoder")

@@ -25,7 +25,7 @@ from charwise.io import (
     read_json,
     write_json,
 )
-from charwise.presets import POOLINGS
+from charwise.presets import POLICY_HELP, POOLINGS
 from charwise.tagging.config import CHAR_FUSIONS, FEATURE_MODES, HEADS, TaggerConfig
 from charwise.tagging.data import TASKS
 
@@ -40,8 +40,7 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--task", required=True, choices=sorted(TASKS))
     t.add_argument("--teacher", "--model", default=d.teacher,
                    help="minilm or a HF model directory (BERT family; e.g. the model/ of `charwise pretrain`)")
-    t.add_argument("--policy", default=d.policy,
-                   help="none (base model), oov, multi, no-suffix, random:P, all")
+    t.add_argument("--policy", default=d.policy, help=POLICY_HELP)
     t.add_argument("--char-encoder", default=d.char_encoder,
                    help="character encoder for hybrid policies and --char-fusion (shipped name or directory; "
                         "default: the teacher's)")

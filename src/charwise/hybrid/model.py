@@ -32,7 +32,6 @@ reach the tokenizer as U+FFFD.
 from __future__ import annotations
 
 import warnings
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Sequence, cast
 
@@ -40,10 +39,11 @@ import torch
 from torch import nn
 from transformers import PreTrainedModel
 
+from charwise.cache import LRUCache
 from charwise.encoders.base import CharEncoder, check_teacher
 from charwise.errors import ConfigError
 from charwise.hybrid.adapter import ModelAdapter
-from charwise.hybrid.policies import Policy, get_policy
+from charwise.hybrid.policies import DEFAULT_POLICY, Policy, Repair, get_policy
 from charwise.io import replace_surrogates
 from charwise.teachers import Teacher
 from charwise.words import MAX_WORD_CHARS, shorten_word, split_words
@@ -61,6 +61,7 @@ class HybridInputs:
     selected: list[list[bool]]  # True where the policy gave the word to the character encoder
     pieces: list[list[list[int]]]  # the teacher's ids for every word, selected or not
     truncated: list[bool] = field(default_factory=list)
+    repairs: list[dict[int, Repair]] = field(default_factory=list)  # words read as their correction
 
     @property
     def lengths(self) -> torch.Tensor:
@@ -72,29 +73,6 @@ class HybridInputs:
 class HybridOutput:
     outputs: Any  # the HF model output
     inputs: HybridInputs
-
-
-class _LRU:
-    """A bounded mapping that forgets the least recently used entry."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.data: OrderedDict[Any, Any] = OrderedDict()
-
-    def get(self, key: Any) -> Any:
-        value = self.data.get(key)
-        if value is not None:
-            self.data.move_to_end(key)
-        return value
-
-    def put(self, key: Any, value: Any) -> None:
-        self.data[key] = value
-        self.data.move_to_end(key)
-        while len(self.data) > self.size:
-            self.data.popitem(last=False)
-
-    def clear(self) -> None:
-        self.data.clear()
 
 
 def input_table(model: PreTrainedModel) -> nn.Embedding:
@@ -120,8 +98,10 @@ class HybridModel(nn.Module):
     Args:
         model: the HF model (``BertModel``, ``LlamaForCausalLM``, ...) whose table the teacher holds.
         teacher: its :class:`~charwise.teachers.Teacher` (tokenizer and vocabulary).
-        encoder: a character encoder trained for that teacher; may be ``None`` with policy ``none``.
-        policy: a name (``none``, ``oov``, ``multi``, ``no-suffix``, ``random:p``, ``all``) or a
+        encoder: a character encoder trained for that teacher; may be ``None`` with policies that
+            never pick words (``none``, ``repair``).
+        policy: a name (``repair``, the default: confidently misspelled words are read as their
+            correction; ``none``, ``oov``, ``multi``, ``no-suffix``, ``random:p``, ``all``) or a
             :class:`~charwise.policies.Policy`.
         adapter: model specifics; read from the tokenizer when omitted.
         cache_size: words whose pieces and (in inference) vectors are remembered across batches
@@ -135,7 +115,7 @@ class HybridModel(nn.Module):
         model: PreTrainedModel,
         teacher: Teacher,
         encoder: CharEncoder | None = None,
-        policy: str | Policy = "oov",
+        policy: str | Policy = DEFAULT_POLICY,
         *,
         adapter: ModelAdapter | None = None,
         cache_size: int = 100_000,
@@ -158,13 +138,13 @@ class HybridModel(nn.Module):
         if isinstance(max_word_chars, bool) or not isinstance(max_word_chars, int) or max_word_chars < 2:
             raise ConfigError(f"max_word_chars must be an integer >= 2, got {max_word_chars!r}")
         self.max_word_chars = max_word_chars
-        self._piece_cache = _LRU(cache_size)
-        self._vector_cache = _LRU(cache_size)
+        self._piece_cache = LRUCache(cache_size)
+        self._vector_cache = LRUCache(cache_size)
 
     @classmethod
     def from_teacher(
-        cls, teacher: str | Teacher = "minilm", policy: str | Policy = "oov", encoder: str | CharEncoder | None = None,
-        **kwargs: Any,
+        cls, teacher: str | Teacher = "minilm", policy: str | Policy = DEFAULT_POLICY,
+        encoder: str | CharEncoder | None = None, **kwargs: Any,
     ) -> "HybridModel":
         """The teacher's own model with its shipped encoder (or ``encoder``: a name or directory).
 
@@ -173,9 +153,9 @@ class HybridModel(nn.Module):
         from charwise.encoders.shipped import resolve_encoder
 
         teacher = teacher if isinstance(teacher, Teacher) else Teacher.load(teacher)
-        name = get_policy(policy).name
-        if encoder is not None or name != "none":
-            encoder = resolve_encoder(encoder, teacher, needed_by=f"policy '{name}'", option="encoder=DIR")
+        chosen = get_policy(policy)
+        if encoder is not None or chosen.needs_encoder:
+            encoder = resolve_encoder(encoder, teacher, needed_by=f"policy '{chosen.name}'", option="encoder=DIR")
         return cls(teacher.model, teacher, encoder, policy, **kwargs).eval()
 
     # --- caches follow the weights ---------------------------------------------------------
@@ -231,7 +211,9 @@ class HybridModel(nn.Module):
         ``space_before[b][i]`` says whether whitespace preceded word ``i``; by default every word
         but the first, as in ordinary running text. ``fixed_pieces[b][i]``, when not None, are the
         table ids that word ``i`` becomes, whatever the tokenizer and the policy say (masked-LM
-        training replaces masked words by ``[MASK]`` pieces this way).
+        training replaces masked words by ``[MASK]`` pieces this way). Words the policy repairs
+        are read as their correction (:attr:`HybridInputs.repairs`); positions and word indices
+        stay those of the words given.
         """
         batch = _check_batch(batch)
         if space_before is None:
@@ -240,11 +222,19 @@ class HybridModel(nn.Module):
         limit = ad.max_length - len(ad.prefix_ids) - len(ad.suffix_ids)
         all_pieces, all_selected, rows, spans_all, truncated = [], [], [], [], []
         slots: list[tuple[int, int, str]] = []  # (item, position, word) built from characters
+        # Every word takes a position at least: words past the window are never tokenised (nor repaired).
+        window = max(limit, 0)
+        repairs = self.policy.repairs([words[:window] for words in batch])
+        if len(repairs) != len(batch):
+            raise ValueError(f"policy {self.policy!r} returned repairs for {len(repairs)} of {len(batch)} sentences")
         for b, words in enumerate(batch):
             if len(space_before[b]) != len(words):
                 raise ValueError(f"sentence {b}: {len(words)} words but {len(space_before[b])} space flags")
-            # Every word takes a position at least: words past the window are never tokenised.
-            kept = words[: max(limit, 0)]
+            kept = words[:window]
+            if repairs[b]:
+                kept = list(kept)
+                for i, repair in repairs[b].items():
+                    kept[i] = repair.correction
             pieces = self.word_pieces(kept, space_before[b][: len(kept)])
             selected = [bool(s) for s in self.policy.select(kept, pieces, self.teacher)]
             if len(selected) != len(kept):
@@ -258,7 +248,7 @@ class HybridModel(nn.Module):
             dropped = len(words) - len(kept)
             pieces, selected = pieces + [[] for _ in range(dropped)], selected + [False] * dropped
             ids, spans = list(ad.prefix_ids), []
-            for i, (word, p) in enumerate(zip(words, pieces)):
+            for i, (word, p) in enumerate(zip(list(kept) + list(words[len(kept):]), pieces)):
                 if i >= len(kept):
                     spans.append((-1, -1))  # past the window
                     continue
@@ -310,7 +300,8 @@ class HybridModel(nn.Module):
             rows_of = torch.tensor([where[s[2]] for s in slots], device=device)
             # Out-of-place, so gradients reach both the table and the character encoder.
             embeds = embeds.index_put((items, positions), vectors[rows_of])
-        return HybridInputs(embeds, attention, input_ids, word_index, spans_all, all_selected, all_pieces, truncated)
+        return HybridInputs(embeds, attention, input_ids, word_index, spans_all, all_selected, all_pieces, truncated,
+                            repairs)
 
     def prepare_texts(self, texts: Sequence[str]) -> HybridInputs:
         """Raw texts, split with :func:`charwise.words.split_words` (only as many words as the

@@ -5,6 +5,12 @@ XRayEmb (Pinter et al., 2021, section 2 and table 2) calls this the encoding pol
 words of one sentence and the teacher's token ids for each word and returns one flag per word:
 ``True`` = one vector from the character encoder, ``False`` = the teacher's pieces from its table.
 
+A policy may also *repair* words before they are tokenised (:meth:`Policy.repairs`): ``repair``,
+the default, asks the speller (:mod:`charwise.speller`) about every word and replaces only the words
+it is confident are misspelled by their correction, whose own pieces the model then reads. Every
+other word, names and foreign words included, keeps the model's own pieces, so a sentence whose words
+are all known reaches the model exactly as without charwise.
+
 Write your own by subclassing :class:`Policy`::
 
     class LongWords(Policy):
@@ -18,9 +24,13 @@ from __future__ import annotations
 import hashlib
 import random
 from abc import ABC, abstractmethod
-from typing import Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from charwise.errors import ConfigError
+from charwise.presets import DEFAULT_POLICY
+
+if TYPE_CHECKING:
+    from charwise.speller import Speller
 
 # XRayEmb footnote 4: the most common second-and-final tokens under GPT-2's tokenisation.
 SUFFIXES: frozenset[str] = frozenset(
@@ -28,14 +38,31 @@ SUFFIXES: frozenset[str] = frozenset(
 )
 
 
+class Repair(NamedTuple):
+    """A word the model reads as another: ``word`` as written, ``correction`` read instead."""
+
+    word: str
+    correction: str
+    probability: float  # the speller's, that ``word`` is a misspelling of ``correction``
+
+
 class Policy(ABC):
     """Chooses the words of a sentence that the character encoder represents."""
 
     name: str = ""
+    needs_encoder: bool = True  # whether select() can pick words (so a character encoder is needed)
 
     @abstractmethod
     def select(self, words: Sequence[str], pieces: Sequence[Sequence[int]], teacher) -> list[bool]:
         """One flag per word; ``pieces[i]`` are the teacher's ids for ``words[i]`` in context."""
+
+    def repairs(self, sentences: Sequence[Sequence[str]]) -> list[dict[int, Repair]]:
+        """Per sentence, the words (by index) to read as another word before tokenising; none by default.
+
+        Called once per batch, before :meth:`select`, which then sees the repaired words. A repair
+        replaces one word by one word, so word counts and positions never change.
+        """
+        return [{} for _ in sentences]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -45,6 +72,7 @@ class NoPolicy(Policy):
     """``none``: every word from the table, so the model is exactly the base model."""
 
     name = "none"
+    needs_encoder = False
 
     def select(self, words, pieces, teacher):
         return [False] * len(words)
@@ -123,19 +151,74 @@ class AllPolicy(Policy):
         return [True] * len(words)
 
 
+class RepairPolicy(Policy):
+    """``repair`` (default): the model reads confidently misspelled words as their correction.
+
+    The speller of ``language`` (``repair`` is English, ``repair:es`` Spanish) looks at the words its
+    lexicon does not know and that do not look like names; a word whose best correction has
+    probability >= ``threshold`` (default: the speller's, tuned on dev text so that clean text is
+    left alone) is replaced by that correction, whose own pieces the model reads: exactly the clean
+    input. Every other word keeps its pieces.
+
+    With ``chars_for_unsure`` (``repair+oov``) the words the speller looked at but did not correct
+    and that the tokenizer splits are built from characters, as ``oov`` builds them.
+    """
+
+    def __init__(self, language: str = "en", threshold: float | None = None, *, chars_for_unsure: bool = False,
+                 speller: "Speller | None" = None) -> None:
+        from charwise.speller.lexicon import check_language
+
+        check_language(language)
+        if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))
+                                      or not 0.0 <= threshold <= 1.0):
+            raise ConfigError(f"repair threshold must be a probability in [0, 1], got {threshold!r}")
+        self.language, self.threshold = language, threshold
+        self.chars_for_unsure = chars_for_unsure
+        self.needs_encoder = chars_for_unsure
+        self._speller = speller
+        self.name = ("repair+oov" if chars_for_unsure else "repair") + ("" if language == "en" else f":{language}")
+
+    @property
+    def speller(self) -> "Speller":
+        """The speller asked (the process-wide one of :attr:`language` unless one was given)."""
+        if self._speller is None:
+            from charwise.speller.repair import shared_speller
+
+            self._speller = shared_speller(self.language)
+        return self._speller
+
+    def repairs(self, sentences):
+        corrected = self.speller.correct_words([list(words) for words in sentences], self.threshold)
+        return [{i: Repair(w.word, w.correction, w.probability) for i, w in enumerate(words) if w.changed}
+                for words in corrected]
+
+    def select(self, words, pieces, teacher):
+        if not self.chars_for_unsure:
+            return [False] * len(words)
+        normal = teacher.vocab.kinds
+        unsure = self.speller.looked_at(list(words))  # repaired words are known: not looked at again
+        return [u and (len(p) != 1 or normal[p[0]] != "normal") for u, p in zip(unsure, pieces)]
+
+
 _NAMED: dict[str, type[Policy]] = {"none": NoPolicy, "oov": OOVPolicy, "multi": MultiPolicy,
                                    "no-suffix": NoSuffixPolicy, "all": AllPolicy}
-POLICY_NAMES = (*_NAMED, "random:P")
+POLICY_NAMES = ("repair", "repair:LANG", "repair+oov", "repair+oov:LANG", *_NAMED, "random:P")
 
 
 def get_policy(spec: str | Policy, seed: int = 0) -> Policy:
-    """A policy from its name (``none``, ``oov``, ``multi``, ``no-suffix``, ``random:0.1``, ``all``)."""
+    """A policy from its name (``repair``, ``repair:es``, ``repair+oov``, ``none``, ``oov``, ``multi``,
+    ``no-suffix``, ``random:0.1``, ``all``)."""
     if isinstance(spec, Policy):
         return spec
     if not isinstance(spec, str):
         raise TypeError(f"policy must be a name or a Policy, got {type(spec).__name__}")
     if spec in _NAMED:
         return _NAMED[spec]()
+    family, _, language = spec.partition(":")
+    if family in ("repair", "repair+oov"):
+        if ":" in spec and not language:
+            raise ConfigError(f"bad policy '{spec}': expected {family}:LANG, e.g. {family}:es")
+        return RepairPolicy(language or "en", chars_for_unsure=family == "repair+oov")
     if spec.startswith("random:"):
         try:
             p = float(spec.split(":", 1)[1])

@@ -16,6 +16,7 @@ from charwise.encoders.base import CharEncoder
 from charwise.errors import ConfigError
 from charwise.hybrid.model import HybridModel
 from charwise.hybrid.policies import Policy
+from charwise.presets import DEFAULT_POLICY
 from charwise.hybrid.st import CharwiseHybrid
 
 
@@ -28,9 +29,10 @@ def mean_pool(states: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tenso
 class SentenceEncoder:
     """Mean-pooled, L2-normalised sentence vectors, as all-MiniLM-L6-v2 produces them.
 
-    With ``policy="none"`` the vectors are the base model's (within float rounding); ``"oov"``
-    (default) builds every word the tokenizer splits from its characters, which keeps typo'd and
-    novel words close to what was meant.
+    With ``policy="repair"`` (default) words the speller is confident are misspelled are read as
+    their correction and every other word keeps the model's pieces, so the vectors of sentences whose
+    words are all known are the base model's. ``"none"`` is the base model; ``"oov"`` builds every
+    word the tokenizer splits from its characters.
 
     Args:
         teacher: ``"minilm"`` or a sentence-transformers style BERT directory.
@@ -41,12 +43,12 @@ class SentenceEncoder:
 
     Example::
 
-        enc = SentenceEncoder("minilm", policy="oov")
+        enc = SentenceEncoder("minilm")          # policy "repair"
         vectors = enc.encode(["the hotel was grate", "the hotel was great"])   # (2, 384), unit length
     """
 
     def __init__(
-        self, teacher: str = "minilm", policy: str | Policy = "oov", encoder: str | CharEncoder | None = None,
+        self, teacher: str = "minilm", policy: str | Policy = DEFAULT_POLICY, encoder: str | CharEncoder | None = None,
         *, max_length: int = 256, device: str | torch.device | None = None,
     ) -> None:
         self.module = CharwiseHybrid(teacher, policy, encoder, max_length=max_length)

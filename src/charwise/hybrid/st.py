@@ -61,6 +61,7 @@ from charwise.errors import CheckpointError, ConfigError
 from charwise.hybrid.adapter import ModelAdapter
 from charwise.hybrid.model import HybridInputs, HybridModel
 from charwise.hybrid.policies import Policy, get_policy
+from charwise.presets import DEFAULT_POLICY
 from charwise.teachers import Teacher
 
 __all__ = ["CharwiseHybrid", "decode_texts", "encode_texts", "sentence_transformer", "sentence_transformer_from"]
@@ -148,7 +149,7 @@ class CharwiseHybrid(nn.Module):
     forward_kwargs: set[str] = set()
 
     def __init__(
-        self, teacher: str | Teacher = "minilm", policy: str | Policy = "oov", encoder: str | CharEncoder | None = None,
+        self, teacher: str | Teacher = "minilm", policy: str | Policy = DEFAULT_POLICY, encoder: str | CharEncoder | None = None,
         *, max_length: int | None = 256, seed: int = 0, hybrid: HybridModel | None = None,
     ) -> None:
         super().__init__()
@@ -329,12 +330,13 @@ def sentence_transformer_from(module: CharwiseHybrid, device: str | torch.device
 
 
 def sentence_transformer(
-    teacher: str | Teacher = "minilm", policy: str | Policy = "oov", encoder: str | CharEncoder | None = None,
+    teacher: str | Teacher = "minilm", policy: str | Policy = DEFAULT_POLICY, encoder: str | CharEncoder | None = None,
     *, max_length: int | None = 256, device: str | torch.device | None = None,
 ):
     """A ``SentenceTransformer`` of the hybrid model: :class:`CharwiseHybrid`, mean pooling, normalisation.
 
-    ``sentence_transformer("minilm", policy="none")`` is all-MiniLM-L6-v2; ``policy="oov"`` (default)
+    ``sentence_transformer("minilm", policy="none")`` is all-MiniLM-L6-v2; ``policy="repair"``
+    (default) reads the words the speller is confident are misspelled as their correction; ``"oov"``
     builds every word MiniLM's tokenizer splits from its characters. Needs ``pip install charwise[st]``.
     """
     _require_sentence_transformers()

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from charwise.cache import cache_root
+from charwise.cache import LRUCache, cache_root
 from charwise.errors import ConfigError
 from charwise.io import atomic_file
 from charwise.speller.candidates import NEIGHBOURS, CandidateIndex
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 SHIPPED_SCORERS = {"en": "speller-minilm-en", "es": "speller-e5-es"}
 DEFAULT_ENCODERS = {"en": "minilm", "es": "e5-multilingual"}
 SENTENCE_END = frozenset(".!?¿¡")
+SCORE_CACHE_SIZE = 50_000  # scored words remembered across calls
 
 
 @dataclass
@@ -200,6 +201,7 @@ class Speller:
         self.row_position = {w: i for i, w in enumerate(self.row_words)}
         table = teacher.embeddings[list(rows.values())].float() if rows else torch.zeros(0, teacher.dim)
         self.row_matrix = torch.nn.functional.normalize(table, dim=-1)
+        self._scored = LRUCache(SCORE_CACHE_SIZE)
 
     @property
     def threshold(self) -> float:
@@ -271,13 +273,19 @@ class Speller:
         keep = self.settings.suggestions if k is None else k
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise ConfigError(f"k must be an integer >= 1, got {keep!r}")
-        distinct = list(dict.fromkeys(words))
+        # Scores of earlier calls are reused: running text repeats its unknown words (names, slang).
         scored: dict[str, tuple[list[Suggestion], float]] = {}
+        for word in dict.fromkeys(words):
+            hit = self._scored.get((word, keep))
+            if hit is not None:
+                scored[word] = hit
+        distinct = [w for w in dict.fromkeys(words) if w not in scored]
         size = self.settings.batch_size
         for start in range(0, len(distinct), size):
             batch = distinct[start : start + size]
             for word, result in zip(batch, self._score_batch(batch, keep)):
                 scored[word] = result
+                self._scored.put((word, keep), result)
         return [scored[w] for w in words]
 
     def candidate_rows(self, words: list[str]) -> list[tuple[list[str], np.ndarray]]:
@@ -349,9 +357,11 @@ class Speller:
         return results
 
     # --- correction -----------------------------------------------------------------------------
-    def changes(self, word: str, probability: float) -> bool:
-        """Whether a looked-at ``word`` whose best suggestion has ``probability`` is changed."""
-        needed = max(self.threshold, self.settings.capital_threshold) if word[:1].isupper() else self.threshold
+    def changes(self, word: str, probability: float, threshold: float | None = None) -> bool:
+        """Whether a looked-at ``word`` whose best suggestion has ``probability`` is changed (at
+        ``threshold``, default :attr:`threshold`)."""
+        base = self.threshold if threshold is None else threshold
+        needed = max(base, self.settings.capital_threshold) if word[:1].isupper() else base
         return probability >= needed
 
     def looked_at(self, words: list[str]) -> list[bool]:
@@ -374,24 +384,36 @@ class Speller:
         """Correct one text (a sentence or a line)."""
         return self.correct_lines([text])[0]
 
-    def correct_lines(self, texts: list[str]) -> list[CorrectedText]:
-        """Correct several texts at once (their unknown words are scored together)."""
+    def correct_lines(self, texts: list[str], threshold: float | None = None) -> list[CorrectedText]:
+        """Correct several texts at once (their unknown words are scored together); ``threshold``
+        overrides :attr:`threshold` for this call."""
         if isinstance(texts, str):
             raise TypeError("correct_lines() takes a list of texts, not a single string")
         splits = [split_words(t) for t in texts]
         out = []
-        looks = [self.looked_at(s.words) for s in splits]  # sentence starts are per text
-        todo_words = [s.words[i].lower() for s, look in zip(splits, looks) for i, f in enumerate(look) if f]
+        for text, split, words in zip(texts, splits, self.correct_words([s.words for s in splits], threshold)):
+            for entry, (start, end) in zip(words, word_spans(text, split.words)):
+                entry.start, entry.end = start, end
+            out.append(CorrectedText(text, words))
+        return out
+
+    def correct_words(self, sentences: list[list[str]], threshold: float | None = None) -> list[list[WordCorrection]]:
+        """Correct pre-split sentences, one :class:`WordCorrection` per word (offsets left at 0);
+        the unknown words of all sentences are scored together. ``threshold`` overrides
+        :attr:`threshold` for this call."""
+        looks = [self.looked_at(list(words)) for words in sentences]  # sentence starts are per sentence
+        todo_words = [words[i].lower() for words, look in zip(sentences, looks) for i, f in enumerate(look) if f]
         scored = iter(self._score(todo_words)) if todo_words else iter(())
-        for text, split, look in zip(texts, splits, looks):
+        out = []
+        for words, look in zip(sentences, looks):
             flat = []
-            for word, flag, (start, end) in zip(split.words, look, word_spans(text, split.words)):
-                entry = WordCorrection(word, word, False, start, end)
+            for word, flag in zip(words, look):
+                entry = WordCorrection(word, word, False)
                 if flag:
                     suggestions, p = next(scored)
                     entry.looked_at, entry.suggestions, entry.probability = True, suggestions, p
-                    if suggestions and self.changes(word, p) and suggestions[0].word != word.lower():
+                    if suggestions and self.changes(word, p, threshold) and suggestions[0].word != word.lower():
                         entry.correction = same_case(word, suggestions[0].word)
                 flat.append(entry)
-            out.append(CorrectedText(text, flat))
+            out.append(flat)
         return out

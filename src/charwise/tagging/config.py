@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from charwise.errors import ConfigError
-from charwise.presets import POOLINGS
+from charwise.presets import DEFAULT_POLICY, POOLINGS
 
 HEADS = ("linear", "bilstm")
 CHAR_FUSIONS = ("none", "concat", "merge")
@@ -28,7 +28,7 @@ class TaggerConfig:
 
     task: str = "wnut17"
     teacher: str = "minilm"
-    policy: str = "none"
+    policy: str = DEFAULT_POLICY  # words read as their correction when the speller is confident
     char_encoder: str | None = None  # encoder name or directory for hybrid policies (None: the shipped one)
     pool: str = "first"  # word pooling; with s2w_layers > 0, the merge inside the encoder
     head: str = "linear"

@@ -332,9 +332,9 @@ def build_tagger(config: TaggerConfig, labels: Sequence[str], feature_vocab: Fea
     config.validate()
     teacher = teacher if teacher is not None else Teacher.load(config.teacher)
     policy = get_policy(config.policy, config.seed)
-    needs_encoder = policy.name != "none" or config.char_fusion != "none"
+    needs_encoder = policy.needs_encoder or config.char_fusion != "none"
     if needs_encoder:
-        user = f"policy '{policy.name}'" if policy.name != "none" else f"char fusion '{config.char_fusion}'"
+        user = f"policy '{policy.name}'" if policy.needs_encoder else f"char fusion '{config.char_fusion}'"
         encoder = resolve_encoder(encoder if encoder is not None else config.char_encoder, teacher,
                                   needed_by=user, option="--char-encoder DIR")
     hybrid = HybridModel(teacher.model, teacher, encoder if needs_encoder else None, policy, seed=config.seed)
