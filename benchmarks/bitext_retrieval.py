@@ -20,8 +20,9 @@ Query conditions (the corpus side stays clean):
   English translation with probability ``--switch-rate`` (0.3), Char2Subword's code-switching angle.
 
 Systems: ``base`` (the model as is), ``hybrid:POLICY`` (words chosen by the policy built from
-characters by the e5 character encoder), ``expanded:METHOD`` (Wang et al.: the Spanish words of the
-training verses seen at least ``--min-count`` times that XLM-R splits, added as whole tokens with
+characters by the e5 character encoder; ``hybrid:repair`` and ``hybrid:repair+oov`` repair each
+text with the speller of its own language: ``repair:es`` for Spanish, ``repair`` for English),
+``expanded:METHOD`` (Wang et al.: the Spanish words of the training verses seen at least ``--min-count`` times that XLM-R splits, added as whole tokens with
 rows from ``METHOD``; ``mixture`` and ``joint`` use word2vec vectors trained with gensim on the
 training verses' Spanish side, as in ``benchmarks/expansion.py``).
 Writes ``benchmarks/results/bitext_retrieval.json`` and ``.png``.
@@ -48,7 +49,7 @@ from hybrid_retrieval import rank_metrics, realistic_copy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
-SYSTEMS = ["base", "hybrid:oov", "hybrid:no-suffix", "expanded:mean", "expanded:char", "expanded:mixture",
+SYSTEMS = ["base", "hybrid:repair", "hybrid:oov", "hybrid:no-suffix", "expanded:mean", "expanded:char", "expanded:mixture",
            "expanded:joint", "expanded:char+joint"]
 PREFIX = "query: "
 
@@ -96,6 +97,15 @@ def encoder_for(system: str, expanded: dict[str, Path], char_encoder: str):
     if kind == "hybrid":
         return SentenceEncoder("e5-multilingual", policy=arg, encoder=char_encoder, max_length=512)
     return SentenceEncoder(str(expanded[arg]), policy="none", max_length=512)
+
+
+def set_language(model, language: str) -> None:
+    """A repair policy follows the language of the texts it reads (``repair`` -> ``repair:es``)."""
+    from charwise.hybrid.policies import RepairPolicy
+
+    policy = model.hybrid.policy
+    if isinstance(policy, RepairPolicy) and policy.language != language:
+        model.hybrid.policy = RepairPolicy(language, policy.threshold, chars_for_unsure=policy.chars_for_unsure)
 
 
 def plot(result: dict, path: Path) -> None:
@@ -176,7 +186,10 @@ def main() -> int:
         else:
             t0 = time.time()
             model = encoder_for(system, expanded, args.encoder)
-            vectors = {k: model.encode([PREFIX + t for t in texts]) for k, texts in queries.items()}
+            vectors = {}
+            for (lang, cond), texts in queries.items():
+                set_language(model, lang)
+                vectors[(lang, cond)] = model.encode([PREFIX + t for t in texts])
             tasks = {}
             for (lang, cond), q in vectors.items():
                 other = "en" if lang == "es" else "es"

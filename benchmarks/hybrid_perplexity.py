@@ -1,5 +1,9 @@
 """SmolLM2 per-word perplexity on held-out King James verses: base vs hybrid, clean and with typos.
 
+With a ``repair`` policy, ``words_repaired_pct`` is the share of words read as a correction,
+``repaired_to_the_clean_word`` how many of those corrections are the verse's own word, and
+``repairs_shown`` the first repairs (``written -> correction (clean: the verse's word)``).
+
 Verses: the last N of src/charwise/data/kjv/kjv_verses.txt (Revelation; no charwise component was
 trained on KJV text). For every word the model reads the verse up to that word (built by the policy,
 with typos in the noisy setting) and predicts the word's *clean* pieces (teacher forcing), so all rows
@@ -65,21 +69,25 @@ def main() -> None:
         hm = HybridModel.from_teacher(teacher, policy=policy, encoder=args.encoder)
         for setting, context in (("clean", clean), ("typos", noisy)):
             t0 = time.perf_counter()
-            lls, picked = [], []
+            lls, picked, repaired = [], [], []
             with torch.inference_mode():
                 for k in range(0, len(context), 16):
                     batch = context[k : k + 16]
                     out = hm.word_log_likelihoods(batch, clean[k : k + 16], space_before=spaces[k : k + 16])
                     inputs = hm.prepare(batch, spaces[k : k + 16])
-                    for ll, sel in zip(out, inputs.selected):
+                    for b, (ll, sel) in enumerate(zip(out, inputs.selected)):
                         lls += ll.tolist()
                         picked += sel
+                        repaired += [(r.word, r.correction, clean[k + b][i]) for i, r in inputs.repairs[b].items()]
             # A word's own selection does not change its score; it marks the words whose
             # representation changes for everything that follows them.
             sel_ll = [x for x, s in zip(lls, picked) if s]
             row = {"policy": policy, "setting": setting, "ppl": round(math.exp(-sum(lls) / len(lls)), 3),
                    "words_from_characters_pct": round(100 * sum(picked) / len(picked), 2),
                    "ppl_of_words_from_characters": round(math.exp(-sum(sel_ll) / len(sel_ll)), 3) if sel_ll else None,
+                   "words_repaired_pct": round(100 * len(repaired) / len(picked), 2),
+                   "repaired_to_the_clean_word": sum(c == w for _, c, w in repaired),
+                   "repairs_shown": [f"{a} -> {c} (clean: {w})" for a, c, w in repaired[:25]],
                    "seconds": round(time.perf_counter() - t0, 1)}
             result["rows"].append(row)
             print(row, flush=True)

@@ -168,8 +168,8 @@ def run_one(task: str, setting: str, seed: int, args: argparse.Namespace, data: 
     runs = [dict(run, wall_minutes=round((time.time() - started) / 60, 3))]
     for policy in args.test_policies:
         tagger.hybrid.policy = get_policy(policy, seed)
-        runs.append(dict(run, setting=f"{setting}@{policy}", test_policy=policy, test=test_scores(tagger, data, args),
-                         wall_minutes=round((time.time() - started) / 60, 3)))
+        runs.append(dict(run, setting=f"{setting}@{policy}", test_policy=policy,
+                         test=test_scores(tagger, data, args), wall_minutes=round((time.time() - started) / 60, 3)))
     if not args.keep_models:
         shutil.rmtree(work / "tagger", ignore_errors=True)  # ~90 MB per run; the logs stay
     return runs

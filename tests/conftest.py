@@ -19,11 +19,16 @@ from typing import Any, Callable
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from charwise.charset import CharVocab  # noqa: E402
 from charwise.encoders import CharEncoder, build_encoder  # noqa: E402
+from charwise.speller import Lexicon, Speller, SpellerSettings  # noqa: E402
+from charwise.speller.features import RANK_FEATURES, WORD_FEATURES  # noqa: E402
+from charwise.speller.lexicon import DICTIONARY, USER, LexiconEntry  # noqa: E402
+from charwise.speller.scorer import SpellScorer, SpellScorerConfig  # noqa: E402
 from charwise.teachers import Teacher  # noqa: E402
 
 # Every tensor in this suite is tiny: one intra-op thread avoids oversubscribing the (small) CPU,
@@ -236,3 +241,41 @@ def corpus(tmp_path) -> str:
     path.write_text("\n".join(f"{s} number{i}" for i in range(12) for s in TRAINING_SENTENCES) + "\n",
                     encoding="utf-8")
     return str(path)
+
+
+# --- a tiny speller: hand-set scorer, tiny lexicon, random encoder on the real WordPiece tokenizer ---
+WORDS = {"receive": 4.9, "relieve": 4.0, "the": 7.7, "package": 4.6, "separate": 4.8, "definitely": 5.0,
+         "weird": 4.6, "house": 5.5, "horse": 4.9, "night": 5.3, "knight": 3.9, "business": 5.4, "said": 6.0,
+         "and": 7.5, "after": 6.0, "stop": 5.4, "here": 6.2}
+
+
+def tiny_lexicon(extra: dict[str, LexiconEntry] | None = None) -> Lexicon:
+    entries = {w: LexiconEntry(z, DICTIONARY) for w, z in WORDS.items()}
+    entries.update(extra or {})
+    return Lexicon("en", entries, {"test": "tiny"})
+
+
+def fitted_scorer(**config) -> SpellScorer:
+    """A scorer with hand-set weights: fewer edits, same sound and frequency win; the judge trusts margins."""
+    scorer = SpellScorer(SpellScorerConfig(**config))
+    weights = np.zeros(len(RANK_FEATURES))
+    for name, w in {"dl1": 3.0, "dl2": 1.5, "dl3+": -2.0, "same_sound": 1.0, "zipf": 2.0, "written": 4.0}.items():
+        weights[RANK_FEATURES.index(name)] = w
+    judge = np.zeros(len(WORD_FEATURES))
+    judge[WORD_FEATURES.index("margin")] = 2.0
+    judge[WORD_FEATURES.index("written_zipf")] = -1.0
+    scorer.set_parts({"rank_weight": weights, "word_weight": judge, "word_bias": np.float32(0.5)})
+    return scorer
+
+
+def tiny_encoder(make_encoder, teacher):
+    encoder = make_encoder("cnn", info=teacher.describe())
+    encoder.attach_teacher(teacher)
+    return encoder
+
+
+@pytest.fixture
+def tiny_speller(make_encoder, wordpiece_teacher):
+    encoder = tiny_encoder(make_encoder, wordpiece_teacher)
+    return Speller(tiny_lexicon({"wycombe": LexiconEntry(2.7, USER, capitalised=True)}), encoder, fitted_scorer(),
+                   SpellerSettings(threshold=0.5, capital_threshold=0.5, neighbours=3))

@@ -12,52 +12,17 @@ import torch
 from charwise.errors import CharwiseError, CheckpointError, ConfigError
 from charwise.speller import Lexicon, Speller, SpellerSettings
 from charwise.speller.candidates import EDITS, NEIGHBOURS, SOUNDS, WRITTEN, CandidateIndex
-from charwise.speller.features import RANK_FEATURES, WORD_FEATURES
+from charwise.speller.features import RANK_FEATURES
 from charwise.speller.lexicon import DICTIONARY, USER, LexiconEntry
 from charwise.speller.scorer import SpellScorer, SpellScorerConfig
 from charwise.typos.sounds import sound_key, strip_accents
 from charwise.words import split_words
-
-WORDS = {"receive": 4.9, "relieve": 4.0, "the": 7.7, "package": 4.6, "separate": 4.8, "definitely": 5.0,
-         "weird": 4.6, "house": 5.5, "horse": 4.9, "night": 5.3, "knight": 3.9, "business": 5.4, "said": 6.0,
-         "and": 7.5, "after": 6.0, "stop": 5.4, "here": 6.2}
+from conftest import fitted_scorer, tiny_encoder, tiny_lexicon
 
 
 @pytest.fixture(autouse=True)
 def cache_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("CHARWISE_CACHE", str(tmp_path / "cache"))
-
-
-def tiny_lexicon(extra: dict[str, LexiconEntry] | None = None) -> Lexicon:
-    entries = {w: LexiconEntry(z, DICTIONARY) for w, z in WORDS.items()}
-    entries.update(extra or {})
-    return Lexicon("en", entries, {"test": "tiny"})
-
-
-def fitted_scorer(**config) -> SpellScorer:
-    """A scorer with hand-set weights: fewer edits, same sound and frequency win; the judge trusts margins."""
-    scorer = SpellScorer(SpellScorerConfig(**config))
-    weights = np.zeros(len(RANK_FEATURES))
-    for name, w in {"dl1": 3.0, "dl2": 1.5, "dl3+": -2.0, "same_sound": 1.0, "zipf": 2.0, "written": 4.0}.items():
-        weights[RANK_FEATURES.index(name)] = w
-    judge = np.zeros(len(WORD_FEATURES))
-    judge[WORD_FEATURES.index("margin")] = 2.0
-    judge[WORD_FEATURES.index("written_zipf")] = -1.0
-    scorer.set_parts({"rank_weight": weights, "word_weight": judge, "word_bias": np.float32(0.5)})
-    return scorer
-
-
-def tiny_encoder(make_encoder, teacher):
-    encoder = make_encoder("cnn", info=teacher.describe())
-    encoder.attach_teacher(teacher)
-    return encoder
-
-
-@pytest.fixture
-def tiny_speller(make_encoder, wordpiece_teacher):
-    encoder = tiny_encoder(make_encoder, wordpiece_teacher)
-    return Speller(tiny_lexicon({"wycombe": LexiconEntry(2.7, USER, capitalised=True)}), encoder, fitted_scorer(),
-                   SpellerSettings(threshold=0.5, capital_threshold=0.5, neighbours=3))
 
 
 # --- sound keys ----------------------------------------------------------------------------------------

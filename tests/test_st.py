@@ -212,6 +212,16 @@ def test_save_load_without_encoder(tiny_teacher, tmp_path):
     assert CharwiseHybrid.load(str(tmp_path)).hybrid.encoder is None
 
 
+def test_save_load_keeps_a_repair_policy_and_its_threshold(tiny_teacher, tmp_path):
+    from charwise.hybrid.policies import RepairPolicy
+
+    module = CharwiseHybrid(tiny_teacher, RepairPolicy("es", threshold=0.8), None)
+    assert module.hybrid.encoder is None  # repair reads pieces only: no character encoder needed
+    module.save(str(tmp_path))
+    loaded = CharwiseHybrid.load(str(tmp_path)).policy
+    assert isinstance(loaded, RepairPolicy) and (loaded.name, loaded.threshold) == ("repair:es", 0.8)
+
+
 def test_save_refuses_a_custom_policy(tiny_teacher, tiny_encoder, tmp_path):
     class Long(Policy):
         name = "long"

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from charwise.hybrid.policies import Policy, get_policy
     from charwise.hybrid.sentence import SentenceEncoder
     from charwise.speller import Speller
+    from charwise.speller.repair import repair
     from charwise.teachers import Teacher, TeacherNotFoundError
     from charwise.words import split_words
 
@@ -32,6 +33,7 @@ _LAZY = {
     "get_policy": "charwise.hybrid.policies",
     "SentenceEncoder": "charwise.hybrid.sentence",
     "Speller": "charwise.speller",
+    "repair": "charwise.speller.repair",
     "Teacher": "charwise.teachers",
     "TeacherNotFoundError": "charwise.teachers",
     "split_words": "charwise.words",
@@ -39,7 +41,8 @@ _LAZY = {
 
 __all__ = [
     "CharEncoder", "HybridInputs", "HybridModel", "HybridOutput", "ModelAdapter", "Policy", "SentenceEncoder",
-    "Speller", "Teacher", "TeacherNotFoundError", "build_encoder", "get_policy", "load", "split_words",
+    "Speller", "Teacher", "TeacherNotFoundError", "build_encoder", "get_policy", "load", "repair",
+    "split_words",
 ]
 __version__ = "0.2.0"
 

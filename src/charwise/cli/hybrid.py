@@ -206,9 +206,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     args.text = argument_text(args, args.text, "the text")
     hybrid = HybridModel.from_teacher(args.teacher, policy=args.policy, encoder=args.encoder)
     teacher = hybrid.teacher
+    split = split_words(args.text)
+    words = split.words
     with torch.inference_mode():
         inputs = hybrid.prepare_texts([args.text])
-        words = split_words(args.text).words
+    own_pieces = hybrid.word_pieces(words, split.space_before)  # as written, before any repair
+    repairs = inputs.repairs[0] if inputs.repairs else {}
     chosen = [w for w, s in zip(words, inputs.selected[0]) if s]
     near = {}
     if chosen:
@@ -218,12 +221,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
         near = {w: ", ".join(teacher.display(int(i)) for i in row) for w, row in zip(chosen, idx)}
     width = max([len(w) for w in words] + [4])
     print(f"{'word':<{width}}  {'teacher pieces':<32}  hybrid input")
-    for word, pieces, sel in zip(words, inputs.pieces[0], inputs.selected[0]):
-        shown = " ".join(teacher.display(i) for i in pieces) or "(none)"
-        hybrid_in = f"[char] ~ {near[word]}" if sel else "table"
+    for i, (word, pieces, sel) in enumerate(zip(words, inputs.pieces[0], inputs.selected[0])):
+        shown = " ".join(teacher.display(j) for j in own_pieces[i]) or "(none)"
+        if sel:
+            hybrid_in = f"[char] ~ {near[word]}"
+        elif i in repairs:
+            fixed = " ".join(teacher.display(j) for j in pieces)
+            hybrid_in = f"repaired -> {repairs[i].correction} (p {repairs[i].probability:.2f}): {fixed}"
+        else:
+            hybrid_in = "table"
         print(f"{word:<{width}}  {shown:<32}  {hybrid_in}")
     base_len = len(hybrid.adapter.prefix_ids) + len(hybrid.adapter.suffix_ids) + sum(
-        max(len(p), 1) for p in inputs.pieces[0])
-    print(f"\npolicy {hybrid.policy.name}: {len(chosen)} of {len(words)} words from characters; "
-          f"sequence length {base_len} (teacher) -> {int(inputs.lengths[0])} (hybrid), special tokens included")
+        max(len(p), 1) for p in own_pieces)
+    print(f"\npolicy {hybrid.policy.name}: {len(repairs)} of {len(words)} words repaired, {len(chosen)} from "
+          f"characters; sequence length {base_len} (teacher) -> {int(inputs.lengths[0])} (hybrid), special tokens "
+          "included")
     return 0

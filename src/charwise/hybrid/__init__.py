@@ -2,6 +2,7 @@
 
 from charwise.hybrid.adapter import ModelAdapter
 from charwise.hybrid.model import HybridInputs, HybridModel, HybridOutput
-from charwise.hybrid.policies import Policy, get_policy
+from charwise.hybrid.policies import Policy, Repair, RepairPolicy, get_policy
 
-__all__ = ["HybridInputs", "HybridModel", "HybridOutput", "ModelAdapter", "Policy", "get_policy"]
+__all__ = ["HybridInputs", "HybridModel", "HybridOutput", "ModelAdapter", "Policy", "Repair", "RepairPolicy",
+           "get_policy"]

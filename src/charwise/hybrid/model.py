@@ -43,8 +43,9 @@ from charwise.cache import LRUCache
 from charwise.encoders.base import CharEncoder, check_teacher
 from charwise.errors import ConfigError
 from charwise.hybrid.adapter import ModelAdapter
-from charwise.hybrid.policies import DEFAULT_POLICY, Policy, Repair, get_policy
+from charwise.hybrid.policies import Policy, Repair, get_policy
 from charwise.io import replace_surrogates
+from charwise.presets import DEFAULT_POLICY
 from charwise.teachers import Teacher
 from charwise.words import MAX_WORD_CHARS, shorten_word, split_words
 

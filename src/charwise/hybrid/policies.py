@@ -27,7 +27,6 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from charwise.errors import ConfigError
-from charwise.presets import DEFAULT_POLICY
 
 if TYPE_CHECKING:
     from charwise.speller import Speller

@@ -16,8 +16,8 @@ from charwise.encoders.base import CharEncoder
 from charwise.errors import ConfigError
 from charwise.hybrid.model import HybridModel
 from charwise.hybrid.policies import Policy
-from charwise.presets import DEFAULT_POLICY
 from charwise.hybrid.st import CharwiseHybrid
+from charwise.presets import DEFAULT_POLICY
 
 
 def mean_pool(states: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:

@@ -60,7 +60,7 @@ from charwise.encoders.base import CharEncoder
 from charwise.errors import CheckpointError, ConfigError
 from charwise.hybrid.adapter import ModelAdapter
 from charwise.hybrid.model import HybridInputs, HybridModel
-from charwise.hybrid.policies import Policy, get_policy
+from charwise.hybrid.policies import Policy, RepairPolicy, get_policy
 from charwise.presets import DEFAULT_POLICY
 from charwise.teachers import Teacher
 
@@ -149,8 +149,9 @@ class CharwiseHybrid(nn.Module):
     forward_kwargs: set[str] = set()
 
     def __init__(
-        self, teacher: str | Teacher = "minilm", policy: str | Policy = DEFAULT_POLICY, encoder: str | CharEncoder | None = None,
-        *, max_length: int | None = 256, seed: int = 0, hybrid: HybridModel | None = None,
+        self, teacher: str | Teacher = "minilm", policy: str | Policy = DEFAULT_POLICY,
+        encoder: str | CharEncoder | None = None, *, max_length: int | None = 256, seed: int = 0,
+        hybrid: HybridModel | None = None,
     ) -> None:
         super().__init__()
         if hybrid is None:
@@ -264,7 +265,10 @@ class CharwiseHybrid(nn.Module):
         if type(rebuilt) is not type(policy):
             raise ConfigError(f"cannot save policy {policy!r}: only the built-in policies are saved by name; "
                               "save with a built-in one and set module.hybrid.policy after loading")
-        return {"name": policy.name, "seed": seed}
+        record: dict[str, Any] = {"name": policy.name, "seed": seed}
+        if isinstance(policy, RepairPolicy) and policy.threshold is not None:  # its own threshold
+            record["threshold"] = float(policy.threshold)
+        return record
 
     def save(self, output_path: str, *args: Any, safe_serialization: bool = True, **kwargs: Any) -> None:
         """Write ``model/``, ``encoder/`` and ``charwise_hybrid.json`` to ``output_path``.
@@ -309,6 +313,9 @@ class CharwiseHybrid(nn.Module):
                                   f"reads up to {FORMAT_VERSION}")
         try:
             policy = get_policy(config["policy"]["name"], int(config["policy"].get("seed", 0)))
+            threshold = config["policy"].get("threshold")
+            if threshold is not None and isinstance(policy, RepairPolicy):
+                policy = RepairPolicy(policy.language, float(threshold), chars_for_unsure=policy.chars_for_unsure)
             adapter = ModelAdapter(**config["adapter"])
         except (KeyError, TypeError, ValueError) as e:
             raise CheckpointError(f"bad CharwiseHybrid config '{config_path}': {e}") from None

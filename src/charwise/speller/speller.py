@@ -13,9 +13,9 @@ For each word it is asked about, the speller
 
 :meth:`Speller.correct` changes a word only when that probability reaches the threshold (tuned on
 dev text so that clean text is left alone). Words are left alone without a look when they are
-known to the lexicon, not alphabetic, shorter than ``min_length``, with a capital after the first
-letter (``NASA``, ``SOUTER``, ``McDonal``) or capitalised inside a sentence (``Wycombe``,
-``Shiite``: names far more often than errors) or, in English, with letters outside ASCII
+known to the lexicon, not alphabetic, shorter than ``min_length`` or longer than ``max_length``,
+with a capital after the first letter (``NASA``, ``SOUTER``, ``McDonal``) or capitalised inside a
+sentence (``Wycombe``, ``Shiite``: names far more often than errors) or, in English, with letters outside ASCII
 (``Jürgen``: a foreign word or name); a capitalised first word of a sentence is read lower-case,
 changed only at ``capital_threshold`` (0.95) and keeps its capital.
 
@@ -69,11 +69,13 @@ class SpellerSettings:
     # sentences too (Bisconti, Jahmaal), far more often than misspelled words do
     capital_threshold: float = 0.95
     min_length: int = 3
+    max_length: int = 40  # longer "words" (hashes, URLs run together, noise) are no misspelling of a word
     batch_size: int = 512  # words scored at a time
 
     def __post_init__(self) -> None:
         for name, low in (("neighbours", 0), ("per_key", 0), ("max_distance", 1), ("suggestions", 1),
-                          ("min_length", 1), ("batch_size", 1)):
+                          ("min_length", 1), ("max_length", 1),
+                          ("batch_size", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
@@ -275,8 +277,9 @@ class Speller:
             raise ConfigError(f"k must be an integer >= 1, got {keep!r}")
         # Scores of earlier calls are reused: running text repeats its unknown words (names, slang).
         scored: dict[str, tuple[list[Suggestion], float]] = {}
+        setting = (keep, self.settings.neighbours, self.settings.per_key)  # what the scores depend on
         for word in dict.fromkeys(words):
-            hit = self._scored.get((word, keep))
+            hit = self._scored.get((word, setting))
             if hit is not None:
                 scored[word] = hit
         distinct = [w for w in dict.fromkeys(words) if w not in scored]
@@ -285,7 +288,7 @@ class Speller:
             batch = distinct[start : start + size]
             for word, result in zip(batch, self._score_batch(batch, keep)):
                 scored[word] = result
-                self._scored.put((word, keep), result)
+                self._scored.put((word, setting), result)
         return [scored[w] for w in words]
 
     def candidate_rows(self, words: list[str]) -> list[tuple[list[str], np.ndarray]]:
@@ -369,7 +372,8 @@ class Speller:
         flags = []
         start = True
         for word in words:
-            look = (len(word) >= self.settings.min_length and word.isalpha() and not self.lexicon.knows(word)
+            look = (self.settings.min_length <= len(word) <= self.settings.max_length and word.isalpha()
+                    and not self.lexicon.knows(word)
                     and (word.isascii() or self.language != "en")
                     and not any(c.isupper() for c in word[1:]) and not (word[:1].isupper() and not start)
                     and not (start and word[:1].isupper() and word.lower() in self.lexicon.entries))
