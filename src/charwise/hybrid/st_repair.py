@@ -35,7 +35,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
-import math
 import re
 from pathlib import Path
 from typing import Any, Sequence
@@ -300,20 +299,18 @@ class RepairInput(nn.Module):
             raise CheckpointError(f"bad RepairInput config '{config_path}': 'module' must name the class in "
                                   f"'{INNER_DIR}/'")
         inner_class = _trusted_class(module.get("qualname"))
-        threshold = config.get("threshold")
-        if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))
-                                      or not math.isfinite(threshold)):
-            raise CheckpointError(f"bad RepairInput config '{config_path}': threshold {threshold!r}")
+        try:  # the settings are checked before the (possibly large) inner module is read
+            language = check_language(config.get("language"))  # type: ignore[arg-type]
+            threshold = _check_threshold(config.get("threshold"))
+        except ConfigError as e:
+            raise CheckpointError(f"bad RepairInput config '{config_path}': {e}") from None
         inner_kwargs = {k: v for k, v in kwargs.items() if k not in _OWN_LOAD_KWARGS}
         if len(inspect.signature(inner_class.load).parameters) == 1:  # an older module's load(path)
             inner = inner_class.load(str(directory / INNER_DIR))
         else:
             inner_subfolder = f"{subfolder.rstrip('/')}/{INNER_DIR}" if subfolder else INNER_DIR
             inner = inner_class.load(str(model_name_or_path), subfolder=inner_subfolder, **hub, **inner_kwargs)
-        try:
-            return cls(inner, str(config.get("language")), threshold=threshold)
-        except ConfigError as e:
-            raise CheckpointError(f"bad RepairInput config '{config_path}': {e}") from None
+        return cls(inner, language, threshold=threshold)
 
 
 def repairing(model: Any, language: str = "en", *, threshold: float | None = None) -> Any:

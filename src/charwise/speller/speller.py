@@ -261,6 +261,10 @@ class Speller:
         array = vectors.detach().cpu().float().numpy()
         return array / np.maximum(np.linalg.norm(array, axis=1, keepdims=True), 1e-8)
 
+    def clear_cache(self) -> None:
+        """Forget the scores of earlier calls (they are reused while the settings stay the same)."""
+        self._scored.clear()
+
     # --- suggestions ----------------------------------------------------------------------------
     def suggest(self, words: list[str], k: int | None = None) -> list[list[Suggestion]]:
         """Ranked candidates for each word (compared lower-case), best first, each with the
