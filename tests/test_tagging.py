@@ -610,7 +610,8 @@ def test_config_validation():
 # --- CLI -----------------------------------------------------------------------------------------
 def test_cli_round_trip(tmp_path, tiny_bert_dir, capsys):
     out = tmp_path / "run"
-    code = main(["tag", "train", "--task", "wnut17", "--teacher", str(tiny_bert_dir), "--train-sentences", "48",
+    code = main(["tag", "train", "--task", "wnut17", "--teacher", str(tiny_bert_dir), "--policy", "none",
+                 "--train-sentences", "48",
                  "--dev-sentences", "16", "--epochs", "1", "--out", str(out), "--quiet", "--lr", "1e-3"])
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
@@ -638,6 +639,12 @@ def test_cli_round_trip(tmp_path, tiny_bert_dir, capsys):
     conllu.write_text("1\tHi\thi\tINTJ\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
     assert main(["tag", "predict", str(out), str(conllu), "--out", str(tmp_path / "pred.conll")]) == 0
     assert (tmp_path / "pred.conll").read_text().startswith("Hi\t")
+    # another policy in front of the trained tagger: one that needs an encoder this tagger lacks is refused
+    capsys.readouterr()
+    assert main(["tag", "predict", str(out), str(text), "--policy", "oov"]) == 2
+    assert "no character encoder" in capsys.readouterr().err
+    assert main(["tag", "eval", str(out), "--policy", "sometimes"]) == 2
+    assert "unknown policy" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -751,9 +758,9 @@ def test_minilm_char_fusion_uses_the_shipped_encoder():
 
     teacher = Teacher.load("minilm")
     words = [["Tokenization", "of", "@paulwalk", "is", "unbelievably", "fun"], ["héllo", "🙂"]]
-    config = TaggerConfig(task="ewt-upos", pool="gru", s2w_layers=3, char_fusion="merge")
+    config = TaggerConfig(task="ewt-upos", policy="none", pool="gru", s2w_layers=3, char_fusion="merge")
     fused = build_tagger(config, ["NOUN", "VERB"], teacher=teacher).eval()
-    plain = build_tagger(TaggerConfig(task="ewt-upos", pool="gru", s2w_layers=3), ["NOUN", "VERB"],
+    plain = build_tagger(TaggerConfig(task="ewt-upos", policy="none", pool="gru", s2w_layers=3), ["NOUN", "VERB"],
                          teacher=teacher).eval()
     plain.s2w.merge.load_state_dict(fused.s2w.merge.state_dict())
     with torch.inference_mode():

@@ -86,6 +86,7 @@ def add_parser(sub: Any) -> None:
     e.add_argument("--max-sentences", type=int, default=0, help="score only the first N sentences (0: all)")
     e.add_argument("--data-dir", default=None)
     e.add_argument("--json", help="write the scores as JSON to this file")
+    e.add_argument("--policy", default=None, help=OVERRIDE_POLICY_HELP)
     e.set_defaults(func=cmd_tag_eval)
 
     p = tsub.add_parser("predict", help="tag the sentences of a file; prints CoNLL (word TAB tag)")
@@ -93,8 +94,28 @@ def add_parser(sub: Any) -> None:
     p.add_argument("file", help="plain text (one sentence per line), CoNLL or CoNLL-U ('-' for stdin)")
     p.add_argument("--format", default="auto", choices=list(FORMATS))
     p.add_argument("--out", help="write the CoNLL output here instead of stdout")
+    p.add_argument("--policy", default=None, help=OVERRIDE_POLICY_HELP)
     add_input_options(p)
     p.set_defaults(func=cmd_tag_predict)
+
+
+OVERRIDE_POLICY_HELP = ("read the input with this policy instead of the tagger's own (e.g. repair in front of a "
+                        "tagger trained with none; policies that build words from characters need the tagger to "
+                        "have an encoder)")
+
+
+def _with_policy(tagger: Any, policy: str | None) -> Any:
+    """The tagger reading its input with ``policy`` (its own when None); word counts never change."""
+    if policy is None:
+        return tagger
+    from charwise.hybrid.policies import get_policy
+
+    chosen = get_policy(policy, tagger.config.seed)
+    if chosen.needs_encoder and tagger.hybrid.encoder is None:
+        raise ConfigError(f"--policy {policy} builds words from characters, but this tagger has no character "
+                          "encoder: use repair or none, or train the tagger with such a policy")
+    tagger.hybrid.policy = chosen
+    return tagger
 
 
 def cmd_tag_train(args: argparse.Namespace) -> int:
@@ -144,6 +165,7 @@ def _format_row(noise: float, r: dict[str, Any]) -> str:
 
 
 def cmd_tag_eval(args: argparse.Namespace) -> int:
+    from charwise.hybrid.policies import get_policy
     from charwise.tagging import evaluate_tagger, load_tagger
     from charwise.tagging.data import load_task
 
@@ -153,7 +175,9 @@ def cmd_tag_eval(args: argparse.Namespace) -> int:
     check_min("--max-sentences", args.max_sentences, 0)
     if args.json:
         check_output_file(args.json, "--json")
-    tagger = load_tagger(args.dir)
+    if args.policy is not None:
+        get_policy(args.policy)  # a bad policy fails before the model loads
+    tagger = _with_policy(load_tagger(args.dir), args.policy)
     print(f"scoring {args.dir} ...", file=sys.stderr)
     task = tagger.config.task
     if task not in TASKS:
@@ -197,6 +221,7 @@ def _read_for_prediction(path: str, format: str, args: argparse.Namespace | None
 
 
 def cmd_tag_predict(args: argparse.Namespace) -> int:
+    from charwise.hybrid.policies import get_policy
     from charwise.tagging.model import load_tagger
 
     check_input_options(args)
@@ -204,8 +229,10 @@ def cmd_tag_predict(args: argparse.Namespace) -> int:
         check_input_file(args.file)
     if args.out:
         check_output_file(args.out, "--out")
+    if args.policy is not None:
+        get_policy(args.policy)
     sentences, columns = _read_for_prediction(args.file, args.format, args)  # a bad file fails before the model loads
-    tagger = load_tagger(args.dir)
+    tagger = _with_policy(load_tagger(args.dir), args.policy)
     features = None
     if tagger.config.feature:
         if tagger.config.feature not in columns:
