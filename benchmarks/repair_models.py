@@ -216,15 +216,17 @@ def plot(result: dict[str, Any], path: Path) -> None:
         ("glove", ("clean", "real"), "average GloVe 50d, EWT real misspellings")) if key in result]
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
     for ax, (key, conditions, title) in zip(axes[0], panels):
+        shown = []
         for shift, system in ((-0.2, "base"), (0.2, "repaired")):
-            bars = ax.bar([i + shift for i in range(len(conditions))],
-                          [result[key]["systems"][system][c]["mrr"] for c in conditions], 0.4, label=system)
-            ax.bar_label(bars, fmt="%.1f", fontsize=8)
+            values = [result[key]["systems"][system][c]["mrr"] for c in conditions]
+            bars = ax.bar([i + shift for i in range(len(conditions))], values, 0.4, label=system)
+            ax.bar_label(bars, fmt="%.2f", fontsize=8)
+            shown += values
         ax.set_xticks(range(len(conditions)), [f"{c} queries" for c in conditions])
         ax.set_ylabel("MRR")
-        ax.set_ylim(0, 105)
+        ax.set_ylim(max(0, min(shown) - 10), 101)  # the differences are a few points: zoom in
         ax.set_title(title, fontsize=9)
-        ax.legend(fontsize=8, loc="lower left")
+        ax.legend(fontsize=8, loc="lower center", ncol=2)
     fig.suptitle("charwise.repair in front of a SentenceTransformer (repairing)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
