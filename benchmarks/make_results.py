@@ -77,6 +77,14 @@ COMMANDS: dict[str, list[str]] = {
         "python benchmarks/tagging.py --teacher runs/2pt/full/model --tasks ewt-upos --settings hybrid-oov --seeds 0 \\",
         "    --epochs 1 --json benchmarks/results/tagging_2pt_ewt.json --work runs/2pt/tag_a",
     ],
+    "tagging_repair": [
+        "python benchmarks/tagging.py --tasks wnut17 --settings base-first --seeds 0 1 --epochs 5 \\",
+        "    --test-policies repair --json benchmarks/results/tagging_repair.json",
+    ],
+    "tagging_repair_ewt": [
+        "python benchmarks/tagging.py --tasks ewt-upos --settings base-first --seeds 0 1 --epochs 1 \\",
+        "    --test-policies repair --json benchmarks/results/tagging_repair_ewt.json",
+    ],
     "tagging_ewt_full": [
         "python benchmarks/tagging.py --tasks ewt-upos --settings base-first --seeds 0 1 2 --epochs 1 \\",
         "    --json runs/ewt_base.json         # and --settings s2w+chars --json runs/ewt_chars.json alongside",
@@ -129,6 +137,8 @@ PAGES = {
     "expansion_es": "multilingual.md",
     "misspellings_e5": "multilingual.md",
     "bitext_retrieval": "multilingual.md",
+    "repair_models": "multilingual.md",
+    "repair_speed": "hybrid.md",
     "expansion": "expansion.md",
     "stats": "stats.md",
 }
@@ -709,6 +719,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "ablation_": render_ablation,
     "approximation_": render_approximation,
     "bitext_retrieval": render_bitext_retrieval,
+    "bitext_retrieval_": render_bitext_retrieval,
     "eval_": render_eval,
     "speller": render_speller,
     "speller_": render_speller,
