@@ -115,6 +115,23 @@ def decode_texts(input_ids: torch.Tensor, attention_mask: torch.Tensor) -> list[
     return ["".join(map(chr, row[:n])) for row, n in zip(rows, lengths)]
 
 
+def read_module_config(config_path: Path, format: str, version: int, what: str) -> dict[str, Any]:
+    """The JSON config of a saved module, with one-line errors for a missing, damaged, foreign or
+    too new file (``format`` and ``format_version`` fields)."""
+    if not config_path.is_file():
+        raise CheckpointError(f"'{config_path.parent}' is not a saved {what} (no {config_path.name})")
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CheckpointError(f"'{config_path}' is not valid JSON: {e}") from None
+    if not isinstance(config, dict) or config.get("format") != format:
+        raise CheckpointError(f"'{config_path}' is not a {what} config (format is not '{format}')")
+    found = config.get("format_version")
+    if not isinstance(found, int) or found > version:
+        raise CheckpointError(f"'{config_path}' has format version {found!r}; this charwise reads up to {version}")
+    return config
+
+
 # --- the module ----------------------------------------------------------------------------
 def _check_sentence_model(hybrid: HybridModel) -> None:
     """Refuse a causal language model: sentence vectors are a bidirectional encoder's mean states."""
@@ -299,18 +316,8 @@ class CharwiseHybrid(nn.Module):
     def load(cls, input_path: str) -> "CharwiseHybrid":
         """A module saved by :meth:`save` (in eval mode)."""
         path = Path(input_path)
+        config = read_module_config(path / CONFIG_NAME, FORMAT, FORMAT_VERSION, "CharwiseHybrid")
         config_path = path / CONFIG_NAME
-        if not config_path.is_file():
-            raise CheckpointError(f"'{path}' is not a saved CharwiseHybrid (no {CONFIG_NAME})")
-        try:
-            config = json.loads(config_path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"'{config_path}' is not valid JSON: {e}") from None
-        if not isinstance(config, dict) or config.get("format") != FORMAT:
-            raise CheckpointError(f"'{config_path}' is not a CharwiseHybrid config (format is not '{FORMAT}')")
-        if config.get("format_version", 0) > FORMAT_VERSION:
-            raise CheckpointError(f"'{config_path}' has format version {config['format_version']}; this charwise "
-                                  f"reads up to {FORMAT_VERSION}")
         try:
             policy = get_policy(config["policy"]["name"], int(config["policy"].get("seed", 0)))
             threshold = config["policy"].get("threshold")

@@ -42,7 +42,7 @@ from typing import Any, Sequence
 from torch import nn
 
 from charwise.errors import CheckpointError, ConfigError
-from charwise.hybrid.st import INSTALL_HINT, _require_sentence_transformers
+from charwise.hybrid.st import INSTALL_HINT, _require_sentence_transformers, read_module_config
 from charwise.speller.lexicon import check_language
 from charwise.speller.repair import repair
 from charwise.speller.speller import CorrectedText
@@ -283,17 +283,7 @@ class RepairInput(nn.Module):
         hub = {"token": token, "cache_folder": cache_folder, "revision": revision, "local_files_only": local_files_only}
         directory = _module_directory(str(model_name_or_path), subfolder, hub)
         config_path = directory / CONFIG_NAME
-        if not config_path.is_file():
-            raise CheckpointError(f"'{directory}' is not a saved RepairInput (no {CONFIG_NAME})")
-        try:
-            config = json.loads(config_path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"'{config_path}' is not valid JSON: {e}") from None
-        if not isinstance(config, dict) or config.get("format") != FORMAT:
-            raise CheckpointError(f"'{config_path}' is not a RepairInput config (format is not '{FORMAT}')")
-        if not isinstance(config.get("format_version"), int) or config["format_version"] > FORMAT_VERSION:
-            raise CheckpointError(f"'{config_path}' has format version {config.get('format_version')!r}; this "
-                                  f"charwise reads up to {FORMAT_VERSION}")
+        config = read_module_config(config_path, FORMAT, FORMAT_VERSION, "RepairInput")
         module = config.get("module")
         if not isinstance(module, dict) or module.get("path") != INNER_DIR:
             raise CheckpointError(f"bad RepairInput config '{config_path}': 'module' must name the class in "
