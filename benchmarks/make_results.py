@@ -403,6 +403,18 @@ def render_hybrid_retrieval(data: dict[str, Any]) -> Lines:
     )
 
 
+def render_repair_speed(data: dict[str, Any]) -> Lines:
+    lines = [f"Seconds to encode clean texts (medians of {data['repeats']} interleaved repetitions, batch "
+             f"{data['batch_size']}, {data['threads']} thread(s)); the speller loads once in "
+             f"{data['speller_load_s']:.1f} s:", ""]
+    rows = [[name, f"{c['texts']:,}", f"{c['looked_at_pct']:.2f}", f"{c['repaired_pct']:.2f}", f"{c['none_s']:.1f}",
+             f"{c['repair_cold_s']:.1f} ({c['added_cold_pct']:+.1f} %)", f"{c['repair_warm_s']:.1f} ({c['added_warm_pct']:+.1f} %)"]
+            for name, c in data["corpora"].items()]
+    lines += table(["corpus", "texts", "words looked at (%)", "words repaired (%)", "`none`", "`repair`, cold cache",
+                    "`repair`, warm cache"], rows, right=set(range(1, 7)))
+    return lines
+
+
 def render_hybrid_speed(data: dict[str, Any]) -> Lines:
     policies = list(dict.fromkeys(p for t in data["length"].values() for c in t.values() for p in c))
     rows = []
@@ -735,6 +747,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "hybrid_retrieval": render_hybrid_retrieval,
     "hybrid_retrieval_": render_hybrid_retrieval,
     "hybrid_speed": render_hybrid_speed,
+    "repair_speed": render_repair_speed,
     "misspellings": render_misspellings,
     "misspellings_": render_misspellings,
     "pretraining_": render_pretraining,
