@@ -145,3 +145,25 @@ def test_real_default_policy_leaves_clean_sentences_identical_and_repairs_misspe
     assert [sorted((r.word, r.correction) for r in rep.values()) for rep in inputs.repairs] == [
         [("pakage", "package"), ("recieved", "received")], [("accomodation", "accommodation"),
                                                             ("definately", "definitely")]]
+
+
+def test_loading_a_speller_leaves_the_random_generators_alone(monkeypatch):
+    """A repair policy loads its speller lazily, mid-training: a resumed run must draw the same numbers."""
+    import random
+
+    import numpy as np
+
+    def consuming(cls, *args):
+        torch.rand(3), random.random(), np.random.rand()
+        return "speller"
+
+    monkeypatch.setattr(Speller, "_load", classmethod(consuming))
+
+    def draws():
+        return float(torch.rand(1)), random.random(), float(np.random.rand())
+
+    torch.manual_seed(0), random.seed(0), np.random.seed(0)
+    expected = draws()
+    torch.manual_seed(0), random.seed(0), np.random.seed(0)
+    assert Speller.load("en") == "speller"
+    assert draws() == expected

@@ -216,7 +216,27 @@ class Speller:
              scorer: str | os.PathLike | None = None, lexicon: Lexicon | None = None,
              word_files: tuple[str | os.PathLike, ...] = (), settings: SpellerSettings | None = None) -> "Speller":
         """The speller of ``language`` with its shipped encoder and scorer (or the ones given);
-        ``word_files`` add words to the lexicon (one per line)."""
+        ``word_files`` add words to the lexicon (one per line).
+
+        Loading leaves the global random generators (torch, numpy, ``random``) as they were: a policy
+        may load its speller in the middle of a seeded training run, and the run must stay the same
+        whether or not it was resumed after that point."""
+        import random
+
+        import torch
+
+        python_state, numpy_state = random.getstate(), np.random.get_state()
+        with torch.random.fork_rng(devices=[]):
+            try:
+                return cls._load(language, encoder, scorer, lexicon, word_files, settings)
+            finally:
+                random.setstate(python_state)
+                np.random.set_state(numpy_state)
+
+    @classmethod
+    def _load(cls, language: str, encoder: str | CharEncoder | None, scorer: str | os.PathLike | None,
+              lexicon: Lexicon | None, word_files: tuple[str | os.PathLike, ...],
+              settings: SpellerSettings | None) -> "Speller":
         from charwise.encoders.shipped import SHIPPED_DIR
         from charwise.encoders.shipped import load as load_encoder
         from charwise.speller.scorer import SpellScorer
