@@ -166,12 +166,10 @@ class RepairPolicy(Policy):
     def __init__(self, language: str = "en", threshold: float | None = None, *, chars_for_unsure: bool = False,
                  speller: "Speller | None" = None) -> None:
         from charwise.speller.lexicon import check_language
+        from charwise.speller.speller import check_threshold
 
-        check_language(language)
-        if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))
-                                      or not 0.0 <= threshold <= 1.0):
-            raise ConfigError(f"repair threshold must be a probability in [0, 1], got {threshold!r}")
-        self.language, self.threshold = language, threshold
+        self.language = check_language(language)
+        self.threshold = check_threshold(threshold, "repair threshold")
         self.chars_for_unsure = chars_for_unsure
         self.needs_encoder = chars_for_unsure
         self._speller = speller

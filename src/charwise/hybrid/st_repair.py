@@ -45,7 +45,7 @@ from charwise.errors import CheckpointError, ConfigError
 from charwise.hybrid.st import INSTALL_HINT, _require_sentence_transformers, read_module_config
 from charwise.speller.lexicon import check_language
 from charwise.speller.repair import repair
-from charwise.speller.speller import CorrectedText
+from charwise.speller.speller import CorrectedText, check_threshold
 
 __all__ = ["RepairInput", "repairing"]
 
@@ -58,14 +58,6 @@ TRUSTED_PACKAGES = ("sentence_transformers", "charwise")
 _DOTTED_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 # Keywords sentence-transformers passes to RepairInput.load that are meant for RepairInput itself.
 _OWN_LOAD_KWARGS = ("init_defaults", "module_classes")
-
-
-def _check_threshold(threshold: float | None) -> float | None:
-    if threshold is None:
-        return None
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
-        raise ConfigError(f"repair threshold must be a probability in [0, 1], got {threshold!r}")
-    return float(threshold)
 
 
 def _with_prompt(inputs: list[Any], prompt: str | None) -> list[Any]:
@@ -145,7 +137,7 @@ class RepairInput(nn.Module):
             raise ConfigError(f"{type(inner).__name__} is not a sentence-transformers input module "
                               "(it has neither preprocess nor tokenize)")
         self.language = check_language(language)
-        self.threshold = _check_threshold(threshold)
+        self.threshold = check_threshold(threshold, "repair threshold")
         self.inner: Any = inner  # Any: the inner module's own attributes are read (tokenizer, ...)
         self.last_repairs: list[CorrectedText] = []
 
@@ -291,7 +283,7 @@ class RepairInput(nn.Module):
         inner_class = _trusted_class(module.get("qualname"))
         try:  # the settings are checked before the (possibly large) inner module is read
             language = check_language(config.get("language"))  # type: ignore[arg-type]
-            threshold = _check_threshold(config.get("threshold"))
+            threshold = check_threshold(config.get("threshold"), "repair threshold")
         except ConfigError as e:
             raise CheckpointError(f"bad RepairInput config '{config_path}': {e}") from None
         inner_kwargs = {k: v for k, v in kwargs.items() if k not in _OWN_LOAD_KWARGS}

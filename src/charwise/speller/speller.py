@@ -56,6 +56,16 @@ SENTENCE_END = frozenset(".!?¿¡")
 SCORE_CACHE_SIZE = 50_000  # scored words remembered across calls
 
 
+def check_threshold(threshold: float | None, name: str = "threshold") -> float | None:
+    """``threshold`` as a float if it is a probability in [0, 1] (``None`` stays ``None``: the
+    speller's tuned one), else a one-line :class:`ConfigError`."""
+    if threshold is None:
+        return None
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
+        raise ConfigError(f"{name} must be a probability in [0, 1], got {threshold!r}")
+    return float(threshold)
+
+
 @dataclass
 class SpellerSettings:
     """How a :class:`Speller` looks and when it changes a word."""
@@ -80,9 +90,7 @@ class SpellerSettings:
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
         for name in ("threshold", "capital_threshold"):
-            t = getattr(self, name)
-            if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1):
-                raise ConfigError(f"{name} must be a probability in [0, 1], got {t!r}")
+            check_threshold(getattr(self, name), name)
 
 
 class Suggestion(NamedTuple):
@@ -429,6 +437,7 @@ class Speller:
         """Correct pre-split sentences, one :class:`WordCorrection` per word (offsets left at 0);
         the unknown words of all sentences are scored together. ``threshold`` overrides
         :attr:`threshold` for this call."""
+        check_threshold(threshold)
         looks = [self.looked_at(list(words)) for words in sentences]  # sentence starts are per sentence
         todo_words = [words[i].lower() for words, look in zip(sentences, looks) for i, f in enumerate(look) if f]
         scored = iter(self._score(todo_words)) if todo_words else iter(())
