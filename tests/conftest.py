@@ -279,3 +279,37 @@ def tiny_speller(make_encoder, wordpiece_teacher):
     encoder = tiny_encoder(make_encoder, wordpiece_teacher)
     return Speller(tiny_lexicon({"wycombe": LexiconEntry(2.7, USER, capitalised=True)}), encoder, fitted_scorer(),
                    SpellerSettings(threshold=0.5, capital_threshold=0.5, neighbours=3))
+
+
+def _flatten_like_cudnn(rnn: torch.nn.RNNBase) -> None:
+    """Make every weight of ``rnn`` a view of one flat buffer, as cuDNN's ``flatten_parameters``
+    does on a GPU (there, the views share one storage at different offsets, which safetensors'
+    ``save_model`` and transformers' ``save_pretrained`` refuse)."""
+    weights = list(getattr(rnn, "_flat_weights", []))
+    if len(weights) != len(rnn._flat_weights_names) or not all(isinstance(w, torch.Tensor) for w in weights):
+        return  # still being built
+    if len({w.untyped_storage().data_ptr() for w in weights}) == 1:
+        return  # already flat
+    with torch.no_grad():
+        flat = torch.empty(sum(w.numel() for w in weights), dtype=weights[0].dtype, device=weights[0].device)
+        offset = 0
+        for w in weights:
+            view = flat[offset : offset + w.numel()].view_as(w)
+            view.copy_(w)
+            w.data = view  # the same Parameter object, now a view of the flat buffer
+            offset += w.numel()
+
+
+def rnn_weights_are_flat(module: torch.nn.Module) -> bool:
+    """Whether ``module`` holds an RNN and all of each RNN's weights share one storage."""
+    rnns = [m for m in module.modules() if isinstance(m, torch.nn.RNNBase)]
+    return bool(rnns) and all(len({w.untyped_storage().data_ptr() for w in m._flat_weights}) == 1 for m in rnns)
+
+
+@pytest.fixture
+def cudnn_flat_rnn_weights(monkeypatch) -> Callable[[torch.nn.Module], bool]:
+    """Emulate cuDNN's RNN weight layout on the CPU for the duration of a test: whenever an RNN is
+    built or moved (``RNNBase.flatten_parameters`` runs then), its weights become views of one flat
+    buffer. Returns :func:`rnn_weights_are_flat` to check that a model really is in that layout."""
+    monkeypatch.setattr(torch.nn.RNNBase, "flatten_parameters", _flatten_like_cudnn)
+    return rnn_weights_are_flat

@@ -183,3 +183,30 @@ def test_shipped_decoder_spells_common_rows_and_reads_the_encoders_vectors():
     assert decoder.spell(encoder.teacher.embeddings[rows]) == words
     assert decoder.spell(encoder.embed(words, manifold=False), beam=3) == words
     assert shipped_decoder("no-such-encoder") is None
+
+
+def test_cudnn_flat_lstm_weights_checkpoint_resume_save_and_load(make_encoder, wordpiece_teacher, tmp_path,
+                                                                  cudnn_flat_rnn_weights):
+    # The decoder's LSTM and a BiLSTM encoder trained with it, in cuDNN's layout (one flat buffer
+    # per RNN, as on a GPU; emulated on the CPU).
+    def encoder():
+        e = make_encoder("bilstm", charset=CharVocab.build(wordpiece_teacher.vocab.surfaces[:3000], lowercase=True,
+                                                           hash_buckets=8), info=wordpiece_teacher.describe())
+        e.attach_teacher(wordpiece_teacher)
+        return e
+
+    config = tiny_spelling(train_encoder=True, cycle_de=0.5)
+    SpellingTrainer(config, tmp_path / "a", encoder=encoder(), teacher=wordpiece_teacher, progress=False).train()
+    part = SpellingTrainer(config, tmp_path / "b", encoder=encoder(), teacher=wordpiece_teacher, progress=False)
+    assert cudnn_flat_rnn_weights(part.model)
+    part.train(stop_after=4)
+    resumed = SpellingTrainer(config, tmp_path / "b", encoder=encoder(), teacher=wordpiece_teacher, progress=False)
+    resumed.train(resume=True)
+    for run in ("a", "b"):
+        decoder = CharDecoder.from_pretrained(tmp_path / run / "decoder")
+        trained_encoder = charwise.CharEncoder.from_pretrained(tmp_path / run / "encoder")
+        assert cudnn_flat_rnn_weights(decoder) and cudnn_flat_rnn_weights(trained_encoder)
+        if run == "a":
+            straight = {**decoder.state_dict(), **{f"encoder.{k}": v for k, v in trained_encoder.state_dict().items()}}
+    for k, v in {**decoder.state_dict(), **{f"encoder.{k}": v for k, v in trained_encoder.state_dict().items()}}.items():
+        assert torch.equal(v, straight[k]), k

@@ -21,7 +21,7 @@ from torch import nn
 
 from charwise.corpora import TaggedSentence
 from charwise.errors import ConfigError, OutputExistsError
-from charwise.tagging import TaggerConfig, train_tagger
+from charwise.tagging import Tagger, TaggerConfig, train_tagger
 from charwise.tagging.data import TaskData, TaskSpec
 from charwise.training.approximation import lr_factor as approximation_lr_factor
 from charwise.training.engine import CHECKPOINT_DIR, LOG_FILE, Engine, EngineSettings, RunState, lr_factor
@@ -264,6 +264,31 @@ def test_tagger_resume_gives_the_weights_of_an_uninterrupted_run(tmp_path, tiny_
             assert torch.equal(a[key], b[key]), (name, key)
     log = log_of(tmp_path / "cut")
     assert [r["epoch"] for r in log] == [1, 2, 3] and all("dev" in r and "train_loss" in r for r in log)
+
+
+@pytest.mark.parametrize("layout", [dict(pool="gru"), dict(pool="gru", s2w_layers=1), dict(head="bilstm")])
+def test_tagger_with_cudnn_flat_rnn_weights_checkpoints_resumes_saves_and_loads(tmp_path, tiny_bert_dir, layout,
+                                                                               cudnn_flat_rnn_weights):
+    # The GRU merge and the BiLSTM head in cuDNN's layout (every weight a view of one buffer, as on
+    # a GPU; emulated on the CPU): checkpoints, resume, the saved tagger and loading it back.
+    config = TaggerConfig(task="toy", teacher=str(tiny_bert_dir), policy="none", epochs=2, batch_size=8, lr=3e-3,
+                          head_lr=2e-2, patience=5, **layout)
+
+    def killed_in_epoch_2(message: str) -> None:
+        if message.startswith("epoch 2"):
+            raise RuntimeError("killed")
+
+    with pytest.raises(RuntimeError, match="killed"):
+        train_tagger(config, tmp_path / "cut", data=TOY, progress=False, log=killed_in_epoch_2)
+    result = train_tagger(config, tmp_path / "cut", data=TOY, progress=False, resume=True)
+    assert result.epochs_run == 2
+    loaded = Tagger.from_pretrained(tmp_path / "cut")
+    assert cudnn_flat_rnn_weights(loaded)
+    saved = load_file(str(tmp_path / "cut" / "tagger" / "tagger.safetensors"))
+    own = {f"{prefix}.{k}": v for prefix, module in loaded.own_modules().items() for k, v in module.state_dict().items()}
+    assert saved.keys() == own.keys() and any("weight_hh" in k for k in own)
+    for key, tensor in saved.items():
+        assert torch.equal(tensor, own[key]), key
 
 
 # --- killed processes ----------------------------------------------------------------------------

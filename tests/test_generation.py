@@ -79,6 +79,22 @@ def test_resume_gives_the_same_head(parts, corpus, tmp_path):
         assert torch.allclose(v, resumed.head.state_dict()[k], atol=1e-6), k
 
 
+def test_decoder_in_cudnn_flat_layout_resumes_saves_and_loads(cudnn_flat_rnn_weights, parts, corpus, tmp_path):
+    # The generator's character decoder as cuDNN keeps its LSTM on a GPU (views of one buffer;
+    # emulated here): the run checkpoints, resumes and saves a generator that loads back.
+    teacher, encoder, _ = parts
+    first = trainer_for(parts, corpus, tmp_path / "b")
+    assert cudnn_flat_rnn_weights(first.decoder)
+    first.train(stop_after=4)
+    resumed = trainer_for(parts, corpus, tmp_path / "b")
+    resumed.train(resume=True)
+    generator = WordGenerator.load(tmp_path / "b" / "generator",
+                                   hybrid=HybridModel.from_teacher(teacher, policy="oov", encoder=encoder))
+    assert cudnn_flat_rnn_weights(generator.decoder)
+    for k, v in resumed.decoder.state_dict().items():
+        assert torch.equal(v, generator.decoder.state_dict()[k]), k
+
+
 def test_saved_generator_loads_and_generates(parts, corpus, tmp_path):
     teacher, encoder, _ = parts
     trainer = trainer_for(parts, corpus, tmp_path / "run", steps=2)

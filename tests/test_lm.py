@@ -201,3 +201,21 @@ def test_char_model_trains_on_the_builtin_bible(tmp_path):
     result = perplexity(trainer.model, trainer.data.streams["test"], batch_size=20)
     assert math.isfinite(result["ppl"]) and result["tokens"] > 20_000
     assert (tmp_path / "es" / "model" / "config.json").is_file()
+
+
+def test_cudnn_flat_lstm_weights_checkpoint_resume_save_and_load(bible, tmp_path, cudnn_flat_rnn_weights):
+    # On a GPU, cuDNN keeps the LSTM's weights as views of one buffer: checkpoints and saved models
+    # must still be written, resumed and read back (emulated here on the CPU).
+    straight = trainer_for(bible, tmp_path / "a", epochs=2)
+    straight.train()
+    first = trainer_for(bible, tmp_path / "b", epochs=2)
+    assert cudnn_flat_rnn_weights(first.model)
+    first.train(stop_after=3)
+    resumed = trainer_for(bible, tmp_path / "b", epochs=2)
+    resumed.train(resume=True)
+    assert cudnn_flat_rnn_weights(resumed.model)
+    loaded = CharAwareLM.from_pretrained(tmp_path / "b" / "model")
+    assert cudnn_flat_rnn_weights(loaded)
+    for k, v in straight.model.state_dict().items():
+        assert torch.allclose(v, resumed.model.state_dict()[k], atol=1e-6), k
+        assert torch.equal(resumed.model.state_dict()[k], loaded.state_dict()[k]), k

@@ -20,11 +20,11 @@ def teacher(tiny_bert_dir) -> Teacher:
     return Teacher.load(str(tiny_bert_dir))
 
 
-def trainer_for(teacher, make_encoder, corpus, out, **overrides) -> Pretrainer:
+def trainer_for(teacher, make_encoder, corpus, out, kind="cnn", **overrides) -> Pretrainer:
     settings = dict(corpora=[corpus], teacher=str(teacher.name), steps=6, batch_size=8, lr=1e-2, model_lr=1e-3,
                     warmup_steps=1, eval_every=3, checkpoint_every=2, validation_sentences=8, typo_rate=0.5)
     settings.update(overrides)
-    encoder = make_encoder("cnn", info=teacher.describe(), dim=teacher.dim, seed=1)
+    encoder = make_encoder(kind, info=teacher.describe(), dim=teacher.dim, seed=1)
     return Pretrainer(PretrainConfig(**settings), out, teacher=teacher, encoder=encoder, progress=False)
 
 
@@ -81,6 +81,24 @@ def test_resume_gives_the_same_weights(teacher, make_encoder, corpus, tmp_path):
     assert resumed.engine.state.step == straight.engine.state.step == 6
     for k, v in straight.model.state_dict().items():
         assert torch.allclose(v, resumed.model.state_dict()[k], atol=1e-6), k
+
+
+def test_bilstm_encoder_in_cudnn_flat_layout_resumes_saves_and_loads(teacher, make_encoder, corpus, tmp_path,
+                                                                     cudnn_flat_rnn_weights):
+    # A BiLSTM encoder as cuDNN keeps it on a GPU (views of one buffer; emulated here) beside the
+    # masked LM's tied table, which the checkpoint stores once.
+    straight = trainer_for(teacher, make_encoder, corpus, tmp_path / "a", kind="bilstm", mode="full")
+    straight.train()
+    first = trainer_for(teacher, make_encoder, corpus, tmp_path / "b", kind="bilstm", mode="full")
+    assert cudnn_flat_rnn_weights(first.model)
+    first.train(stop_after=4)
+    resumed = trainer_for(teacher, make_encoder, corpus, tmp_path / "b", kind="bilstm", mode="full")
+    resumed.train(resume=True)
+    assert cudnn_flat_rnn_weights(resumed.model)
+    for k, v in straight.model.state_dict().items():
+        assert torch.allclose(v, resumed.model.state_dict()[k], atol=1e-6), k
+    hybrid = Teacher.load(str(tmp_path / "b" / MODEL_DIR))
+    assert hybrid.dim == teacher.dim
 
 
 def test_the_checkpoint_is_a_teacher_with_its_encoder(teacher, make_encoder, corpus, tmp_path):

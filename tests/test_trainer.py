@@ -107,3 +107,19 @@ def test_resume_refuses_a_different_configuration(tmp_path, wordpiece_teacher):
     other = Trainer(tiny_config(lr=1e-2), tmp_path, teacher=wordpiece_teacher, progress=False)
     with pytest.raises(ValueError, match="different configuration"):
         other.train(resume=True)
+
+
+def test_bilstm_encoder_in_cudnn_flat_layout_checkpoints_resumes_saves_and_loads(tmp_path, wordpiece_teacher,
+                                                                                  cudnn_flat_rnn_weights):
+    # A BiLSTM encoder's weights as cuDNN keeps them on a GPU (views of one buffer; emulated here).
+    config = tiny_config(encoder="bilstm", encoder_overrides=dict(char_dim=8, hidden=8, layers=2, mlp_hidden=16))
+    part = Trainer(config, tmp_path / "part", teacher=wordpiece_teacher, progress=False)
+    assert cudnn_flat_rnn_weights(part.encoder)
+    part.train(stop_after=3)
+    resumed = Trainer(config, tmp_path / "part", teacher=wordpiece_teacher, progress=False)
+    resumed.train(resume=True)
+    assert resumed.step == 6
+    loaded = CharEncoder.from_pretrained(tmp_path / "part" / BEST_DIR)
+    assert cudnn_flat_rnn_weights(loaded)
+    for name, tensor in loaded.state_dict().items():
+        assert torch.isfinite(tensor).all() and name in resumed.encoder.state_dict()

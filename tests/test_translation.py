@@ -502,7 +502,7 @@ def test_bad_configurations_are_refused(corpus, tmp_path):
                 dict(architecture="s2w", decoder_layers=2, decoder_subword_layers=2),
                 dict(architecture="attention"), dict(feature_mode="concat"), dict(dim=30, heads=4)):
         with pytest.raises(ConfigError):
-            TranslationConfig(**bad)
+            TranslationModel(TranslationConfig(**bad))
     with pytest.raises(ConfigError, match="S2W"):  # the run's settings reach the model's check
         make_trainer(corpus, tmp_path / "t", architecture="transformer", feature_mode="merge")
 
@@ -688,3 +688,19 @@ def test_dice_lexicon_pairs_words_that_share_verses() -> None:
         code_switch(text, lexicon, 1.5)
     with pytest.raises(ConfigError, match="min_count"):
         dice_lexicon(pairs, min_count=0)
+
+
+def test_cudnn_flat_gru_weights_checkpoint_resume_save_and_load(corpus, tmp_path, cudnn_flat_rnn_weights):
+    # The S2W merge's GRU in cuDNN's layout (one flat buffer, as on a GPU; emulated on the CPU).
+    settings = dict(architecture="s2w", steps=6, eval_every=3, batch_tokens=256, average_last=2)
+    first = make_trainer(corpus, tmp_path / "b", **settings)
+    assert cudnn_flat_rnn_weights(first.model)
+    first.train(stop_after=4)
+    resumed = make_trainer(corpus, tmp_path / "b", **settings)
+    resumed.train(resume=True)
+    for name in ("model", "model-averaged"):
+        loaded = TranslationModel.from_pretrained(tmp_path / "b" / name)
+        assert cudnn_flat_rnn_weights(loaded), name
+    loaded = TranslationModel.from_pretrained(tmp_path / "b" / "model")
+    for k, v in resumed.model.state_dict().items():
+        assert torch.equal(v, loaded.state_dict()[k]), k

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from charwise.cli import main
+from charwise.encoders import CharEncoder
 from charwise.hybrid.model import HybridModel
 from charwise.teachers import Teacher
 from charwise.training.tuning import HybridTuner, TuneConfig, word_means
@@ -16,10 +17,10 @@ def teacher(tiny_bert_dir) -> Teacher:
     return Teacher.load(str(tiny_bert_dir))
 
 
-def tuner_for(teacher, make_encoder, corpus, out, **overrides) -> HybridTuner:
+def tuner_for(teacher, make_encoder, corpus, out, kind="cnn", **overrides) -> HybridTuner:
     config = TuneConfig(corpora=[corpus], teacher=str(teacher.name), steps=6, batch_size=8, lr=1e-2,
                         warmup_steps=1, eval_every=3, checkpoint_every=2, validation_sentences=8, **overrides)
-    encoder = make_encoder("cnn", info=teacher.describe(), dim=teacher.dim, seed=1)
+    encoder = make_encoder(kind, info=teacher.describe(), dim=teacher.dim, seed=1)
     return HybridTuner(config, out, teacher=teacher, encoder=encoder, progress=False)
 
 
@@ -61,6 +62,25 @@ def test_resume_gives_the_same_weights(teacher, make_encoder, corpus, tmp_path):
     assert resumed.step == straight.step == 6
     for k, v in straight.student.encoder.state_dict().items():
         assert torch.allclose(v, resumed.student.encoder.state_dict()[k], atol=1e-6), k
+
+
+def test_bilstm_encoder_in_cudnn_flat_layout_resumes_saves_and_loads(teacher, make_encoder, corpus, tmp_path,
+                                                                     cudnn_flat_rnn_weights):
+    # A BiLSTM encoder's weights as cuDNN keeps them on a GPU (views of one buffer; emulated here).
+    straight = tuner_for(teacher, make_encoder, corpus, tmp_path / "a", kind="bilstm")
+    straight.tune()
+    first = tuner_for(teacher, make_encoder, corpus, tmp_path / "b", kind="bilstm")
+    assert cudnn_flat_rnn_weights(first.student.encoder)
+    first.tune(stop_after=4)
+    resumed = tuner_for(teacher, make_encoder, corpus, tmp_path / "b", kind="bilstm")
+    resumed.tune(resume=True)
+    loaded = CharEncoder.from_pretrained(tmp_path / "b" / "encoder")
+    assert cudnn_flat_rnn_weights(loaded)
+    for k, v in straight.student.encoder.state_dict().items():
+        assert torch.allclose(v, resumed.student.encoder.state_dict()[k], atol=1e-6), k
+    saved = CharEncoder.from_pretrained(tmp_path / "a" / "encoder").state_dict()
+    for k, v in loaded.state_dict().items():
+        assert torch.equal(v, saved[k]), k
 
 
 def test_bad_corpora(teacher, make_encoder, tmp_path):

@@ -1,8 +1,14 @@
 """The files of every model charwise saves (encoders, decoders, taggers): one way to write them
 atomically and one strict check of the weights read back.
 
-A saved model is ``config.json`` + ``model.safetensors`` (transformers' ``save_pretrained``,
-safetensors only) + an optional ``training.json`` (the training record).
+A saved model is ``config.json`` (the config's ``save_pretrained``) + ``model.safetensors`` +
+an optional ``training.json`` (the training record).
+
+Weights are written from :func:`owned_cpu_state`: a contiguous CPU copy of every tensor that owns
+its storage. Parameters do not always own theirs: on a GPU, cuDNN keeps all of an RNN's weights as
+views of one flat buffer, which safetensors (and transformers' ``save_pretrained``) refuse to
+write. Tensors that are the very same view (tied weights) are written once, the other names
+recorded as aliases in the file's metadata, as safetensors' ``save_model`` does.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import torch
-from safetensors.torch import load_file
+from safetensors import safe_open
+from safetensors.torch import load_file, save_file
 from torch import nn
 from transformers import PreTrainedModel
 
@@ -48,6 +55,42 @@ def no_progress_bars() -> Iterator[None]:
             hf_logging.enable_progress_bar()
 
 
+def owned_cpu_state(state: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
+    """``state`` (a state dict, on any device, in any memory layout) as tensors safetensors can
+    write: contiguous CPU copies that own their storage, each view stored once. Returns the tensors
+    to write and the aliases (name left out -> name written) of tied weights."""
+    owned: dict[str, torch.Tensor] = {}
+    aliases: dict[str, str] = {}
+    first_name: dict[tuple[Any, ...], str] = {}
+    for name, tensor in state.items():
+        view = (tensor.device, tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape),
+                tensor.stride(), tensor.dtype)
+        if tensor.numel() and view in first_name:
+            aliases[name] = first_name[view]
+            continue
+        first_name[view] = name
+        owned[name] = tensor.detach().to("cpu", memory_format=torch.contiguous_format, copy=True)
+    return owned, aliases
+
+
+def save_weights(module: nn.Module, path: str | os.PathLike) -> None:
+    """Write ``module``'s state dict to the safetensors file ``path`` (see :func:`owned_cpu_state`)."""
+    owned, aliases = owned_cpu_state(module.state_dict())
+    save_file(owned, str(path), metadata={**aliases, "format": "pt"})
+
+
+def read_weights(path: str | os.PathLike, device: str | torch.device = "cpu") -> dict[str, torch.Tensor]:
+    """The tensors of a safetensors file written by :func:`save_weights` (or safetensors'
+    ``save_model``), aliases of tied weights included."""
+    state = load_file(str(path), device=str(device))
+    with safe_open(str(path), framework="pt") as f:
+        metadata = f.metadata() or {}
+    for alias, name in metadata.items():
+        if alias not in state and name in state:
+            state[alias] = state[name]
+    return state
+
+
 def save_model_directory(model: PreTrainedModel, directory: str | os.PathLike,
                          training_info: dict[str, Any] | None, extra_files: dict[str, str] | None = None) -> Path:
     """Write a charwise model's ``config.json`` and ``model.safetensors`` (transformers'
@@ -55,11 +98,13 @@ def save_model_directory(model: PreTrainedModel, directory: str | os.PathLike,
     e.g. tokenizers) to ``directory``, atomically."""
     path = Path(directory)
     with atomic_directory(path) as tmp, no_progress_bars():
-        # safe_serialization is the default in transformers 5 and the switch in 4.x.
-        PreTrainedModel.save_pretrained(model, tmp, safe_serialization=True)
+        # Not PreTrainedModel.save_pretrained: it refuses weights that share a buffer (see above).
+        model.config.architectures = [type(model).__name__]
+        model.config.save_pretrained(tmp)
+        save_weights(model, tmp / WEIGHTS_FILE)
         written = sorted(p.name for p in tmp.iterdir())
         if written != sorted([CONFIG_FILE, WEIGHTS_FILE]):
-            raise RuntimeError(f"transformers wrote {written}, expected {CONFIG_FILE} and {WEIGHTS_FILE}")
+            raise RuntimeError(f"wrote {written}, expected {CONFIG_FILE} and {WEIGHTS_FILE}")
         if training_info:
             write_json(tmp / TRAINING_FILE, training_info)
         for name, text in (extra_files or {}).items():
@@ -74,7 +119,7 @@ def load_checked_weights(model: nn.Module | dict[str, torch.Tensor], weights_pat
     and shapes. Raises a one-line :class:`~charwise.errors.CheckpointError` otherwise; the caller
     loads the returned state."""
     try:
-        state = load_file(str(weights_path), device=str(map_location))
+        state = read_weights(weights_path, map_location)
     except Exception as e:  # safetensors raises several types for corrupt files
         raise CheckpointError(f"cannot read weights '{weights_path}': {e}") from None
     broken = [name for name, tensor in state.items()

@@ -46,11 +46,15 @@ class WordHeadConfig(PretrainedConfig):
     model_type = MODEL_TYPE
 
     def __init__(self, hidden_size: int = 576, dim: int = 576, inner: int = 1024, **kwargs: Any) -> None:
-        for name, value in (("hidden_size", hidden_size), ("dim", dim), ("inner", inner)):
-            if not isinstance(value, int) or value < 1:
-                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
         self.hidden_size, self.dim, self.inner = hidden_size, dim, inner
         super().__init__(**kwargs)
+
+    def check(self) -> None:
+        """Raise a one-line ConfigError unless a head can be built from this config (called by the
+        model, not here: transformers builds configs with no arguments)."""
+        for name, value in (("hidden_size", self.hidden_size), ("dim", self.dim), ("inner", self.inner)):
+            if not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
 
 
 class WordHead(PreTrainedModel):
@@ -61,6 +65,7 @@ class WordHead(PreTrainedModel):
     main_input_name = "states"
 
     def __init__(self, config: WordHeadConfig) -> None:
+        config.check()
         super().__init__(config)
         self.training_info: dict[str, Any] = {}
         self.norm = nn.LayerNorm(config.hidden_size)

@@ -55,28 +55,35 @@ class CharLMConfig(PretrainedConfig):
                  highway_layers: int = 1, word_dim: int = 200, hidden: int = 300, layers: int = 2,
                  dropout: float = 0.5, init_range: float = 0.05, encoder: dict[str, Any] | None = None,
                  freeze_encoder: bool = True, **kwargs: Any) -> None:
-        if input not in INPUTS:
-            raise ConfigError(f"input must be one of {', '.join(INPUTS)}, got {input!r}")
-        widths = list(widths if widths is not None else [1, 2, 3, 4, 5, 6])
-        channels = list(channels if channels is not None else [25 * w for w in widths])
-        if len(widths) != len(channels):
-            raise ConfigError("widths and channels must have the same length")
-        for name, value in (("char_dim", char_dim), ("word_dim", word_dim), ("hidden", hidden), ("layers", layers),
-                            *((f"width {w}", w) for w in widths), *((f"channels {c}", c) for c in channels)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
-        if not 0 <= dropout < 1 or init_range <= 0:
-            raise ConfigError(f"dropout must be in [0, 1) and init_range > 0, got {dropout}, {init_range}")
-        if input == "chars" and not charset:
-            raise ConfigError("a character-input model needs its alphabet (charset)")
-        if input == "encoder" and not encoder:
-            raise ConfigError("an encoder-input model needs the encoder's config (encoder)")
         self.input, self.words, self.charset = input, list(words or []), charset
-        self.char_dim, self.widths, self.channels, self.highway_layers = char_dim, widths, channels, highway_layers
+        self.widths = list(widths if widths is not None else [1, 2, 3, 4, 5, 6])
+        self.channels = list(channels if channels is not None else [25 * w for w in self.widths])
+        self.char_dim, self.highway_layers = char_dim, highway_layers
         self.word_dim, self.hidden, self.layers = word_dim, hidden, layers
         self.dropout, self.init_range = dropout, init_range
         self.encoder, self.freeze_encoder = encoder, freeze_encoder
         super().__init__(**kwargs)
+
+    def check(self) -> None:
+        """Raise a one-line ConfigError unless a model can be built from this config (called by the
+        model, not here: transformers builds configs with no arguments)."""
+        if self.input not in INPUTS:
+            raise ConfigError(f"input must be one of {', '.join(INPUTS)}, got {self.input!r}")
+        if len(self.widths) != len(self.channels):
+            raise ConfigError("widths and channels must have the same length")
+        for name, value in (("char_dim", self.char_dim), ("word_dim", self.word_dim), ("hidden", self.hidden),
+                            ("layers", self.layers), *((f"width {w}", w) for w in self.widths),
+                            *((f"channels {c}", c) for c in self.channels)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        if not 0 <= self.dropout < 1 or self.init_range <= 0:
+            raise ConfigError(f"dropout must be in [0, 1) and init_range > 0, got {self.dropout}, {self.init_range}")
+        if self.input == "chars" and not self.charset:
+            raise ConfigError("a character-input model needs its alphabet (charset)")
+        if self.input == "encoder" and not self.encoder:
+            raise ConfigError("an encoder-input model needs the encoder's config (encoder)")
+        if len(self.words) < 2:
+            raise ConfigError("the output vocabulary needs at least <unk> and </s>")
 
 
 State = tuple[torch.Tensor, torch.Tensor]
@@ -94,10 +101,9 @@ class CharAwareLM(PreTrainedModel):
     main_input_name = "inputs"
 
     def __init__(self, config: CharLMConfig) -> None:
+        config.check()
         super().__init__(config)
         c = config
-        if len(c.words) < 2:
-            raise ConfigError("the output vocabulary needs at least <unk> and </s>")
         self.training_info: dict[str, Any] = {}
         self.charset = CharVocab.from_dict(c.charset) if c.charset else None
         self.encoder: CharEncoder | None = None

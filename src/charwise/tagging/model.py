@@ -46,6 +46,7 @@ from torch import nn
 from charwise.errors import CheckpointError, ConfigError, InputError, MissingInputError
 from charwise.hybrid.pooling import WordPooling, build_pooling
 from charwise.io import atomic_directory, write_json
+from charwise.model_files import owned_cpu_state
 from charwise.tagging.config import CHAR_FUSIONS, HEADS, TaggerConfig
 from charwise.tagging.s2w import FeatureVocab, S2WEncoder
 
@@ -261,9 +262,9 @@ class Tagger(nn.Module):
             self.teacher.tokenizer.save_pretrained(tmp / MODEL_DIR)
             if self.hybrid.encoder is not None:
                 self.hybrid.encoder.save_pretrained(tmp / ENCODER_DIR)
-            own = {f"{prefix}.{k}": v.detach().cpu().contiguous()
-                   for prefix, module in self.own_modules().items() for k, v in module.state_dict().items()}
-            save_file(own, str(tmp / WEIGHTS_FILE), metadata={"format": FORMAT})
+            own, aliases = owned_cpu_state({f"{prefix}.{k}": v for prefix, module in self.own_modules().items()
+                                            for k, v in module.state_dict().items()})
+            save_file(own, str(tmp / WEIGHTS_FILE), metadata={**aliases, "format": FORMAT})
             meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "config": asdict(self.config),
                     "labels": self.labels,
                     "feature_vocab": self.feature_vocab.to_dict() if self.feature_vocab else None,

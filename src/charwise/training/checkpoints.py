@@ -1,7 +1,8 @@
 """Resumable training state, as the engine writes it to ``OUT/checkpoint``:
 
-* ``model.safetensors``: the trained module's weights (tensors shared inside it, such as tied
-  embeddings, are stored once);
+* ``model.safetensors``: the trained module's weights, from contiguous CPU copies whatever their
+  layout on the device (tensors shared inside it, such as tied embeddings, are stored once;
+  :func:`charwise.model_files.save_weights`);
 * ``optimizer.pt``: the optimizer state and the RNG state of every process
   (read back with ``torch.load(weights_only=True)``);
 * ``state.json``: step, best score, early-stopping counter, history, configuration.
@@ -19,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors.torch import load_model, save_model
 from torch import nn
 
 from charwise.errors import CheckpointError
 from charwise.io import atomic_directory
+from charwise.model_files import read_weights, save_weights
 
 WEIGHTS_FILE = "model.safetensors"
 OPTIMIZER_FILE = "optimizer.pt"
@@ -54,7 +55,7 @@ def save_training_state(directory: str | Path, module: nn.Module, optimizer: tor
     process's), what the task carries between steps (``task_states``, one per process: tensors,
     numbers, lists, dicts) and the JSON ``state`` to ``directory``, atomically."""
     with atomic_directory(directory) as tmp:
-        save_model(module, str(tmp / WEIGHTS_FILE))
+        save_weights(module, tmp / WEIGHTS_FILE)
         torch.save({"optimizer": optimizer.state_dict(), "rng": rng if rng is not None else [capture_rng()],
                     "task": task_states or []}, tmp / OPTIMIZER_FILE)
         (tmp / STATE_FILE).write_text(json.dumps(state, indent=2), encoding="utf-8")
@@ -79,12 +80,15 @@ def load_training_state(directory: str | Path, module: nn.Module,
     directory = Path(directory)
     device = next((p.device for p in module.parameters()), torch.device("cpu"))
     try:
-        load_model(module, str(directory / WEIGHTS_FILE), device=str(device))
-    except RuntimeError as e:
-        raise CheckpointError(f"'{directory}' does not fit this model: {e}") from None
+        state = read_weights(directory / WEIGHTS_FILE, device)
     except Exception as e:  # safetensors' SafetensorError for a truncated or corrupt file
         raise CheckpointError(f"cannot read '{directory / WEIGHTS_FILE}' (corrupt or cut short: {e}); "
                               "resume from an intact checkpoint or start a new run") from None
+    try:
+        # copies into the existing parameters: a layout such as cuDNN's flat RNN buffer is kept
+        module.load_state_dict(state)
+    except RuntimeError as e:
+        raise CheckpointError(f"'{directory}' does not fit this model: {' '.join(str(e).split())[:300]}") from None
     try:
         extra = torch.load(directory / OPTIMIZER_FILE, weights_only=True)
         optimizer.load_state_dict(extra["optimizer"])

@@ -85,6 +85,14 @@ class TranslationConfig(PretrainedConfig):
         self.char_widths = list(char_widths or [1, 2, 3, 4, 5])
         self.char_channels = list(char_channels or [32, 64, 96, 96, 96])
         super().__init__(**kwargs)
+
+    def check(self) -> None:
+        """Raise a one-line ConfigError unless a model can be built from this config (called by the
+        model, not here: transformers builds configs with no arguments)."""
+        architecture, feature_mode, dim, heads = self.architecture, self.feature_mode, self.dim, self.heads
+        encoder_layers, encoder_subword_layers = self.encoder_layers, self.encoder_subword_layers
+        decoder_layers, decoder_subword_layers = self.decoder_layers, self.decoder_subword_layers
+        char_vectors, charset = self.char_vectors, self.charset
         if architecture not in ARCHITECTURES:
             raise ConfigError(f"architecture must be one of {', '.join(ARCHITECTURES)}, got {architecture!r}")
         if feature_mode not in FEATURE_MODES:
@@ -249,6 +257,7 @@ class TranslationModel(PreTrainedModel):
 
     def __init__(self, config: TranslationConfig, source: Subwords | None = None,
                  target: Subwords | None = None) -> None:
+        config.check()
         super().__init__(config)
         c = config
         self.training_info: dict[str, Any] = {}
