@@ -2,12 +2,18 @@
 
 The public names are loaded on first use (PEP 562): ``import charwise`` does not import torch or
 transformers, so the command line and tools that only need a part of charwise start at once.
+
+It does make transformers' ``AutoConfig`` / ``AutoModel`` know every charwise model type
+(``"charwise-encoder"``, ``"charwise-decoder"``, ...), whichever of the two is imported first: see
+:mod:`charwise.auto` (the module that defines a type is imported when transformers first looks it up).
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
+
+from charwise import auto as _auto
 
 if TYPE_CHECKING:
     from charwise.encoders import CharEncoder, build_encoder
@@ -58,3 +64,6 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
+
+
+_auto.install()  # transformers' Auto classes learn charwise's model types (charwise.auto)

@@ -8,9 +8,13 @@ track. A spelling is ``[WORD|PIECE] c_1 ... c_n [END]`` in the ids of the encode
 reads (lower-case without accents for a lower-casing teacher) and the first symbol says whether
 to spell a whole word or a continuation piece::
 
-    decoder = CharDecoder.from_pretrained("runs/decoder/decoder")
-    decoder.spell(teacher.embeddings[[2154, 7592]])          # ['going', 'hello']
-    decoder.spellings(vectors, beam=5, n_best=3)              # three spellings per vector, with scores
+    from charwise.encoders.shipped import shipped_decoder
+    from charwise.teachers import Teacher
+
+    teacher = Teacher.load("minilm")
+    decoder = CharDecoder.from_pretrained(shipped_decoder("minilm"))  # or a run's OUT/decoder
+    decoder.spell(teacher.embeddings[[2183, 7592]])          # ['going', 'hello']
+    decoder.spellings(teacher.embeddings[[2183]], beam=5, n_best=3)  # three spellings, with scores
 
 Saved like the encoders (:mod:`charwise.encoders.base`): ``config.json`` (a
 :class:`CharDecoderConfig`, ``model_type = "charwise-decoder"``, registered with

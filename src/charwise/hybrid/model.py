@@ -2,7 +2,7 @@
 
 Char2Subword (Aguilar et al., 2021, section 3.3) and XRayEmb (Pinter et al., 2021, section 2)
 replace a word that the tokenizer shatters by one vector built from its characters. A
-:class:`HybridModel` does that for an unchanged HF model: an encoding :mod:`~charwise.policies`
+:class:`HybridModel` does that for an unchanged HF model: an encoding :mod:`~charwise.hybrid.policies`
 policy picks words per sentence; those words become one position whose input vector comes from the
 character encoder, the others keep the teacher's pieces and embedding table. Special tokens,
 attention mask and positions are what the model expects, and :class:`HybridInputs` records where
@@ -103,7 +103,7 @@ class HybridModel(nn.Module):
             never pick words (``none``, ``repair``).
         policy: a name (``repair``, the default: confidently misspelled words are read as their
             correction; ``none``, ``oov``, ``multi``, ``no-suffix``, ``random:p``, ``all``) or a
-            :class:`~charwise.policies.Policy`.
+            :class:`~charwise.hybrid.policies.Policy`.
         adapter: model specifics; read from the tokenizer when omitted.
         cache_size: words whose pieces and (in inference) vectors are remembered across batches
             (a batch with more distinct words than this still works; the cache keeps the latest).

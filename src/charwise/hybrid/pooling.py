@@ -197,7 +197,7 @@ class GRUPooling(WordPooling):
     ``residual=True`` (the default): ``state = h_last + P · gru_out_last`` with ``P`` initialised to
     zero, and a word with a single position keeps its state. At the start of training this is
     exactly ``last`` pooling, so a pretrained layer that follows the merge (see
-    :mod:`charwise.s2w`) receives states of the kind it was trained on; S2W trained its
+    :mod:`charwise.tagging.s2w`) receives states of the kind it was trained on; S2W trained its
     Transformer from scratch and used the GRU output directly, which ``residual=False`` gives
     (then every word, one-position words included, goes through the GRU so that all word
     states live in the same space).

@@ -36,15 +36,19 @@ class SentenceEncoder:
 
     Args:
         teacher: ``"minilm"`` or a sentence-transformers style BERT directory.
-        policy: a policy name or :class:`~charwise.policies.Policy` (see :mod:`charwise.policies`).
+        policy: a policy name or :class:`~charwise.hybrid.policies.Policy` (see :mod:`charwise.hybrid.policies`).
         encoder: a shipped encoder name or a directory; default: the one shipped for ``teacher``.
         max_length: positions per sentence (all-MiniLM-L6-v2 uses 256); longer sentences are
             truncated with a warning.
 
-    Example::
+    Example (run by tests/test_doctests.py)::
 
-        enc = SentenceEncoder("minilm")          # policy "repair"
-        vectors = enc.encode(["the hotel was grate", "the hotel was great"])   # (2, 384), unit length
+        >>> enc = SentenceEncoder("minilm")          # policy "repair"
+        >>> vectors = enc.encode(["the acommodation was great", "the accommodation was great"])
+        >>> tuple(vectors.shape), [round(norm, 3) for norm in vectors.norm(dim=1).tolist()]
+        ((2, 384), [1.0, 1.0])
+        >>> round(float(vectors[0] @ vectors[1]), 3)  # "acommodation" is read as "accommodation"
+        1.0
     """
 
     def __init__(

@@ -152,7 +152,7 @@ class CharwiseHybrid(nn.Module):
 
     Args:
         teacher: ``"minilm"``, a model directory or a :class:`~charwise.teachers.Teacher`.
-        policy: which words come from characters (a name or a :class:`~charwise.policies.Policy`).
+        policy: which words come from characters (a name or a :class:`~charwise.hybrid.policies.Policy`).
         encoder: a shipped encoder name, a directory or a :class:`CharEncoder`; default: the one
             shipped for ``teacher`` (not needed with policy ``none``).
         max_length: positions per text, special tokens included (all-MiniLM-L6-v2 uses 256; never

@@ -4,9 +4,9 @@ A :class:`Tagger` is a :class:`~charwise.hybrid.HybridModel` (policy ``none`` is
 model on the teacher's tokenisation; ``oov``, ``no-suffix``, ``random:p`` ... build chosen words
 from their characters), then either
 
-* a :mod:`~charwise.pooling` of the model's output piece states into word states (``first``,
+* a :mod:`~charwise.hybrid.pooling` of the model's output piece states into word states (``first``,
   ``last``, ``mean``, ``max``, ``attention``, ``gru``), or
-* an :class:`~charwise.s2w.S2WEncoder` that merges pieces into words after ``s2w_layers`` layers
+* an :class:`~charwise.tagging.s2w.S2WEncoder` that merges pieces into words after ``s2w_layers`` layers
   and can add a categorical word feature (the UD lemma) after the merge (``merge``) or on every
   piece (``copy``, Sennrich & Haddow),
 

@@ -1,6 +1,6 @@
 """Hybrid tuning: adapt a character encoder to the frozen model that reads its vectors.
 
-The approximation phase (:mod:`charwise.trainer`) teaches the encoder to land on table rows. A
+The approximation phase (:mod:`charwise.training.approximation`) teaches the encoder to land on table rows. A
 hybrid model, though, feeds it words that have *no* row (every multi-piece word) and typo'd
 words, and the transformer above was never trained on such inputs. Char2Subword's second phase
 (Aguilar et al., 2021, section 3.2) therefore trains the character module with the transformer
