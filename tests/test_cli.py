@@ -146,6 +146,64 @@ def test_flag_checks_name_the_flag(argv, message, tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+def leaf_parsers(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
+    """(command words, parser) of every command that runs (no subcommands of its own)."""
+    children = subparsers(parser)
+    if not children:
+        yield prefix, parser
+    for name, child in children.items():
+        yield from leaf_parsers(child, (*prefix, name))
+
+
+def test_correct_k_is_the_number_of_suggestions_and_0_is_refused_in_one_line(tmp_path, capsys):
+    # `-k 0 FILE` was answered with the top-level usage and "unrecognized arguments: -k FILE":
+    # correct had no -k (argparse took 0 for the file and left FILE over).
+    text = tmp_path / "in.txt"
+    text.write_text("a line\n", encoding="utf-8")
+    assert build_parser().parse_args(["correct", "-k", "3", str(text)]).suggestions == 3
+    assert main(["correct", "-k", "0", str(text)]) == 2
+    assert one_line_error(capsys) == "charwise: error: -k/--suggestions must be >= 1, got 0"
+    assert main(["correct", "--suggestions", "-2", "--text", "x"]) == 2
+    assert "-k/--suggestions must be >= 1, got -2" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["correct", "-k", "x", "FILE"], "charwise: error: correct: argument -k/--suggestions: invalid int value: 'x'"),
+    (["correct", "--bogus", "FILE"], "charwise: error: correct: unrecognized arguments: --bogus"),
+    (["correct", "FILE", "OTHER"], "charwise: error: correct: unrecognized arguments: OTHER"),
+    (["neighbors", "word", "-k", "1.5"], "charwise: error: neighbors: argument -k: invalid int value: '1.5'"),
+    (["lm", "neighbors", "RUN", "word", "-k", "many"], "charwise: error: lm neighbors: argument -k: invalid int value"),
+    (["decoder", "train", "--out", "OUT", "--steps", "1e3"], "charwise: error: decoder train: argument --steps"),
+    (["correct", "--language", "fr", "FILE"], "charwise: error: correct: argument --language: invalid choice: 'fr'"),
+    (["decoder"], "charwise: error: decoder: the following arguments are required"),
+    (["nosuchcommand"], "charwise: error: argument command: invalid choice: 'nosuchcommand'"),
+])
+def test_command_line_errors_are_one_line_naming_the_command_and_option(argv, message, tmp_path, capsys):
+    names = {"FILE": str(tmp_path / "in.txt"), "OUT": str(tmp_path / "out"), "RUN": str(tmp_path / "run")}
+    with pytest.raises(SystemExit) as info:
+        main([names.get(a, a) for a in argv])
+    assert info.value.code == 2
+    line = one_line_error(capsys)
+    assert line.startswith(message) and "--help lists the options" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_every_numeric_option_refuses_a_non_number_in_one_line(capsys):
+    checked = 0
+    for words, parser in leaf_parsers(build_parser()):
+        for action in parser._actions:
+            if action.option_strings and action.type in (int, float):
+                flag = action.option_strings[-1]
+                with pytest.raises(SystemExit) as info:
+                    main([*words, flag, "not-a-number"])
+                assert info.value.code == 2
+                line = one_line_error(capsys)
+                assert line.startswith(f"charwise: error: {' '.join(words)}: argument ") and flag in line, line
+                assert "invalid" in line
+                checked += 1
+    assert checked > 50
+
+
 @pytest.mark.parametrize("argv", [
     ["embed", "DIR", "--out", "OUT.npy"],
     ["encode", "DIR", "--out", "OUT.npy"],

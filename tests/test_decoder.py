@@ -208,5 +208,6 @@ def test_cudnn_flat_lstm_weights_checkpoint_resume_save_and_load(make_encoder, w
         assert cudnn_flat_rnn_weights(decoder) and cudnn_flat_rnn_weights(trained_encoder)
         if run == "a":
             straight = {**decoder.state_dict(), **{f"encoder.{k}": v for k, v in trained_encoder.state_dict().items()}}
-    for k, v in {**decoder.state_dict(), **{f"encoder.{k}": v for k, v in trained_encoder.state_dict().items()}}.items():
+    resumed_weights = {**decoder.state_dict(), **{f"encoder.{k}": v for k, v in trained_encoder.state_dict().items()}}
+    for k, v in resumed_weights.items():
         assert torch.equal(v, straight[k]), k

@@ -285,7 +285,8 @@ def test_tagger_with_cudnn_flat_rnn_weights_checkpoints_resumes_saves_and_loads(
     loaded = Tagger.from_pretrained(tmp_path / "cut")
     assert cudnn_flat_rnn_weights(loaded)
     saved = load_file(str(tmp_path / "cut" / "tagger" / "tagger.safetensors"))
-    own = {f"{prefix}.{k}": v for prefix, module in loaded.own_modules().items() for k, v in module.state_dict().items()}
+    own = {f"{prefix}.{k}": v for prefix, module in loaded.own_modules().items()
+           for k, v in module.state_dict().items()}
     assert saved.keys() == own.keys() and any("weight_hh" in k for k in own)
     for key, tensor in saved.items():
         assert torch.equal(tensor, own[key]), key

@@ -89,6 +89,31 @@ def test_a_misspelled_text_reads_as_its_correction(bert_model, repaired_bert, wo
     assert torch.equal(_encode(repairing(word_model, "en"), [MISSPELLED]), _encode(word_model, [CORRECTED]))
 
 
+def test_last_repairs_follow_the_order_of_the_inputs(bert_model, repaired_bert):
+    # sentence-transformers encodes the longest text first, in batches: the repairs come back in the
+    # order of the texts given, for every text of the call (not the last batch alone).
+    texts = ["the pakage", "A much longer text where I recieved the pakage yesterday afternoon.", "", "I recieved it",
+             "A man is eating food.", MISSPELLED, "the pakage"]
+    vectors = repaired_bert.encode(texts, convert_to_tensor=True, batch_size=2)
+    assert [r.text for r in repaired_bert[0].last_repairs] == texts
+    assert [r.corrected for r in repaired_bert[0].last_repairs] == [
+        "the package", "A much longer text where I received the package yesterday afternoon.", "", "I received it",
+        "A man is eating food.", CORRECTED, "the package"]
+    corrected = [r.corrected for r in repaired_bert[0].last_repairs]
+    assert torch.allclose(vectors, bert_model.encode(corrected, convert_to_tensor=True, batch_size=2), atol=1e-6)
+    repaired_bert.encode("I recieved it")  # a single text
+    assert [r.corrected for r in repaired_bert[0].last_repairs] == ["I received it"]
+    repaired_bert.encode([("the pakage", "A man is eating food."), MISSPELLED], batch_size=1)  # pairs too
+    assert [r.text for r in repaired_bert[0].last_repairs] == ["the pakage", "A man is eating food.", MISSPELLED]
+    # the model pickles (sentence-transformers' multi-process pool sends it to its workers)
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(repaired_bert))
+    assert type(copy) is type(repaired_bert)
+    assert torch.equal(_encode(copy, texts), _encode(repaired_bert, texts))
+    assert [r.text for r in copy[0].last_repairs] == texts
+
+
 def test_the_prompt_is_not_repaired(bert_model, repaired_bert, word_model):
     expected = _encode(bert_model, [CORRECTED], prompt=PROMPT)
     assert torch.equal(_encode(repaired_bert, [MISSPELLED], prompt=PROMPT), expected)

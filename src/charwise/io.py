@@ -11,6 +11,11 @@ Reading rules (every reader in charwise goes through :func:`read_lines`):
 * lines are read lazily (:func:`iter_lines`), a chunk at a time, and a line longer than
   ``max_chars`` characters (default :data:`MAX_LINE_CHARS`) is cut to its first ``max_chars``
   characters without ever being held whole, so memory does not grow with the length of a line;
+* readers that write the text back (``charwise correct``) must never drop any of it: they read
+  :func:`iter_windows` instead, which gives every character of every line, a long line in windows
+  of at most ``max_chars`` characters cut after whitespace (never inside a word), again without
+  holding the line whole. A stretch of more than ``max_chars`` characters without whitespace comes
+  as ``verbatim`` windows, to be written back as they are;
 * ``errors="replace"`` reads bytes that are not UTF-8 as U+FFFD instead of refusing the file.
   :func:`check_text` applies the same rule to text that did not come from a file (command-line
   arguments, where Python turns undecodable bytes into lone surrogates).
@@ -46,7 +51,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 from charwise.errors import ConfigError, InputError, MissingInputError, OutputExistsError
 
@@ -81,13 +86,18 @@ class ReadReport:
     lines: int = 0
     cut: int = 0
     replaced: int = 0
+    windowed: int = 0  # iter_windows: lines longer than a window, read in several (nothing dropped)
+    verbatim: int = 0  # iter_windows: stretches without whitespace longer than a window, passed on unread
 
     def warnings(self, source: str, max_chars: int | None) -> list[str]:
-        """One sentence per thing that changed the input, for the command line to print."""
+        """One sentence per thing that changed the input (or was left unread), for the command line to print."""
         out = []
         if self.cut:
             out.append(f"{source}: {self.cut} of {self.lines} lines were longer than {max_chars} characters and "
                        f"were cut to their first {max_chars} (--max-line-chars sets the limit)")
+        if self.verbatim:
+            out.append(f"{source}: {self.verbatim} stretches of more than {max_chars} characters without whitespace "
+                       "were written back as they are, unread (--max-line-chars sets the limit)")
         if self.replaced:
             out.append(f"{source}: {self.replaced} lines held bytes that are not UTF-8, read as U+FFFD")
         return out
@@ -125,17 +135,23 @@ def _raw_lines(stream: IO[bytes], max_bytes: int | None) -> Iterator[tuple[bytes
         yield bytes(buf), cut  # the last line, without a final newline
 
 
-def decode_line(data: bytes, source: str, number: int, errors: str = "strict") -> tuple[str, bool]:
+def decode_line(data: bytes, source: str, number: int, errors: str = "strict", offset: int = 0) -> tuple[str, bool]:
     """One line's UTF-8 text and whether bytes were replaced (``errors="replace"``); a line that is
-    not UTF-8 under ``errors="strict"`` is an :class:`~charwise.errors.InputError` naming it."""
+    not UTF-8 under ``errors="strict"`` is an :class:`~charwise.errors.InputError` naming it.
+    ``data`` may be the last part of the line, starting at byte ``offset`` of it (errors name the byte)."""
+    text, replaced = _decode_part(data, source, number, errors, offset)
+    return (text[:-1] if text.endswith("\r") else text), replaced
+
+
+def _decode_part(data: bytes, source: str, number: int, errors: str, offset: int) -> tuple[str, bool]:
+    """:func:`decode_line` of any part of a line (a CR at its end is text)."""
     try:
-        text, replaced = data.decode("utf-8"), False
+        return data.decode("utf-8"), False
     except UnicodeDecodeError as e:
         if errors != "replace":
-            raise InputError(f"{source}, line {number}: not UTF-8 text ({e.reason} at byte {e.start} of the line); "
-                             "pass --errors replace to read such bytes as U+FFFD") from None
-        text, replaced = data.decode("utf-8", errors="replace"), True
-    return (text[:-1] if text.endswith("\r") else text), replaced
+            raise InputError(f"{source}, line {number}: not UTF-8 text ({e.reason} at byte {offset + e.start} of the "
+                             "line); pass --errors replace to read such bytes as U+FFFD") from None
+        return data.decode("utf-8", errors="replace"), True
 
 
 def check_input_file(path: str | os.PathLike, what: str = "input file") -> Path:
@@ -198,6 +214,153 @@ def read_lines(path: str | os.PathLike, *, errors: str = "strict", max_chars: in
     """Lines of a UTF-8 text file, or of standard input for ``"-"`` (see the module's rules), as a
     list: :func:`iter_lines` read to the end (by default without cutting long lines)."""
     return list(iter_lines(path, errors=errors, max_chars=max_chars, report=report))
+
+
+# --- every character, long lines in windows --------------------------------------------------------
+_SPACE = re.compile(r"\s")  # str.isspace's characters: whitespace always ends a word (charwise.words)
+_LAST_SPACE = re.compile(r"\s(?=\S*\Z)")
+
+
+@dataclass(frozen=True)
+class TextWindow:
+    """A piece of a line (:func:`iter_windows`): its ``text``, whether it starts and ends its line,
+    and whether it is ``verbatim``: part of a stretch without whitespace longer than a window, to be
+    written back as it is."""
+
+    text: str
+    line_start: bool = True
+    line_end: bool = True
+    verbatim: bool = False
+
+    @property
+    def whole_line(self) -> bool:
+        return self.line_start and self.line_end
+
+
+def _raw_line_parts(stream: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
+    """``(bytes, whether they end their line)``: each line of ``stream`` whole, or a line longer than
+    a read chunk in several parts. A part that does not end its line stops after a whole UTF-8
+    character and not after the line's last CR, so that parts decode on their own and a CR before
+    the newline is still at the end of the line's last part (where it is dropped)."""
+    buf, open_line = bytearray(), False
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            break
+        start = 0
+        while True:
+            newline = chunk.find(b"\n", start)
+            if newline < 0:
+                buf += chunk[start:]
+                break
+            buf += chunk[start:newline]
+            yield bytes(buf), True
+            buf, open_line, start = bytearray(), False, newline + 1
+        if len(buf) >= _CHUNK:
+            tail = bytes(buf[-4:])
+            cut = len(buf) - (len(tail) - len(_complete_utf8(tail)))
+            if cut and buf[cut - 1] == 0x0D:
+                cut -= 1
+            if cut:
+                yield bytes(buf[:cut]), False
+                del buf[:cut]
+                open_line = True
+    if buf or open_line:
+        yield bytes(buf), True  # the last line, without a final newline
+
+
+def _text_parts(stream: IO[bytes], source: str, errors: str, report: ReadReport) -> Iterator[tuple[str, bool]]:
+    """The decoded parts of :func:`_raw_line_parts` (the module's reading rules)."""
+    number, offset, replaced_line = 1, 0, False
+    for data, end in _raw_line_parts(stream):
+        if number == 1 and offset == 0 and data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        decode = decode_line if end else _decode_part
+        text, replaced = decode(data, source, number, errors, offset)
+        replaced_line = replaced_line or replaced
+        offset += len(data)
+        if end:
+            report.lines += 1
+            report.replaced += replaced_line
+            number, offset, replaced_line = number + 1, 0, False
+        yield text, end
+
+
+def _windows(parts: Iterator[tuple[str, bool]], size: int, report: ReadReport) -> Iterator[TextWindow]:
+    """Lines given as parts ``(text, ends the line)`` as :class:`TextWindow` s of at most ``size``
+    characters (see :func:`iter_windows`)."""
+    buf, pos, passing, line_start, pieces = "", 0, False, True, 0
+    for text, end in parts:
+        buf = text if pos >= len(buf) else buf[pos:] + text
+        pos = 0
+        while len(buf) - pos > size:
+            if passing:  # inside a stretch without whitespace: up to its end, a window at a time
+                found = _SPACE.search(buf, pos, pos + size + 1)
+                stop = found.start() if found else pos + size
+                if stop > pos:
+                    yield TextWindow(buf[pos:stop], line_start, False, True)
+                    line_start, pieces = False, pieces + 1
+                pos, passing = stop, found is None
+                continue
+            last = _LAST_SPACE.search(buf, pos, pos + size)
+            if last is None:  # no whitespace in a whole window: pass the stretch on unread
+                passing = True
+                report.verbatim += 1
+                continue
+            yield TextWindow(buf[pos : last.end()], line_start, False)
+            line_start, pieces, pos = False, pieces + 1, last.end()
+        if not end:
+            continue
+        found = _SPACE.search(buf, pos) if passing else None
+        if passing and found is None:  # the line ends inside the stretch
+            yield TextWindow(buf[pos:], line_start, True, True)
+        else:
+            if found is not None and found.start() > pos:  # the end of the stretch, then the rest
+                yield TextWindow(buf[pos : found.start()], line_start, False, True)
+                line_start, pieces, pos = False, pieces + 1, found.start()
+            yield TextWindow(buf[pos:], line_start, True)
+        report.windowed += pieces > 0
+        buf, pos, passing, line_start, pieces = "", 0, False, True, 0
+
+
+def iter_windows(path: str | os.PathLike, *, errors: str = "strict", max_chars: int = MAX_LINE_CHARS,
+                 report: ReadReport | None = None) -> Iterator[TextWindow]:
+    """Every character of a UTF-8 text file (or of standard input for ``"-"``; the module's reading
+    rules), for readers that write the text back: a line of at most ``max_chars`` characters as one
+    :class:`TextWindow`, a longer one as consecutive windows of at most ``max_chars`` characters
+    that end after whitespace, so that no word is ever split. A stretch of more than ``max_chars``
+    characters without whitespace (no place to cut) comes as ``verbatim`` windows. The windows of a
+    line joined are the line; memory does not grow with the length of a line. ``report`` counts
+    lines read, lines in several windows, verbatim stretches and lines with replaced bytes."""
+    check_errors(errors)
+    if check_max_chars(max_chars) is None:
+        raise ConfigError("iter_windows needs a window size (max_chars)")
+    report = report if report is not None else ReadReport()
+    if str(path) == "-":
+        yield from _windows(_text_parts(sys.stdin.buffer, "<stdin>", errors, report), max_chars, report)
+        return
+    path = check_input_file(path)
+    with open(path, "rb") as f:
+        yield from _windows(_text_parts(f, str(path), errors, report), max_chars, report)
+
+
+def whole_lines(windows: Iterable[TextWindow]) -> Iterator[str]:
+    """The lines of :func:`iter_windows`' windows, each joined back whole (for a reader that needs
+    whole lines but must not cut any: the read still goes a window at a time)."""
+    parts: list[str] = []
+    for window in windows:
+        parts.append(window.text)
+        if window.line_end:
+            yield "".join(parts)
+            parts = []
+
+
+def text_windows(text: str, max_chars: int = MAX_LINE_CHARS, report: ReadReport | None = None) -> Iterator[TextWindow]:
+    """``text`` as one line in windows, as :func:`iter_windows` gives a file's lines (a newline in
+    ``text`` is an ordinary whitespace character here)."""
+    if check_max_chars(max_chars) is None:
+        raise ConfigError("text_windows needs a window size (max_chars)")
+    return _windows(iter([(text, True)]), max_chars, report if report is not None else ReadReport())
 
 
 def check_text(text: str, source: str, errors: str = "strict") -> str:

@@ -14,6 +14,7 @@ recorded as aliases in the file's metadata, as safetensors' ``save_model`` does.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 from pathlib import Path
@@ -43,14 +44,26 @@ def read_json_file(path: Path) -> Any:
 
 @contextlib.contextmanager
 def no_progress_bars() -> Iterator[None]:
-    """Without transformers' "Writing model shards" bar: a training run saves often."""
+    """Without transformers' progress bars: "Writing model shards" (a training run saves often),
+    "Loading weights" (every ``from_pretrained``) and the GGUF reader's "Converting and
+    de-quantizing GGUF tensors" (drawn with tqdm directly, so switched off here for the while)."""
     from transformers.utils import logging as hf_logging
 
     enabled = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()
+    gguf_utils: Any = None
+    try:
+        import transformers.modeling_gguf_pytorch_utils as gguf_utils
+    except Exception:  # an install without GGUF support draws no such bar
+        pass
+    gguf_bar = getattr(gguf_utils, "tqdm", None)
+    if gguf_bar is not None:
+        gguf_utils.tqdm = functools.partial(gguf_bar, disable=True)
     try:
         yield
     finally:
+        if gguf_bar is not None:
+            gguf_utils.tqdm = gguf_bar
         if enabled:
             hf_logging.enable_progress_bar()
 

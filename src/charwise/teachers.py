@@ -322,6 +322,8 @@ PRETRAINING_RECORD = "charwise_pretraining.json"  # written by charwise's second
 def _load_hf_directory(path: Path, name: str) -> Teacher:
     from transformers import AutoConfig, AutoModel, AutoTokenizer
 
+    from charwise.model_files import no_progress_bars
+
     if not (path / "config.json").exists():
         raise TeacherNotFoundError(f"'{path}' is not a HF model directory (no config.json)")
     tokenizer = AutoTokenizer.from_pretrained(path)
@@ -334,11 +336,13 @@ def _load_hf_directory(path: Path, name: str) -> Teacher:
         level = hf_logging.get_verbosity()
         hf_logging.set_verbosity_error()
         try:
-            model = AutoModel.from_pretrained(path)
+            with no_progress_bars():  # transformers' "Loading weights" bar on every load
+                model = AutoModel.from_pretrained(path)
         finally:
             hf_logging.set_verbosity(level)
     else:
-        model = AutoModel.from_pretrained(path)
+        with no_progress_bars():
+            model = AutoModel.from_pretrained(path)
     embeddings = model.get_input_embeddings().weight.detach().float().clone()
     tied = bool(getattr(config, "tie_word_embeddings", True))
 
@@ -365,6 +369,9 @@ def _load_gguf(path: Path, name: str) -> Teacher:
     def loader() -> Any:
         from transformers import AutoModelForCausalLM
 
-        return AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name)
+        from charwise.model_files import no_progress_bars
+
+        with no_progress_bars():
+            return AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name)
 
     return Teacher.from_parts(tokenizer, embeddings, name=name, tied=tied, source=str(path), model_loader=loader)

@@ -52,8 +52,9 @@ def _show_defaults(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The ``charwise`` parser with every command group registered."""
     from charwise.cli import correct, encoder, expand, generate, hybrid, lm, spell, stats, tag, translate
+    from charwise.cli.common import CharwiseParser  # one-line errors, in every subcommand too
 
-    p = argparse.ArgumentParser(prog="charwise", description="Character-built word vectors in a subword model's space.")
+    p = CharwiseParser(prog="charwise", description="Character-built word vectors in a subword model's space.")
     sub = p.add_subparsers(dest="command", required=True)
     for group in (encoder, spell, correct, hybrid, generate, lm, translate, stats, expand, tag):
         group.add_parser(sub)

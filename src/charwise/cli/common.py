@@ -5,8 +5,15 @@ Flag checks raise :class:`~charwise.errors.ConfigError` naming the flag (``--max
 0, got -1``): the command line speaks in flags, the library in arguments. Every command that reads
 text takes the same input options (:func:`add_input_options`: ``--errors``, ``--max-line-chars``)
 and reads through :func:`input_lines`, which warns on standard error about what it cut or replaced;
-every input file is checked by :func:`charwise.io.check_input_file`, so a missing file or a
-directory gets the same message from every command.
+a command that writes the text back (``correct``) reads through :func:`input_windows` instead,
+which drops nothing (a long line comes in windows). Every input file is checked by
+:func:`charwise.io.check_input_file`, so a missing file or a directory gets the same message from
+every command.
+
+The parser (:class:`CharwiseParser`, every subcommand's too) reports a bad command line in one
+line naming the command and the option, ``charwise: error: correct: argument -k/--suggestions:
+invalid int value: 'x' (charwise correct --help lists the options)``, with exit status 2, never a
+usage dump; an unknown option is reported by the command it was given to.
 
 Module top levels here and in the command modules import neither torch nor transformers: building
 the parser (``charwise --help``) must not load them. Commands import what they run inside their
@@ -19,18 +26,55 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NoReturn
 
 from charwise.errors import ConfigError, MissingInputError
-from charwise.io import ERRORS, MAX_LINE_CHARS, ReadReport, atomic_file, check_input_file, check_text, iter_lines
+from charwise.io import (
+    ERRORS,
+    MAX_LINE_CHARS,
+    ReadReport,
+    TextWindow,
+    atomic_file,
+    check_input_file,
+    check_text,
+    iter_lines,
+    iter_windows,
+)
 
 ENCODER_HELP = "shipped encoder name (minilm) or an encoder directory"
 DECODER_HELP = "shipped decoder name (minilm) or a decoder directory"
 
 
+class CharwiseParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line (see the module docstring); subparsers
+    added to it are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
+        where = f"{command}: " if command else ""
+        self.exit(2, f"charwise: error: {where}{message} ({self.prog} --help lists the options)\n")
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:  # named by the command they were given to, not by the top level
+            self._innermost(parsed).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    def _innermost(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = self
+        while True:
+            chosen = None
+            for action in parser._actions:
+                if isinstance(action, argparse._SubParsersAction):
+                    chosen = action.choices.get(getattr(parsed, action.dest, None) or "")
+            if chosen is None:
+                return parser
+            parser = chosen
+
+
 def check_min(flag: str, value: float, minimum: float) -> None:
-    """``value >= minimum``, else a ConfigError naming ``flag``."""
-    if value < minimum:
+    """``value >= minimum``, else a ConfigError naming ``flag`` (NaN is refused too)."""
+    if not value >= minimum:
         raise ConfigError(f"{flag} must be >= {minimum}, got {value}")
 
 
@@ -54,13 +98,16 @@ def check_int_min(flag: str, value: int, minimum: int) -> None:
 
 
 # --- text input ------------------------------------------------------------------------------
-def add_input_options(parser: argparse.ArgumentParser) -> None:
-    """``--errors`` and ``--max-line-chars``, the same on every command that reads text."""
+def add_input_options(parser: argparse.ArgumentParser, windows: bool = False) -> None:
+    """``--errors`` and ``--max-line-chars``, the same on every command that reads text
+    (``windows``: a command that reads through :func:`input_windows`)."""
     parser.add_argument("--errors", default="strict", choices=ERRORS,
                         help="input that is not UTF-8 (in files, standard input or arguments): strict refuses it "
                              "naming where, replace reads each bad byte as U+FFFD")
-    parser.add_argument("--max-line-chars", type=int, default=MAX_LINE_CHARS,
-                        help="characters kept of a line; the rest of a longer line is skipped, with a warning")
+    help = ("characters read at a time: a longer line is read window by window, cut after whitespace (never inside "
+            "a word), and written back whole; a longer stretch without whitespace is written back as it is"
+            if windows else "characters kept of a line; the rest of a longer line is skipped, with a warning")
+    parser.add_argument("--max-line-chars", type=int, default=MAX_LINE_CHARS, help=help)
 
 
 def check_input_options(args: argparse.Namespace) -> None:
@@ -79,6 +126,24 @@ def input_lines(args: argparse.Namespace, path: str) -> Iterator[str]:
 def _input_lines(args: argparse.Namespace, path: str) -> Iterator[str]:
     report = ReadReport()
     yield from iter_lines(path, errors=args.errors, max_chars=args.max_line_chars, report=report)
+    source = "<stdin>" if path == "-" else path
+    for message in report.warnings(source, args.max_line_chars):
+        print(f"charwise: warning: {message}", file=sys.stderr)
+
+
+def input_windows(args: argparse.Namespace, path: str) -> Iterator[TextWindow]:
+    """Every character of ``path`` ('-': standard input) under the command's input options, a long
+    line in windows of at most ``--max-line-chars`` characters (:func:`charwise.io.iter_windows`),
+    for commands that write the text back; when the last has been read, a warning for what was left
+    unread or had bytes replaced. A missing file or a directory is refused at once."""
+    if path != "-":
+        check_input_file(path)
+    return _input_windows(args, path)
+
+
+def _input_windows(args: argparse.Namespace, path: str) -> Iterator[TextWindow]:
+    report = ReadReport()
+    yield from iter_windows(path, errors=args.errors, max_chars=args.max_line_chars, report=report)
     source = "<stdin>" if path == "-" else path
     for message in report.warnings(source, args.max_line_chars):
         print(f"charwise: warning: {message}", file=sys.stderr)

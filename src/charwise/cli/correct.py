@@ -1,11 +1,19 @@
-"""``charwise correct`` and ``charwise speller train``: spelling correction with :class:`~charwise.speller.Speller`."""
+"""``charwise correct`` and ``charwise speller train``: spelling correction with :class:`~charwise.speller.Speller`.
+
+``correct`` writes back every character it reads: it reads through
+:func:`~charwise.cli.common.input_windows`, so a line longer than ``--max-line-chars`` is corrected
+window by window (windows cut after whitespace, each corrected as the continuation of the one
+before: a sentence start carries over) and written back whole, and a longer stretch without
+whitespace is written back as it is. Memory stays bounded by the window, not by the line (with
+``--json``, one object per line holds the line's text and its looked-at words).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from charwise.cli.common import (
     add_input_options,
@@ -13,10 +21,10 @@ from charwise.cli.common import (
     check_input_options,
     check_int_min,
     check_unit,
-    input_lines,
+    input_windows,
     output_sink,
 )
-from charwise.io import check_output_dir, check_output_file
+from charwise.io import TextWindow, check_output_dir, check_output_file, text_windows
 
 CORRECT_BLOCK = 256  # lines corrected at a time (the first block is one line, so output starts at once)
 LANGUAGE_CHOICES = ("en", "es")
@@ -35,12 +43,12 @@ def add_parser(sub: Any) -> None:
                    help="a file of words to accept as written, one per line (repeatable)")
     c.add_argument("--threshold", type=float,
                    help="change a word when the probability of its correction reaches this (default: the tuned one)")
-    c.add_argument("--suggestions", type=int, default=5, help="candidates kept per word in --json output")
+    c.add_argument("-k", "--suggestions", type=int, default=5, help="candidates kept per word in --json output (>= 1)")
     c.add_argument("--out", help="write the output to this file instead of standard output")
     c.add_argument("--json", action="store_true",
                    help="one JSON object per line: each word looked at, its candidates and probabilities")
     c.add_argument("--plain", action="store_true", help="the corrected text without change marks")
-    add_input_options(c)
+    add_input_options(c, windows=True)
     c.set_defaults(func=cmd_correct)
 
     from charwise.training.speller import ScorerTraining
@@ -68,36 +76,118 @@ def cmd_correct(args: argparse.Namespace) -> int:
     from charwise.speller import Speller, SpellerSettings
 
     check_input_options(args)
-    check_int_min("--suggestions", args.suggestions, 1)
+    check_int_min("-k/--suggestions", args.suggestions, 1)
     if args.threshold is not None:
         check_unit("--threshold", args.threshold)
     if args.out:
         check_output_file(args.out, "--out")
     text = argument_text(args, args.text, "--text") if args.text is not None else None
-    lines = iter([text]) if text is not None else input_lines(args, args.file)
+    windows = text_windows(text, args.max_line_chars) if text is not None else input_windows(args, args.file)
     speller = Speller.load(args.language, encoder=args.encoder, scorer=args.scorer, word_files=tuple(args.lexicon),
                            settings=SpellerSettings(threshold=args.threshold, suggestions=args.suggestions))
     bar = tqdm(desc="correct", unit=" lines", disable=None if text is None and args.file != "-" else True,
                file=sys.stderr)
-    changed, block_size = 0, 1
+    mode = "json" if args.json else "plain" if args.plain else "marked"
     with output_sink(args.out) as sink:
-        while True:
-            block = [line for _, line in zip(range(block_size), lines)]
-            if not block:
-                break
-            block_size = CORRECT_BLOCK
-            for result in speller.correct_lines(block):
-                changed += sum(w.changed for w in result.words)
-                if args.json:
-                    sink.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-                else:
-                    sink.write((result.corrected if args.plain else result.marked()) + "\n")
-            if hasattr(sink, "flush"):
-                sink.flush()
-            bar.update(len(block))
+        changed = correct_windows(speller, windows, sink, mode, bar.update)
     bar.close()
     print(f"{changed} words corrected", file=sys.stderr)
     return 0
+
+
+def correct_windows(speller: Any, windows: Iterator[TextWindow], sink: Any, mode: str = "marked",
+                    progress: Callable[[int], Any] | None = None) -> int:
+    """Correct the lines given as windows (:func:`charwise.io.iter_windows`) and write each one
+    to ``sink`` followed by a newline: ``mode`` ``"marked"`` (changes as ``[word -> correction]``),
+    ``"plain"`` or ``"json"`` (one object per line, as :meth:`CorrectedText.to_dict`). Whole lines
+    are corrected a block at a time; a line in several windows window by window, each window
+    starting where the sentence state of the one before left off, verbatim windows written back as
+    they are. Returns the number of words changed; ``progress(n)`` is told of each ``n`` lines done."""
+    changed, block_size = 0, 1
+    block: list[str] = []
+
+    def write_block() -> None:
+        nonlocal changed, block_size
+        for result in speller.correct_lines(block):
+            changed += sum(w.changed for w in result.words)
+            sink.write(_shown(result, mode) + "\n")
+        if hasattr(sink, "flush"):
+            sink.flush()
+        if progress is not None:
+            progress(len(block))
+        block.clear()
+        block_size = CORRECT_BLOCK  # the first block is one line, so output starts at once
+
+    long_line: _LongLine | None = None
+    for window in windows:
+        if window.whole_line and not window.verbatim:
+            block.append(window.text)
+            if len(block) >= block_size:
+                write_block()
+            continue
+        if block:
+            write_block()
+        if long_line is None:
+            long_line = _LongLine(speller, sink, mode)
+        changed += long_line.add(window)
+        if window.line_end:
+            long_line = None
+            if progress is not None:
+                progress(1)
+    if block:
+        write_block()
+    return changed
+
+
+def _shown(result: Any, mode: str) -> str:
+    if mode == "json":
+        return json.dumps(result.to_dict(), ensure_ascii=False)
+    return result.corrected if mode == "plain" else result.marked()
+
+
+class _LongLine:
+    """One line that comes in several windows (or a verbatim one), written as it is corrected
+    (``--json``: gathered, then written as one object with offsets into the whole line)."""
+
+    def __init__(self, speller: Any, sink: Any, mode: str) -> None:
+        self.speller, self.sink, self.mode = speller, sink, mode
+        self.start = True  # whether the next window begins a sentence
+        self.offset = 0  # characters of the line before the next window
+        self.texts: list[str] = []
+        self.corrected: list[str] = []
+        self.words: list[dict[str, Any]] = []
+
+    def add(self, window: TextWindow) -> int:
+        """Correct and write (or gather) one window; returns the words it changed."""
+        changed = 0
+        if window.verbatim:
+            shown = corrected = window.text
+            self.start = self.speller.sentence_start_after([window.text], self.start)
+        else:
+            (result,) = self.speller.correct_lines([window.text], starts=[self.start])
+            self.start = self.speller.sentence_start_after([w.word for w in result.words], self.start)
+            changed = sum(w.changed for w in result.words)
+            corrected = result.corrected
+            shown = corrected if self.mode == "plain" else result.marked()
+            if self.mode == "json":
+                for entry in result.to_dict()["words"]:
+                    entry["start"] += self.offset
+                    entry["end"] += self.offset
+                    self.words.append(entry)
+        if self.mode == "json":
+            self.texts.append(window.text)
+            self.corrected.append(corrected)
+        else:
+            self.sink.write(shown)
+        self.offset += len(window.text)
+        if window.line_end:
+            if self.mode == "json":
+                line = {"text": "".join(self.texts), "corrected": "".join(self.corrected), "words": self.words}
+                self.sink.write(json.dumps(line, ensure_ascii=False))
+            self.sink.write("\n")
+            if hasattr(self.sink, "flush"):
+                self.sink.flush()
+        return changed
 
 
 def cmd_train(args: argparse.Namespace) -> int:

@@ -95,7 +95,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--format", default="auto", choices=list(FORMATS))
     p.add_argument("--out", help="write the CoNLL output here instead of stdout")
     p.add_argument("--policy", default=None, help=OVERRIDE_POLICY_HELP)
-    add_input_options(p)
+    add_input_options(p, windows=True)
     p.set_defaults(func=cmd_tag_predict)
 
 
@@ -202,11 +202,14 @@ def _read_for_prediction(path: str, format: str, args: argparse.Namespace | None
                          ) -> tuple[list[list[str]], dict[str, list[list[str]]]]:
     """Sentences of words (and their CoNLL-U columns) from a text, CoNLL or CoNLL-U file."""
     from charwise.corpora import parse_labelled_conll, parse_labelled_conllu
-    from charwise.io import detect_format, read_lines, text_sentences
+    from charwise.io import detect_format, iter_windows, read_lines, text_sentences, whole_lines
 
     report = ReadReport()
     errors, max_chars = (args.errors, args.max_line_chars) if args is not None else ("strict", None)
-    lines = read_lines(path, errors=errors, max_chars=max_chars, report=report)
+    # Every word is written back with its tag: a long line is read a window at a time but never cut.
+    lines = (list(whole_lines(iter_windows(path, errors=errors, max_chars=max_chars, report=report)))
+             if max_chars is not None else read_lines(path, errors=errors, report=report))
+    report.verbatim = 0  # lines joined back whole: no stretch was left unread
     for message in report.warnings("<stdin>" if path == "-" else path, max_chars):
         print(f"charwise: warning: {message}", file=sys.stderr)
     if format == "auto":

@@ -32,6 +32,8 @@ def _full_model(teacher: Teacher) -> Any:
     import transformers
     from transformers import AutoConfig, AutoModel, AutoModelForCausalLM
 
+    from charwise.model_files import no_progress_bars
+
     source = Path(teacher.source) if teacher.source else None
     if source is None or not source.exists():
         raise ConfigError(f"teacher '{teacher.name}' has no model files to expand: load it with Teacher.load "
@@ -49,7 +51,8 @@ def _full_model(teacher: Teacher) -> Any:
     arch = (getattr(config, "architectures", None) or [None])[0]
     # The class the checkpoint was saved from keeps its heads (AutoModel would drop an LM head).
     cls = getattr(transformers, arch, None) if arch else None
-    return (cls or AutoModel).from_pretrained(source).eval()
+    with no_progress_bars():  # transformers' "Loading weights" bar
+        return (cls or AutoModel).from_pretrained(source).eval()
 
 
 def write_expanded_model(

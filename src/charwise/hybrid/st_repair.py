@@ -14,6 +14,13 @@ exactly the vector the original model gives::
     model.encode(["I recieved the pakage"])   # the vector of "I received the package"
     model[0].last_repairs[0].corrected        # 'I received the package'
 
+What was repaired: after ``model.encode(texts)``, ``model[0].last_repairs[i]`` is the
+:class:`~charwise.speller.CorrectedText` of ``texts[i]``, in the order of ``texts`` (the model
+:func:`repairing` returns records them by text while sentence-transformers encodes them longest
+first, in batches, and puts them back in order at the end of the call). A model loaded from disk is
+a plain ``SentenceTransformer``, which says nothing of its inputs' order to its first module: there
+``last_repairs`` is the last batch, in sentence-transformers' (longest first) order.
+
 What is repaired: text inputs (strings, and the strings of text pairs); a prompt (``prompt=`` or
 ``prompt_name=``, e.g. e5's ``"query: "``) is handed to the wrapped module as it is, never repaired.
 Other inputs (images, chat messages, dicts) pass through untouched. With sentence-transformers < 6,
@@ -70,6 +77,18 @@ def _with_prompt(inputs: list[Any], prompt: str | None) -> list[Any]:
             else item for item in inputs]
 
 
+def _text_places(items: list[Any]) -> list[tuple[int, int | None]]:
+    """Where the texts of ``items`` are: ``(item, None)`` for a string, ``(item, k)`` for the
+    ``k``-th string of a tuple (a text pair)."""
+    where: list[tuple[int, int | None]] = []
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            where.append((i, None))
+        elif isinstance(item, tuple):
+            where.extend((i, k) for k, part in enumerate(item) if isinstance(part, str))
+    return where
+
+
 def _class_ref(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
@@ -121,8 +140,10 @@ class RepairInput(nn.Module):
         threshold: the probability of a misspelling at which a word is changed; ``None``: the
             speller's own tuned threshold.
 
-    :attr:`last_repairs` holds the :class:`~charwise.speller.CorrectedText` of each text of the last
-    preprocessed batch (what changed, with offsets), e.g. to log what the model actually read.
+    :attr:`last_repairs` holds the :class:`~charwise.speller.CorrectedText` of each text (what
+    changed, with offsets), e.g. to log what the model actually read: after ``encode`` on a model
+    built by :func:`repairing`, of every text of the call, in the order of its inputs; after a direct
+    :meth:`preprocess`, of the texts it was given, in their order.
     """
 
     save_in_root = False  # sentence-transformers: its own subfolder (the inner module may use the root)
@@ -140,6 +161,7 @@ class RepairInput(nn.Module):
         self.threshold = check_threshold(threshold, "repair threshold")
         self.inner: Any = inner  # Any: the inner module's own attributes are read (tokenizer, ...)
         self.last_repairs: list[CorrectedText] = []
+        self._recorded: dict[str, CorrectedText] | None = None  # during an encode call: repairs by text
 
     # --- the repair ---------------------------------------------------------------------------
     def repair_inputs(self, inputs: Sequence[Any]) -> list[Any]:
@@ -148,19 +170,12 @@ class RepairInput(nn.Module):
         if isinstance(inputs, str):
             raise TypeError("preprocess() takes a list of inputs, not a single string")
         items = list(inputs)
-        where: list[tuple[int, int | None]] = []  # (item, position in a pair or None)
-        texts: list[str] = []
-        for i, item in enumerate(items):
-            if isinstance(item, str):
-                where.append((i, None))
-                texts.append(item)
-            elif isinstance(item, tuple):
-                for k, part in enumerate(item):
-                    if isinstance(part, str):
-                        where.append((i, k))
-                        texts.append(part)
+        where = _text_places(items)
+        texts = [items[i] if j is None else items[i][j] for i, j in where]
         # No texts, no speller: a batch of images never loads it.
         self.last_repairs = repair(texts, self.language, threshold=self.threshold) if texts else []
+        if self._recorded is not None:
+            self._recorded.update(zip(texts, self.last_repairs))
         for (i, j), fixed in zip(where, self.last_repairs):
             corrected = fixed.corrected
             if corrected == fixed.text:
@@ -172,6 +187,32 @@ class RepairInput(nn.Module):
                 parts[j] = corrected
                 items[i] = tuple(parts)
         return items
+
+    def _start_call(self) -> None:
+        """An ``encode`` call begins: record the repairs of its batches by text."""
+        self._recorded = {}
+
+    def _end_call(self, inputs: Any, prompts: Sequence[str] = ()) -> None:
+        """The ``encode`` call of ``inputs`` ended: :attr:`last_repairs` in the order of the inputs.
+        A text is looked up as given, else with one of ``prompts`` before it (sentence-transformers
+        < 6 prepends the prompt before preprocessing); if one is missing (not a list of inputs,
+        encoded elsewhere), the last batch's repairs are left as they are."""
+        recorded, self._recorded = self._recorded, None
+        if recorded is None or inputs is None:
+            return
+        items: list[Any] = [inputs] if isinstance(inputs, (str, dict)) else list(inputs)
+        ordered = []
+        for i, j in _text_places(items):
+            text: str = items[i] if j is None else items[i][j]
+            found = recorded.get(text)
+            for prompt in prompts:
+                if found is not None:
+                    break
+                found = recorded.get(prompt + text)
+            if found is None:
+                return
+            ordered.append(found)
+        self.last_repairs = ordered
 
     # --- what sentence-transformers asks of an input module -----------------------------------
     def preprocess(self, inputs: Sequence[Any], prompt: str | None = None, **kwargs: Any) -> dict[str, Any]:
@@ -327,7 +368,7 @@ def repairing(model: Any, language: str = "en", *, threshold: float | None = Non
     if isinstance(modules[0], RepairInput):
         raise ConfigError("this SentenceTransformer already repairs its inputs (its first module is a RepairInput)")
     first = RepairInput(modules[0], language, threshold=threshold)
-    repaired = st.SentenceTransformer(
+    repaired = _repairing_class()(
         modules=[first, *modules[1:]], device=str(model.device), prompts=dict(getattr(model, "prompts", {}) or {}),
         default_prompt_name=getattr(model, "default_prompt_name", None),
         similarity_fn_name=getattr(model, "similarity_fn_name", None),
@@ -339,4 +380,45 @@ def repairing(model: Any, language: str = "en", *, threshold: float | None = Non
         repaired.module_kwargs = {new: old_kwargs[old] for new, old in zip(repaired._modules, names)
                                   if old in old_kwargs}
     return repaired
+
+
+_REPAIRING_CLASS: type | None = None
+
+
+def _repairing_class() -> type:
+    """``RepairingSentenceTransformer``: a ``SentenceTransformer`` whose ``encode`` tells its
+    :class:`RepairInput` where a call begins and ends, so that :attr:`RepairInput.last_repairs`
+    comes back in the order of the call's inputs. Built on first use (sentence-transformers is
+    optional) and reachable as ``charwise.hybrid.st_repair.RepairingSentenceTransformer``, so that
+    such models pickle (sentence-transformers' multi-process pool sends the model to its workers)."""
+    global _REPAIRING_CLASS
+    if _REPAIRING_CLASS is None:
+        st = _require_sentence_transformers()
+
+        class RepairingSentenceTransformer(st.SentenceTransformer):  # type: ignore[name-defined]
+            """A SentenceTransformer whose first module is a :class:`RepairInput` (see :func:`repairing`)."""
+
+            def encode(self, *args: Any, **kwargs: Any) -> Any:
+                first = self[0] if len(self) else None
+                if not isinstance(first, RepairInput):
+                    return super().encode(*args, **kwargs)
+                inputs = args[0] if args else kwargs.get("inputs", kwargs.get("sentences"))
+                prompts = [p for p in (kwargs.get("prompt"), (self.prompts or {}).get(
+                    kwargs.get("prompt_name") or self.default_prompt_name or "")) if isinstance(p, str) and p]
+                first._start_call()
+                try:
+                    return super().encode(*args, **kwargs)
+                finally:
+                    first._end_call(inputs, prompts)
+
+        RepairingSentenceTransformer.__module__ = __name__
+        RepairingSentenceTransformer.__qualname__ = "RepairingSentenceTransformer"
+        _REPAIRING_CLASS = RepairingSentenceTransformer
+    return _REPAIRING_CLASS
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RepairingSentenceTransformer":  # built on first use (see _repairing_class)
+        return _repairing_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -13,7 +13,10 @@ Two small models over standardised features (:mod:`charwise.speller.features`):
 
 Both are fitted by scikit-learn (``charwise.training.speller``) and stored as a Hugging Face model
 directory (``config.json`` + ``model.safetensors``) so that loading checks names and shapes strictly
-and no pickle is ever read. Scoring runs in numpy.
+and no pickle is ever read. Scoring runs in numpy, on float64 copies of the parameters that are
+derived from them, never set apart: the copies are remade whenever a parameter changes (in place,
+by ``load_state_dict`` or :meth:`SpellScorer.set_parts`, or replaced), which
+:meth:`SpellScorer.weights_version` tells callers that cache scores.
 
 Example::
 
@@ -53,13 +56,19 @@ class SpellScorerConfig(PretrainedConfig):
         self.word_features = list(word_features if word_features is not None else WORD_FEATURES)
         self.language = language
         self.encoder = encoder
+        self.threshold = threshold
+        self.rank_hidden = rank_hidden  # 0: a linear ranker; else one tanh layer of this width
+        super().__init__(**kwargs)
+
+    def check(self) -> None:
+        """Raise a one-line ConfigError unless a scorer can be built from this config (called by the
+        model, not here: transformers builds configs with no arguments)."""
+        threshold, rank_hidden = self.threshold, self.rank_hidden
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
             raise ConfigError(f"threshold must be a probability in [0, 1], got {threshold!r}")
         self.threshold = float(threshold)
         if isinstance(rank_hidden, bool) or not isinstance(rank_hidden, int) or rank_hidden < 0:
             raise ConfigError(f"rank_hidden must be an integer >= 0, got {rank_hidden!r}")
-        self.rank_hidden = rank_hidden  # 0: a linear ranker; else one tanh layer of this width
-        super().__init__(**kwargs)
 
 
 class SpellScorer(PreTrainedModel):
@@ -69,6 +78,7 @@ class SpellScorer(PreTrainedModel):
     main_input_name = "features"
 
     def __init__(self, config: SpellScorerConfig) -> None:
+        config.check()
         super().__init__(config)
         if tuple(config.rank_features) != RANK_FEATURES or tuple(config.word_features) != WORD_FEATURES:
             raise ConfigError("this scorer was trained on other features than this charwise computes: "
@@ -87,15 +97,38 @@ class SpellScorer(PreTrainedModel):
         self.word_weight = nn.Parameter(torch.zeros(m), requires_grad=False)
         self.word_bias = nn.Parameter(torch.zeros(()), requires_grad=False)
         self.training_info: dict[str, Any] = {}
-        self._numpy: dict[str, np.ndarray] | None = None
+        # The parameters are the one source of truth; scoring reads float64 numpy copies of them,
+        # remade whenever the parameters' state (_weights_state) is not the one they were made from.
+        self._numpy: dict[str, np.ndarray] = {}
+        self._numpy_state: tuple[Any, ...] | None = None
+        self._weights_counter = 0
 
     def _init_weights(self, module: nn.Module) -> None:
         pass  # fitted by scikit-learn, never initialised at random
 
+    def _weights_state(self) -> tuple[Any, ...]:
+        """What the parameters hold, cheaply: each one's storage and in-place version counter
+        (bumped by every in-place change: ``load_state_dict``, ``copy_``, optimisers), or its
+        bytes where torch keeps no counter (parameters made under ``torch.inference_mode``)."""
+        try:  # the common case, a few microseconds: scoring is a hot path
+            return tuple((p.data_ptr(), p._version) for p in self._parameters.values() if p is not None)
+        except RuntimeError:  # "Inference tensors do not track version counter"
+            return tuple((p.data_ptr(), p._version if not p.is_inference() else p.detach().cpu().numpy().tobytes())
+                         for p in self._parameters.values() if p is not None)
+
     def _arrays(self) -> dict[str, np.ndarray]:
-        if self._numpy is None:
+        state = self._weights_state()
+        if state != self._numpy_state:
             self._numpy = {k: v.detach().cpu().double().numpy() for k, v in self.state_dict().items()}
+            self._numpy_state = state
+            self._weights_counter += 1
         return self._numpy
+
+    def weights_version(self) -> int:
+        """A number that changes whenever the weights do (scores cached under it stay valid while
+        it stays the same)."""
+        self._arrays()
+        return self._weights_counter
 
     def set_parts(self, parts: dict[str, Any]) -> None:
         """Set the weights from fitted arrays (``rank_mean``, ..., ``word_bias``)."""
@@ -107,7 +140,6 @@ class SpellScorer(PreTrainedModel):
                                   f"{tuple(state[name].shape) if name in state else 'no such part'}")
             state[name] = tensor
         self.load_state_dict(state)
-        self._numpy = None
 
     def rank(self, rows: np.ndarray) -> np.ndarray:
         """Candidate scores ``(n,)`` for candidate features ``(n, len(RANK_FEATURES))``."""

@@ -19,13 +19,13 @@ sentence (``Wycombe``, ``Shiite``: names far more often than errors) or, in Engl
 (``Jürgen``: a foreign word or name); a capitalised first word of a sentence is read lower-case,
 changed only at ``capital_threshold`` (0.95) and keeps its capital.
 
-Example::
+Example (run by tests/test_doctests.py)::
 
-    speller = Speller.load("en")
-    speller.suggest(["recieve"])[0][:2]
-    # [Suggestion(word='receive', probability=0.98), Suggestion(word='relieve', probability=0.0...)]
-    speller.correct("I recieved teh package").corrected
-    # 'I received the package'
+    >>> speller = Speller.load("en")
+    >>> speller.suggest(["recieve"])[0][0]     # the best candidate and its probability
+    Suggestion(word='receive', probability=0.8...)
+    >>> speller.correct("I recieved teh pakage").corrected   # teh: the, tech, ten... too ambiguous to change
+    'I received teh package'
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import hashlib
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -100,7 +100,7 @@ class Suggestion(NamedTuple):
     probability: float
 
 
-@dataclass
+@dataclass(slots=True)  # one per word of every text corrected: no __dict__ each
 class WordCorrection:
     """What the speller did with one word."""
 
@@ -165,6 +165,13 @@ def word_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
+def _starts_after(word: str, start: bool) -> bool:
+    """Whether the word after ``word`` begins a sentence (``start``: whether ``word`` does)."""
+    if any(c.isalnum() for c in word):
+        start = False
+    return True if word and word[-1] in SENTENCE_END else start
+
+
 def same_case(word: str, correction: str) -> str:
     """``correction`` in the case pattern of ``word`` (``Recieve`` -> ``Receive``)."""
     if len(word) > 1 and word.isupper():
@@ -192,9 +199,10 @@ class Speller:
         if scorer.config.language != lexicon.language:
             raise ConfigError(f"the scorer was trained for {scorer.config.language!r} words, the lexicon is "
                               f"{lexicon.language!r}: use the scorer of the lexicon's language")
+        self._scored = LRUCache(SCORE_CACHE_SIZE)
         self.lexicon = lexicon
         self.encoder = encoder
-        self.scorer = scorer
+        self.scorer = scorer  # the property (a fresh score cache); assigned later, it checks the language too
         self.settings = settings or SpellerSettings()
         self.language = lexicon.language
         self.index = CandidateIndex(lexicon, self.settings.max_distance, self.settings.per_key)
@@ -211,7 +219,21 @@ class Speller:
         self.row_position = {w: i for i, w in enumerate(self.row_words)}
         table = teacher.embeddings[list(rows.values())].float() if rows else torch.zeros(0, teacher.dim)
         self.row_matrix = torch.nn.functional.normalize(table, dim=-1)
-        self._scored = LRUCache(SCORE_CACHE_SIZE)
+
+    @property
+    def scorer(self) -> SpellScorer:
+        """The learned scorer. Assigning another one forgets every cached score (they were its
+        predecessor's); a scorer whose weights change in place is noticed by the cache keys."""
+        return self._scorer
+
+    @scorer.setter
+    def scorer(self, scorer: SpellScorer) -> None:
+        language = getattr(self, "language", None)
+        if language is not None and scorer.config.language != language:
+            raise ConfigError(f"the scorer was trained for {scorer.config.language!r} words, the lexicon is "
+                              f"{language!r}: use the scorer of the lexicon's language")
+        self._scorer = scorer
+        self._scored.clear()
 
     @property
     def threshold(self) -> float:
@@ -290,7 +312,8 @@ class Speller:
         return array / np.maximum(np.linalg.norm(array, axis=1, keepdims=True), 1e-8)
 
     def clear_cache(self) -> None:
-        """Forget the scores of earlier calls (they are reused while the settings stay the same)."""
+        """Forget the scores of earlier calls (they are reused while the scorer, its weights and the
+        settings they depend on stay the same)."""
         self._scored.clear()
 
     # --- suggestions ----------------------------------------------------------------------------
@@ -309,7 +332,9 @@ class Speller:
             raise ConfigError(f"k must be an integer >= 1, got {keep!r}")
         # Scores of earlier calls are reused: running text repeats its unknown words (names, slang).
         scored: dict[str, tuple[list[Suggestion], float]] = {}
-        setting = (keep, self.settings.neighbours, self.settings.per_key)  # what the scores depend on
+        # what the scores depend on: the scorer and its weights, and the settings read when scoring
+        scorer = self.scorer
+        setting = (keep, self.settings.neighbours, self.settings.per_key, id(scorer), scorer.weights_version())
         for word in dict.fromkeys(words):
             hit = self._scored.get((word, setting))
             if hit is not None:
@@ -318,7 +343,7 @@ class Speller:
         size = self.settings.batch_size
         for start in range(0, len(distinct), size):
             batch = distinct[start : start + size]
-            for word, result in zip(batch, self._score_batch(batch, keep)):
+            for word, result in zip(batch, self._score_batch(batch, keep, scorer)):
                 scored[word] = result
                 self._scored.put((word, setting), result)
         return [scored[w] for w in words]
@@ -367,7 +392,7 @@ class Speller:
             out.append((names, features))
         return out
 
-    def _score_batch(self, words: list[str], keep: int) -> list[tuple[list[Suggestion], float]]:
+    def _score_batch(self, words: list[str], keep: int, scorer: SpellScorer) -> list[tuple[list[Suggestion], float]]:
         results: list[tuple[list[Suggestion], float]] = []
         rows: list[np.ndarray] = []
         ranked_all: list[tuple[list[str], np.ndarray, list[int]] | None] = []
@@ -375,11 +400,11 @@ class Speller:
             if not names:
                 ranked_all.append(None)
                 continue
-            scores = self.scorer.rank(features)
+            scores = scorer.rank(features)
             order = list(np.argsort(-scores, kind="stable"))
             rows.append(word_features(word, scores, order, features, self.lexicon.zipf(word)))
             ranked_all.append((names, scores, order))
-        judged = iter(self.scorer.judge(np.stack(rows)) if rows else [])
+        judged = iter(scorer.judge(np.stack(rows)) if rows else [])
         for entry in ranked_all:
             if entry is None:
                 results.append(([], 0.0))
@@ -399,10 +424,10 @@ class Speller:
         needed = max(base, self.settings.capital_threshold) if word[:1].isupper() else base
         return probability >= needed
 
-    def looked_at(self, words: list[str]) -> list[bool]:
-        """Which words the speller considers (see the module docstring)."""
+    def looked_at(self, words: list[str], start: bool = True) -> list[bool]:
+        """Which words the speller considers (see the module docstring); ``start``: whether the
+        words begin a sentence (False for the continuation of a text cut in windows)."""
         flags = []
-        start = True
         for word in words:
             look = (self.settings.min_length <= len(word) <= self.settings.max_length and word.isalpha()
                     and not self.lexicon.knows(word)
@@ -410,35 +435,50 @@ class Speller:
                     and not any(c.isupper() for c in word[1:]) and not (word[:1].isupper() and not start)
                     and not (start and word[:1].isupper() and word.lower() in self.lexicon.entries))
             flags.append(look)
-            if any(c.isalnum() for c in word):
-                start = False
-            if word and word[-1] in SENTENCE_END:
-                start = True
+            start = _starts_after(word, start)
         return flags
+
+    @staticmethod
+    def sentence_start_after(words: Sequence[str], start: bool = True) -> bool:
+        """Whether a text that follows ``words`` (which began a sentence if ``start``) begins one:
+        the ``start`` to give the next window of a text corrected in windows."""
+        for word in words:
+            start = _starts_after(word, start)
+        return start
 
     def correct(self, text: str) -> CorrectedText:
         """Correct one text (a sentence or a line)."""
         return self.correct_lines([text])[0]
 
-    def correct_lines(self, texts: list[str], threshold: float | None = None) -> list[CorrectedText]:
+    def correct_lines(self, texts: list[str], threshold: float | None = None, *,
+                      starts: Sequence[bool] | None = None) -> list[CorrectedText]:
         """Correct several texts at once (their unknown words are scored together); ``threshold``
-        overrides :attr:`threshold` for this call."""
+        overrides :attr:`threshold` for this call. ``starts`` says for each text whether it begins
+        a sentence (default: all do); a long text corrected window by window gives each window the
+        :meth:`sentence_start_after` of the one before, so that it is corrected as if whole."""
         if isinstance(texts, str):
             raise TypeError("correct_lines() takes a list of texts, not a single string")
         splits = [split_words(t) for t in texts]
         out = []
-        for text, split, words in zip(texts, splits, self.correct_words([s.words for s in splits], threshold)):
+        corrected = self.correct_words([s.words for s in splits], threshold, starts=starts)
+        for text, split, words in zip(texts, splits, corrected):
             for entry, (start, end) in zip(words, word_spans(text, split.words)):
                 entry.start, entry.end = start, end
             out.append(CorrectedText(text, words))
         return out
 
-    def correct_words(self, sentences: list[list[str]], threshold: float | None = None) -> list[list[WordCorrection]]:
+    def correct_words(self, sentences: list[list[str]], threshold: float | None = None, *,
+                      starts: Sequence[bool] | None = None) -> list[list[WordCorrection]]:
         """Correct pre-split sentences, one :class:`WordCorrection` per word (offsets left at 0);
         the unknown words of all sentences are scored together. ``threshold`` overrides
-        :attr:`threshold` for this call."""
+        :attr:`threshold` for this call; ``starts``: see :meth:`correct_lines`."""
         check_threshold(threshold)
-        looks = [self.looked_at(list(words)) for words in sentences]  # sentence starts are per sentence
+        if starts is None:
+            starts = [True] * len(sentences)
+        elif len(starts) != len(sentences):
+            raise ValueError(f"starts has {len(starts)} entries for {len(sentences)} texts")
+        # sentence starts are per sentence (or as given)
+        looks = [self.looked_at(list(words), bool(start)) for words, start in zip(sentences, starts)]
         todo_words = [words[i].lower() for words, look in zip(sentences, looks) for i, f in enumerate(look) if f]
         scored = iter(self._score(todo_words)) if todo_words else iter(())
         out = []

@@ -235,8 +235,10 @@ def fit_scorer(speller: Speller, config: ScorerTraining, compare: bool = True) -
     use_mlp = quality(measured[f"mlp{config.rank_hidden}"]) > quality(measured["logistic"])
     info["ranker"] = f"mlp{config.rank_hidden}" if use_mlp else "logistic"
     old = speller.scorer.config
-    speller.scorer = SpellScorer(SpellScorerConfig(language=old.language, encoder=old.encoder,
-                                                   rank_hidden=config.rank_hidden if use_mlp else 0))
+    # Fitted apart and installed once whole: assigning speller.scorer forgets the scores cached
+    # under the old one, and a failed fit leaves the speller as it was.
+    scorer = SpellScorer(SpellScorerConfig(language=old.language, encoder=old.encoder,
+                                           rank_hidden=config.rank_hidden if use_mlp else 0))
     parts: dict[str, Any] = {"rank_mean": mean, "rank_scale": scale}
     x_all, y_all = fit_rows(np.ones(len(x), dtype=np.bool_))
     if use_mlp:
@@ -244,14 +246,14 @@ def fit_scorer(speller: Speller, config: ScorerTraining, compare: bool = True) -
     else:
         _, _, weight, bias = _fit_logistic(x_all, y_all, config.seed)
         parts.update(rank_weight=weight, rank_bias=bias)
-    speller.scorer.set_parts(parts)
+    scorer.set_parts(parts)
     judge_x, judge_y = [], []
     labels: list[str | None] = [good for _, good in pairs]
     labels += [None] * len(negatives)
     for word, (names, rows), intended in zip(words, found, labels):
         if not names:
             continue
-        scores = speller.scorer.rank(rows)
+        scores = scorer.rank(rows)
         order = list(np.argsort(-scores, kind="stable"))
         judge_x.append(word_features(word, scores, order, rows, speller.lexicon.zipf(word)))
         judge_y.append(intended is not None and names[order[0]] == intended)
@@ -266,13 +268,14 @@ def fit_scorer(speller: Speller, config: ScorerTraining, compare: bool = True) -
     info["judge_heldout"] = {"accuracy": round(float(((p >= 0.5) == jy[~split]).mean()), 4),
                              "brier": round(float(((p - jy[~split]) ** 2).mean()), 4)}
     jm, js, jw, jb = _fit_logistic(jx, jy, config.seed)
-    speller.scorer.set_parts({"word_mean": jm, "word_scale": js, "word_weight": jw, "word_bias": np.float32(jb)})
+    scorer.set_parts({"word_mean": jm, "word_scale": js, "word_weight": jw, "word_bias": np.float32(jb)})
     if not use_mlp:
         info["ranker_weights"] = {n: round(float(w), 4) for n, w in zip(RANK_FEATURES, parts["rank_weight"])}
     info["judge_weights"] = {n: round(float(w), 4) for n, w in zip(WORD_FEATURES, jw)}
-    speller.scorer.config.threshold = config.threshold
+    scorer.config.threshold = config.threshold
+    speller.scorer = scorer
     info["dev"] = dev_changes(speller, config)
-    speller.scorer.training_info = info
+    scorer.training_info = info
     return info
 
 
