@@ -572,7 +572,7 @@ def test_builtin_corpus_and_book_split():
     path = TranslateConfig().corpus or None
     assert path is None  # the built-in Bible is the default
     pairs = read_pairs()
-    from charwise.lm.data import bible_path
+    from charwise.io import bible_path
 
     with open(bible_path(), encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))

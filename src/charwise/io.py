@@ -437,6 +437,11 @@ def data_root() -> Path:
     return Path(env).expanduser() if env else Path(__file__).resolve().parent / "data"
 
 
+def bible_path() -> Path:
+    """The built-in verse-aligned Spanish-English Bible (TSV: ref, es, en)."""
+    return data_root() / "bible_es_en" / "bible.es-en.tsv"
+
+
 # --- writing -------------------------------------------------------------------------------------
 def _umask() -> int:
     mask = os.umask(0o022)

@@ -25,7 +25,8 @@ from pathlib import Path
 import torch
 
 from charwise.errors import ConfigError, InputError
-from charwise.io import data_root
+from charwise.io import bible_path
+from charwise.languages import check_language
 from charwise.presets import LM_LANGUAGES
 from charwise.words import split_words
 
@@ -36,10 +37,6 @@ TEST_BOOKS = ("Zechariah", "Malachi", "Jude", "Revelation of John")
 SPLITS = ("train", "validation", "test")
 
 
-def bible_path() -> Path:
-    return data_root() / "bible_es_en" / "bible.es-en.tsv"
-
-
 def book_of(ref: str) -> str:
     """``"Song of Solomon 2:3"`` -> ``"Song of Solomon"``."""
     return ref.rsplit(" ", 1)[0]
@@ -47,8 +44,7 @@ def book_of(ref: str) -> str:
 
 def read_bible(language: str, path: str | Path | None = None) -> dict[str, list[list[str]]]:
     """The verses of each split as word lists (without :data:`EOS`)."""
-    if language not in LANGUAGES:
-        raise ConfigError(f"language must be one of {', '.join(LANGUAGES)}, got {language!r}")
+    check_language(language, LANGUAGES, "language model data")
     source = Path(path) if path is not None else bible_path()
     splits: dict[str, list[list[str]]] = {name: [] for name in SPLITS}
     try:

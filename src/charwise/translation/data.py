@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from charwise.errors import ConfigError, InputError
-from charwise.lm.data import TEST_BOOKS, VALIDATION_BOOKS, bible_path, book_of
+from charwise.io import bible_path
+from charwise.lm.data import TEST_BOOKS, VALIDATION_BOOKS, book_of
 from charwise.presets import TRANSLATION_SPLITS
 from charwise.words import split_words
 

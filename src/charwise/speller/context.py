@@ -1,0 +1,212 @@
+"""Context evidence for the speller: how well each candidate fits between the words around it.
+
+:class:`NgramContext` is a bigram language model over word counts that packages ship, with
+*stupid back-off* (Brants et al. 2007, "Large Language Models in Machine Translation"): the
+score of ``c`` after ``l`` is ``count(l c) / count(l)`` when the pair was seen, else
+``backoff * P(c)``. It is not a normalised probability, which a feature does not need, and it
+costs one dictionary look-up per pair.
+
+* English: symspellpy's bigram dictionary (``frequency_bigramdictionary_en_243_342.txt``,
+  242,342 pairs) and its unigram dictionary (``frequency_dictionary_en_82_765.txt``), both
+  counted on the same Google Books n-grams; words neither lists come from wordfreq's Zipf
+  frequency on the same scale (a Zipf value is log10 of a word's count per 10^9 words).
+* Spanish: no package ships Spanish bigrams, so both counts are taken from the training verses
+  of the Spanish-English Bible (``charwise.translation.data``; the dev and test verses are never
+  read), with wordfreq's Spanish unigrams for words the verses lack. Archaic and small: the
+  evidence is weaker than in English, and the scorer learns how much to trust it.
+
+For a written word with left neighbour ``l`` and right neighbour ``r`` (the nearest words of the
+sentence; none across punctuation that ends a clause), :meth:`NgramContext.columns` gives each
+candidate ``c`` the named feature columns of :data:`CONTEXT_FEATURES`:
+
+* ``ctx_left`` = log10 score(c | l) and ``ctx_right`` = log10 score(r | c) - log10 P(r), both
+  0 without that neighbour, floored at :data:`FLOOR`;
+* ``ctx_seen_left`` / ``ctx_seen_right``: whether the pair was counted (not backed off);
+* ``ctx_gap``: the candidate's ``ctx_left + ctx_right`` minus the best candidate's.
+
+Example::
+
+    >>> context = NgramContext.load("en")
+    >>> gaps = context.columns("i", ["like", "lake", "lie"], "to")["ctx_gap"]  # "i ___ to"
+    >>> [round(float(v), 1) for v in gaps]
+    [0.0, -4.0, -3.7]
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from charwise.errors import ConfigError
+
+CONTEXT_FEATURES: tuple[str, ...] = ("ctx_left", "ctx_right", "ctx_seen_left", "ctx_seen_right", "ctx_gap")
+FLOOR = -10.0  # log10 scores below this are this: an unseen rare word is not infinitely unlikely
+BACKOFF = 0.4  # stupid back-off's factor (Brants et al.)
+CACHE_FORMAT = 1  # the counts cached for a corpus (Spanish); a new format is a new file
+#: tokens across which no context is read: a clause or sentence ends there
+BREAKS = frozenset(".!?;:()[]{}\"…¡¿")
+
+
+class NgramContext:
+    """Unigram and bigram counts of one language, lower-case (see the module docstring)."""
+
+    def __init__(self, language: str, unigrams: dict[str, float], bigrams: dict[str, float],
+                 fallback_zipf: dict[str, float] | None = None) -> None:
+        if not unigrams:
+            raise ConfigError("a context model needs unigram counts")
+        self.language = language
+        self.unigrams = unigrams
+        self.bigrams = bigrams  # "left right" -> count
+        self.total = float(sum(unigrams.values()))
+        self.fallback_zipf = fallback_zipf or {}
+
+    # --- building -------------------------------------------------------------------------------
+    @classmethod
+    def load(cls, language: str = "en") -> "NgramContext":
+        """The context model of ``language`` (built once per process)."""
+        from charwise.speller.lexicon import check_language
+
+        check_language(language)
+        return _load(language)
+
+    @classmethod
+    def from_sentences(cls, language: str, sentences: Iterable[Sequence[str]],
+                       fallback_zipf: dict[str, float] | None = None) -> "NgramContext":
+        """Counts of the words and neighbouring word pairs of ``sentences`` (word lists)."""
+        unigrams: Counter[str] = Counter()
+        bigrams: Counter[str] = Counter()
+        for words in sentences:
+            previous: str | None = None
+            for word in words:
+                w = word.lower()
+                if not _is_word(w):
+                    previous = None if w in BREAKS or not w else previous
+                    continue
+                unigrams[w] += 1
+                if previous is not None:
+                    bigrams[f"{previous} {w}"] += 1
+                previous = w
+        return cls(language, dict(unigrams), dict(bigrams), fallback_zipf)
+
+    # --- scores ---------------------------------------------------------------------------------
+    def log_unigram(self, word: str) -> float:
+        """log10 P(word), wordfreq's Zipf frequency for words the counts lack, floored."""
+        count = self.unigrams.get(word)
+        if count:
+            return max(math.log10(count / self.total), FLOOR)
+        zipf = self.fallback_zipf.get(word)
+        if zipf is None:
+            from wordfreq import zipf_frequency
+
+            zipf = zipf_frequency(word, self.language)
+        return max(zipf - 9.0, FLOOR) if zipf > 0 else FLOOR
+
+    def log_score(self, word: str, previous: str) -> tuple[float, bool]:
+        """(log10 score(word | previous) with stupid back-off, whether the pair was counted)."""
+        pair = self.bigrams.get(f"{previous} {word}")
+        before = self.unigrams.get(previous)
+        if pair and before:
+            # at most 0: the pair and word lists were cut at different counts
+            return min(max(math.log10(pair / before), FLOOR), 0.0), True
+        return max(math.log10(BACKOFF) + self.log_unigram(word), FLOOR), False
+
+    def columns(self, left: str | None, candidates: Sequence[str], right: str | None) -> dict[str, np.ndarray]:
+        """The :data:`CONTEXT_FEATURES` columns (float32, one value per candidate) for candidates
+        (lower-case) written between ``left`` and ``right`` (lower-case words or None)."""
+        n = len(candidates)
+        out = {name: np.zeros(n, dtype=np.float32) for name in CONTEXT_FEATURES}
+        if left is not None:
+            for j, c in enumerate(candidates):
+                out["ctx_left"][j], out["ctx_seen_left"][j] = self.log_score(c, left)
+        if right is not None:
+            prior = self.log_unigram(right)
+            for j, c in enumerate(candidates):
+                score, seen = self.log_score(right, c)
+                out["ctx_right"][j], out["ctx_seen_right"][j] = score - prior, seen
+        if n:
+            total = out["ctx_left"] + out["ctx_right"]
+            out["ctx_gap"] = total - total.max()
+        return out
+
+
+def neighbours(words: Sequence[str], index: int) -> tuple[str | None, str | None]:
+    """The lower-case words left and right of ``words[index]`` that context is read from: the
+    nearest word on each side, None across a clause break (:data:`BREAKS`) or the text's edge;
+    other tokens (commas, numbers, symbols) are skipped."""
+    return _nearest(words, index, -1), _nearest(words, index, 1)
+
+
+def _nearest(words: Sequence[str], index: int, step: int) -> str | None:
+    i = index + step
+    while 0 <= i < len(words):
+        w = words[i].lower()
+        if _is_word(w):
+            return w
+        if w in BREAKS or any(ch in BREAKS for ch in w):
+            return None
+        i += step
+    return None
+
+
+def _is_word(token: str) -> bool:
+    return bool(token) and token.replace("'", "").isalpha()
+
+
+@lru_cache(maxsize=None)
+def _load(language: str) -> NgramContext:
+    if language == "en":
+        import symspellpy
+
+        folder = Path(symspellpy.__file__).parent
+        unigrams = _read_counts(folder / "frequency_dictionary_en_82_765.txt", 1)
+        bigrams = _read_counts(folder / "frequency_bigramdictionary_en_243_342.txt", 2)
+        return NgramContext("en", unigrams, bigrams)
+    return _bible_counts(language)
+
+
+def _bible_counts(language: str) -> NgramContext:
+    """Counts of the Bible's training verses (see the module docstring), cached on disk: counting
+    takes seconds, reading the cache a fraction of one."""
+    from charwise.cache import cache_root, file_sha256
+    from charwise.io import atomic_file, bible_path
+
+    path = cache_root() / "speller" / f"context-{language}-{CACHE_FORMAT}-{file_sha256(bible_path())[:16]}.tsv.gz"
+    if path.is_file():
+        try:
+            unigrams, bigrams = _read_counts(path, 1), _read_counts(path, 2)
+            if unigrams:
+                return NgramContext(language, unigrams, bigrams)
+        except (OSError, ValueError, EOFError):
+            pass  # a damaged cache is rebuilt
+    from charwise.translation.data import read_pairs, source_words, split_pairs
+
+    verses = (source_words(pair.source) for pair in split_pairs(read_pairs())["train"])
+    model = NgramContext.from_sentences(language, verses)
+    try:
+        with atomic_file(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+            for table in (model.unigrams, model.bigrams):
+                f.write("".join(f"{key} {count:g}\n" for key, count in table.items()).encode("utf-8"))
+    except OSError:
+        pass  # a read-only cache directory costs a recount next time, nothing else
+    return model
+
+
+def _read_counts(path: Path, words: int) -> dict[str, float]:
+    """``words``-word entries of a symspellpy frequency file (``w1 [w2] count`` per line, gzip when
+    the name ends in ``.gz``), lower-case."""
+    counts: dict[str, float] = {}
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            parts = line.split()
+            if len(parts) != words + 1:
+                continue
+            key = " ".join(parts[:words]).lower()
+            counts[key] = counts.get(key, 0.0) + float(parts[words])
+    return counts
