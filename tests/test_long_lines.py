@@ -241,3 +241,30 @@ def test_tag_predict_reads_a_long_line_whole(tmp_path, capsys):
     sentences, _ = _read_for_prediction(str(path), "auto", argparse.Namespace(errors="strict", max_line_chars=1000))
     assert sentences == [split_words(line).words, ["short", "one"]]
     assert capsys.readouterr().err == ""  # nothing was cut, nothing left unread
+
+
+@pytest.mark.filterwarnings("ignore:.*were truncated")  # the model's own token limit
+def test_tag_predict_streams_every_word_of_a_long_line(tmp_path, tiny_bert_dir, capsys):
+    """The CLI tags plain text a batch of windows at a time: every word in order, a long line (even
+    one with stretches longer than a window and without whitespace) is still one sentence."""
+    from charwise.tagging import TaggerConfig
+    from charwise.tagging.model import build_tagger
+    from charwise.teachers import Teacher
+    from charwise.words import split_words
+
+    config = TaggerConfig(task="toy", teacher=str(tiny_bert_dir), policy="none", pool="first")
+    build_tagger(config, ["A", "B"], teacher=Teacher.load(str(tiny_bert_dir))).save(tmp_path / "tagger")
+    line = long_line(20_000, seed=5) + " " + "x" * 3000 + "don't" + "." * 2500 + " end"
+    path = tmp_path / "in.txt"
+    path.write_text("first one\n\n" + line + "\nlast\n", encoding="utf-8")
+    out = tmp_path / "out.conll"
+    assert main(["tag", "predict", str(tmp_path / "tagger"), str(path), "--max-line-chars", "1000",
+                 "--out", str(out)]) == 0
+    with open(out, encoding="utf-8", newline="") as f:
+        blocks = f.read().split("\n\n")
+    assert blocks[-1] == ""
+    rows = [[row.split("\t") for row in block.split("\n")] for block in blocks[:-1]]
+    assert [[word for word, _ in block] for block in rows] == [["first", "one"], split_words(line).words, ["last"]]
+    assert {tag for block in rows for _, tag in block} <= {"A", "B"}
+    err = capsys.readouterr().err
+    assert "3 sentences tagged" in err and "1 sentences had more than" in err and "unread" not in err
