@@ -81,16 +81,14 @@ def speller_ranked(speller: Any, words: list[str]) -> list[list[str]]:
 
 def by_distance(speller: Any, words: list[str]) -> list[list[str]]:
     """The speller's own candidates, ranked SymSpell's way: edit distance, then frequency."""
-    from editdistpy import damerau_osa
+    from charwise.typos.distance import osa_distance
 
-    out = []
     def key(word: str, c: str) -> tuple[int, float]:
-        d = damerau_osa.distance(word, c, 10)
-        return (10 if d < 0 else d, -speller.zipf.get(c, 0.0))
+        return (osa_distance(word, c, 10), -speller.lexicon.zipf(c))
 
-    for word, (names, _) in zip(words, speller.candidate_rows([w.lower() for w in words])):
-        out.append(sorted(names, key=lambda c: key(word.lower(), c)))
-    return out
+    lower = [w.lower() for w in words]
+    batch = speller.featurizer.featurize(lower, speller.settings.neighbours)
+    return [sorted(batch.of(i)[0], key=lambda c: key(word, c)) for i, word in enumerate(lower)]
 
 
 def read_labels() -> dict[tuple[str, str], str]:
@@ -124,7 +122,7 @@ def english(args: argparse.Namespace) -> dict[str, Any]:
     from charwise.speller.scorer import SpellScorer
     from charwise.speller.speller import SHIPPED_SCORERS
     from charwise.tagging.data import load_task
-    from charwise.typos.wikipedia import benchmark_pairs, error_kind, list_half, load_wikipedia_pairs, whole_word_rows
+    from charwise.typos.wikipedia import benchmark_pairs, error_kind, list_half, load_wikipedia_pairs
 
     started = time.perf_counter()
     scorer = SpellScorer.from_pretrained(args.scorer or SHIPPED_DIR / SHIPPED_SCORERS["en"])
@@ -139,7 +137,7 @@ def english(args: argparse.Namespace) -> dict[str, Any]:
     test_raw = [(b, g) for b, g in raw if list_half(g) == "test"]
     pairs = benchmark_pairs(teacher, test_raw)
     bad, gold = [p.misspelling for p in pairs], [p.correction for p in pairs]
-    rows = whole_word_rows(teacher)
+    rows = teacher.whole_word_rows()
     outside = []
     seen = set()
     for b, g in test_raw:
@@ -243,7 +241,7 @@ def english(args: argparse.Namespace) -> dict[str, Any]:
 
 def spanish(args: argparse.Namespace) -> dict[str, Any]:
     from charwise.speller import Speller
-    from charwise.training.speller import clean_dev_words
+    from charwise.training.scorer import clean_dev_words
     from charwise.translation.data import read_pairs, source_words, split_pairs
     from charwise.typos.realistic import MisspellConfig, RealisticNoiser
     from charwise.typos.single import NoiseNotApplicable

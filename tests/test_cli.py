@@ -249,7 +249,7 @@ def test_cli_defaults_are_the_librarys():
 
     from charwise.decoders.lstm import CharDecoder
     from charwise.training.config import TuneConfig
-    from charwise.training.spelling import spelling_report
+    from charwise.training.decoder import spelling_report
     from charwise.translation.model import TranslationModel
 
     def default(function, name):

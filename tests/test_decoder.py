@@ -12,7 +12,7 @@ from charwise.charset import END, CharVocab
 from charwise.cli import main
 from charwise.decoders import CharDecoder, build_decoder
 from charwise.errors import CheckpointError, ConfigError
-from charwise.training.spelling import SpellingConfig, SpellingTrainer, spelling_scores
+from charwise.training.decoder import SpellingConfig, SpellingTrainer, spelling_scores
 
 WORDS = ["the", "playing", "hello", "world", "cafe", "über", "straße", "x", "mississippi", "naïve"]
 

@@ -11,8 +11,8 @@ import torch
 
 from charwise.errors import CharwiseError, CheckpointError, ConfigError
 from charwise.speller import Lexicon, Speller, SpellerSettings
-from charwise.speller.candidates import EDITS, NEIGHBOURS, SOUNDS, WRITTEN, CandidateIndex
-from charwise.speller.features import RANK_FEATURES
+from charwise.speller.candidates import EDITS, NEIGHBOURS, SOUNDS, WRITTEN, CandidateBatch, CandidateIndex
+from charwise.speller.features import RANK_FEATURES, WORD_FEATURES, Featurizer, rank_order, segment_max
 from charwise.speller.lexicon import DICTIONARY, USER, LexiconEntry
 from charwise.speller.scorer import SpellScorer, SpellScorerConfig
 from charwise.typos.sounds import sound_key, strip_accents
@@ -106,6 +106,110 @@ def test_candidates_by_edits_and_by_sound():
     assert index.lookup("zzzzzzzz") == {}
     with pytest.raises(ConfigError):
         CandidateIndex(tiny_lexicon(), max_distance=0)
+
+
+# --- the batch featurizer --------------------------------------------------------------------------------
+FEATURIZED = ["recieve", "pakage", "zzzzzzzzzz", "house", "horsee", "wierd", "dephinatelly", "recieve", "b"]
+ENCODER_COLUMNS = [RANK_FEATURES.index(n) for n in ("cos_encoder", "cos_row", "cos_gap")]
+
+
+def test_batch_featurizer_gives_the_rows_of_one_word_at_a_time(tiny_speller):
+    featurizer = tiny_speller.featurizer
+    batch = featurizer.featurize(FEATURIZED, neighbours=3)
+    assert batch.rows.shape == (len(batch.names), len(RANK_FEATURES)) and batch.rows.dtype == np.float32
+    assert batch.offsets[0] == 0 and batch.offsets[-1] == len(batch.names) and len(batch.offsets) == len(FEATURIZED) + 1
+    other = [i for i in range(len(RANK_FEATURES)) if i not in ENCODER_COLUMNS]
+    for i, word in enumerate(FEATURIZED):
+        alone = featurizer.featurize([word], neighbours=3)
+        names, rows = batch.of(i)
+        assert names == alone.names and [tiny_speller.featurizer.vectors.words[j] for j in batch.ids[
+            batch.offsets[i] : batch.offsets[i + 1]]] == names
+        # the character encoder pads a batch to its longest word: its vectors agree to float32 precision
+        assert np.array_equal(rows[:, other], alone.rows[:, other]), word
+        assert np.allclose(rows, alone.rows, rtol=0, atol=1e-6), word
+    names, rows = batch.of(0)
+    assert "receive" in names and "relieve" in names
+    assert batch.of(2)[0] and all(f == NEIGHBOURS for f in batch.flags[batch.offsets[2] : batch.offsets[3]])
+    assert batch.of(3)[0][0] == "house" and batch.flags[batch.offsets[3]] & WRITTEN
+    empty = featurizer.featurize([])
+    assert empty.names == [] and empty.rows.shape == (0, len(RANK_FEATURES)) and list(empty.offsets) == [0]
+    assert featurizer.featurize(["zzzzzzzzzz"], neighbours=0).names == []
+
+
+def test_feature_columns_are_named_and_complete(tiny_speller):
+    featurizer = tiny_speller.featurizer
+    raw, projected = featurizer.vectors.embed(["recieve", "pakage"])
+    batch = featurizer.finder.gather(["recieve", "pakage"], projected, 3)
+    columns = featurizer.columns(batch, raw, projected)
+    assert set(columns) == set(RANK_FEATURES) and all(len(c) == len(batch.names) for c in columns.values())
+    names, _ = batch.of(0)
+    j = names.index("receive")
+    assert columns["dl1"][j] and columns["transposition"][j] and columns["same_sound"][j]
+    assert columns["prefix"][j] == pytest.approx(3 / 7) and columns["zipf_gap"][: len(names)].max() == 0
+    with pytest.raises(ConfigError, match="no feature column for zipf"):
+        from charwise.speller.features import stack
+
+        stack({k: v for k, v in columns.items() if k != "zipf"}, RANK_FEATURES)
+
+
+def test_rank_order_and_segment_max_work_word_by_word():
+    scores = np.array([0.5, 2.0, 2.0, -1.0, 3.0, 1.0, 1.0, 1.0])
+    offsets = np.array([0, 3, 3, 4, 8])  # the second word has no candidates
+    order = rank_order(scores, offsets)
+    expected = [offsets[i] + np.argsort(-scores[offsets[i] : offsets[i + 1]], kind="stable")
+                for i in range(len(offsets) - 1)]
+    assert order.tolist() == np.concatenate(expected).tolist() == [1, 2, 0, 3, 4, 5, 6, 7]
+    assert segment_max(scores, offsets).tolist() == [2.0, 2.0, 2.0, -1.0, 3.0, 3.0, 3.0, 3.0]
+
+
+def test_word_rows_are_each_words_own(tiny_speller):
+    """The judge's rows of a batch, against the per-word arithmetic they replace."""
+    featurizer = tiny_speller.featurizer
+    batch = featurizer.featurize(FEATURIZED, neighbours=3)
+    scores = tiny_speller.scorer.rank(batch.rows)
+    word_rows = featurizer.word_rows(batch, scores, rank_order(scores, batch.offsets))
+    with_candidates = [i for i in range(len(FEATURIZED)) if batch.counts[i]]
+    assert word_rows.shape == (len(with_candidates), len(WORD_FEATURES)) and word_rows.dtype == np.float32
+    f = {name: i for i, name in enumerate(RANK_FEATURES)}
+    for row, i in zip(word_rows, with_candidates):
+        names, rank_rows = batch.of(i)
+        s = scores[batch.offsets[i] : batch.offsets[i + 1]]
+        ranked = list(np.argsort(-s, kind="stable"))
+        best = rank_rows[ranked[0]]
+        second = s[ranked[1]] if len(ranked) > 1 else s[ranked[0]] - 10.0
+        shares = np.exp(s - s.max())
+        written = tiny_speller.lexicon.zipf(FEATURIZED[i])
+        reference = np.array([s[ranked[0]], min(s[ranked[0]] - second, 10.0), shares[ranked[0]] / shares.sum(),
+                              best[f["dl1"]] + 2 * best[f["dl2"]] + 3 * best[f["dl3+"]], best[f["same_sound"]],
+                              best[f["zipf"]], written / 8, min(len(FEATURIZED[i]), 20) / 20, math.log(len(ranked)),
+                              best[f["zipf"]] - written / 8], dtype=np.float32)
+        assert np.allclose(row, reference, rtol=1e-6, atol=1e-7), FEATURIZED[i]
+
+
+def test_candidate_batches_select_and_concatenate(tiny_speller):
+    featurizer = tiny_speller.featurizer
+    a, b = featurizer.featurize(["recieve", "zzzzzzzzzz"], neighbours=0), featurizer.featurize(["pakage"])
+    both = CandidateBatch.concatenate([a, b])
+    assert both.words == ["recieve", "zzzzzzzzzz", "pakage"] and both.names == a.names + b.names
+    assert both.counts.tolist() == [len(a.names), 0, len(b.names)] and np.array_equal(both.rows[: len(a.names)], a.rows)
+    keep = np.array([n != "receive" for n in both.names])
+    fewer = both.select(keep)
+    assert "receive" not in fewer.names and fewer.counts.tolist() == [len(a.names) - 1, 0, len(b.names)]
+    assert fewer.of(2)[0] == b.names and np.array_equal(fewer.of(2)[1], b.rows)
+
+
+def test_a_speller_shares_a_featurizer_built_for_its_lexicon(tiny_speller):
+    featurizer = tiny_speller.featurizer
+    again = Speller.from_featurizer(featurizer, tiny_speller.scorer)
+    assert again.featurizer is featurizer and again.index is featurizer.index
+    assert again.settings.neighbours == 3 and again.suggest(["pakage"])[0][0].word == "package"
+    with pytest.raises(ConfigError, match="another lexicon"):
+        Speller(tiny_lexicon(), featurizer.encoder, tiny_speller.scorer, featurizer=featurizer)
+    with pytest.raises(ConfigError, match="max_distance"):
+        Speller(featurizer.lexicon, featurizer.encoder, tiny_speller.scorer, SpellerSettings(max_distance=1),
+                featurizer=featurizer)
+    with pytest.raises(ConfigError, match="neighbours"):
+        Featurizer(featurizer.lexicon, featurizer.encoder, neighbours=-1)
 
 
 # --- scorer file -----------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The speller's score cache and the scorer's numpy weights never outlive the weights they came from:
-a scorer swapped in (by assignment or by ``fit_scorer``), reloaded with ``load_state_dict`` or changed
-in place gives its own scores at once."""
+a scorer swapped in (by assignment, a freshly fitted one included), reloaded with ``load_state_dict``
+or changed in place gives its own scores at once."""
 
 from __future__ import annotations
 
@@ -97,9 +97,9 @@ def test_the_scorer_reads_its_parameters_not_a_stale_copy():
         assert np.allclose(frozen.rank(rows), 2 * frozen_before - frozen.rank_bias.item())
 
 
-def test_fit_scorer_installs_a_scorer_whose_scores_are_used(speller, monkeypatch):
-    import charwise.training.speller as training
-    from charwise.training.speller import ScorerTraining, fit_scorer
+def test_a_fitted_scorer_assigned_gives_its_scores(speller, monkeypatch):
+    import charwise.training.scorer as training
+    from charwise.training.scorer import ScorerTraining, fit_scorer
 
     # the tiny lexicon's words and a few clean dev words: a fit in a second or two
     monkeypatch.setattr(training, "_training_corpus_words", lambda language: ["horsee", "wycombe", "blorp"])
@@ -107,9 +107,14 @@ def test_fit_scorer_installs_a_scorer_whose_scores_are_used(speller, monkeypatch
     speller.scorer = never_scorer()
     assert speller.correct("the pakage").corrected == "the pakage"  # now cached: never a correction
     old = speller.scorer
-    info = fit_scorer(speller, ScorerTraining(words=300, negatives=5, wikipedia=False, rank_hidden=2, threshold=0.5),
-                      compare=False)
-    assert speller.scorer is not old and speller.scorer.training_info is info
+    scorer, info = fit_scorer(speller.featurizer, ScorerTraining(words=300, negatives=5, wikipedia=False,
+                                                                 rank_hidden=2, threshold=0.5), compare=False)
+    assert speller.scorer is old  # fitting reads the featurizer and changes no speller
+    assert scorer.training_info is info and info["dev"]["threshold"] == 0.5 and info["dev"]["dev_words"] == 5
+    assert (scorer.config.language, scorer.config.encoder, info["config"]["encoder"]) == ("en", "minilm", "minilm")
+    speller.scorer = scorer
     fresh = Speller(speller.lexicon, speller.encoder, speller.scorer, speller.settings)
     assert speller.suggest(["pakage"]) == fresh.suggest(["pakage"])  # the new scorer's scores, not the cache's
     assert best(speller)[1] > 1e-6
+    with pytest.raises(ConfigError, match="'es'"):
+        fit_scorer(speller.featurizer, ScorerTraining(language="es"))

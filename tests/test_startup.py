@@ -104,17 +104,17 @@ def test_the_trainers_use_the_torch_free_configurations():
     from charwise.training import (
         approximation,
         config,
+        decoder,
         generation,
         lm,
         losses,
         pretraining,
-        spelling,
         translation,
         tuning,
     )
 
     assert approximation.TrainConfig is config.TrainConfig and losses.LossWeights is config.LossWeights
-    assert spelling.SpellingConfig is config.SpellingConfig and tuning.TuneConfig is config.TuneConfig
+    assert decoder.SpellingConfig is config.SpellingConfig and tuning.TuneConfig is config.TuneConfig
     assert pretraining.PretrainConfig is config.PretrainConfig and generation.GeneratorConfig is config.GeneratorConfig
     assert lm.LMConfig is config.LMConfig and translation.TranslateConfig is config.TranslateConfig
     assert tagging_model.TaggerConfig is tagging_config.TaggerConfig

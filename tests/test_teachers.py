@@ -199,6 +199,17 @@ def test_view_is_consistent(any_teacher):
     assert any_teacher.embeddings.dtype == torch.float32
 
 
+def test_whole_word_rows_are_the_first_normal_word_start_row_of_each_surface(any_teacher):
+    v = any_teacher.vocab
+    first: dict[str, int] = {}
+    for i, surface in enumerate(v.surfaces):
+        if v.kinds[i] == "normal" and v.word_start[i]:
+            first.setdefault(surface, i)
+    rows = any_teacher.whole_word_rows()
+    assert rows == first and list(rows.values()) == sorted(rows.values()) and rows
+    assert bool((any_teacher.normal_mask & any_teacher.word_start_mask)[list(rows.values())].all())
+
+
 def test_describe(any_teacher):
     d = any_teacher.describe()
     assert d == {"name": any_teacher.name, "vocab_hash": any_teacher.vocab_hash, "dim": 16,

@@ -14,10 +14,10 @@ import torch
 
 from charwise.errors import ConfigError
 from charwise.retrieval import hits_at, rank_vectors, rank_with_encoder
+from charwise.typos.distance import levenshtein_distance, osa_distance
 from charwise.typos.wikipedia import (
     ERROR_KINDS,
     benchmark_pairs,
-    damerau_levenshtein,
     error_kind,
     explained_by_rules,
     load_wikipedia_pairs,
@@ -27,10 +27,20 @@ from charwise.typos.wikipedia import (
 @pytest.mark.parametrize(("a", "b", "d"), [
     ("", "", 0), ("cat", "cat", 0), ("cat", "cut", 1), ("cat", "act", 1), ("cat", "cats", 1),
     ("cat", "at", 1), ("kitten", "sitting", 3), ("abcd", "badc", 2), ("", "abc", 3),
+    ("ca", "abc", 3),  # optimal string alignment: no substring edited twice (true Damerau-Levenshtein: 2)
+    ("naïve", "naive", 1), ("🙂a", "a🙂", 1), ("\ud800x", "\udc80x", 1), ("\ud800\U000f0000", "\U000f0000\ud800", 1),
 ])
-def test_damerau_levenshtein(a, b, d):
-    assert damerau_levenshtein(a, b) == d
-    assert damerau_levenshtein(b, a) == d
+def test_osa_distance(a, b, d):
+    """editdistpy's C code, code point by code point (lone surrogates included)."""
+    assert osa_distance(a, b) == d
+    assert osa_distance(b, a) == d
+    assert osa_distance(a, b, cap=1) == min(d, 1)
+    assert levenshtein_distance(a, b) >= d
+
+
+def test_levenshtein_counts_a_transposition_as_two_edits():
+    assert levenshtein_distance("recieve", "receive") == 2 and osa_distance("recieve", "receive") == 1
+    assert levenshtein_distance("dephinatelly", "definitely", cap=2) == 2
 
 
 @pytest.mark.parametrize(("bad", "good", "kind"), [

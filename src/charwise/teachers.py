@@ -291,6 +291,16 @@ class Teacher:
             raise RuntimeError(f"teacher '{self.name}' was built without a model")
         return self._model_loader()
 
+    def whole_word_rows(self) -> dict[str, int]:
+        """Surface -> row id of the whole-word rows (kind ``normal`` and word-start; a surface that
+        several rows share keeps its first), in row order."""
+        rows: dict[str, int] = {}
+        kinds, starts = self.vocab.kinds, self.vocab.word_start
+        for i, surface in enumerate(self.vocab.surfaces):
+            if kinds[i] == "normal" and starts[i] and surface not in rows:
+                rows[surface] = i
+        return rows
+
     def display(self, row: int) -> str:
         """A readable label for a row, the same for every family: ``business`` for a word start,
         ``##ness`` for a continuation piece, the raw token for special/byte rows."""

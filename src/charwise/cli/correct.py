@@ -51,7 +51,7 @@ def add_parser(sub: Any) -> None:
     add_input_options(c, windows=True)
     c.set_defaults(func=cmd_correct)
 
-    from charwise.training.speller import ScorerTraining
+    from charwise.training.scorer import ScorerTraining
 
     defaults = ScorerTraining()
     s = sub.add_parser("speller", help="fit a speller's scorer (train)")
@@ -192,23 +192,20 @@ class _LongLine:
 
 def cmd_train(args: argparse.Namespace) -> int:
     from charwise.encoders.shipped import load
-    from charwise.speller import Lexicon, Speller
-    from charwise.speller.scorer import SpellScorer, SpellScorerConfig
-    from charwise.speller.speller import DEFAULT_ENCODERS
-    from charwise.training.speller import ScorerTraining, fit_scorer
+    from charwise.speller import Lexicon
+    from charwise.speller.features import Featurizer
+    from charwise.training.scorer import ScorerTraining, fit_scorer
 
     check_int_min("--words", args.words, 1)
     check_int_min("--negatives", args.negatives, 1)
     check_unit("--threshold", args.threshold)
     out = check_output_dir(args.out, "--out")
-    name = args.encoder or DEFAULT_ENCODERS[args.language]
-    encoder = load(name)
+    config = ScorerTraining(language=args.language, encoder=args.encoder or "", words=args.words,
+                            negatives=args.negatives, threshold=args.threshold, seed=args.seed)
+    encoder = load(config.encoder)
     lexicon = Lexicon.build(args.language, teacher=encoder.teacher_info.get("name"))
-    scorer = SpellScorer(SpellScorerConfig(language=args.language, encoder=name))
-    speller = Speller(lexicon, encoder, scorer)
-    info = fit_scorer(speller, ScorerTraining(language=args.language, words=args.words, negatives=args.negatives,
-                                              threshold=args.threshold, seed=args.seed))
-    speller.scorer.save_pretrained(out)
+    scorer, info = fit_scorer(Featurizer(lexicon, encoder), config)
+    scorer.save_pretrained(out)
     held = info["ranker_top1_heldout"][info["ranker"]]
     print(f"candidate recall {100 * info['candidate_recall']:.1f} %; ranker {info['ranker']}, held-out top-1 "
           + ", ".join(f"{k} {100 * v:.1f} %" for k, v in held.items())

@@ -78,7 +78,7 @@ def add_parser(sub: Any) -> None:
 
 # --- decoder train ---------------------------------------------------------------------------------
 def cmd_train(args: argparse.Namespace) -> int:
-    from charwise.training.spelling import CONFIG_FILE, SpellingTrainer, spelling_report
+    from charwise.training.decoder import CONFIG_FILE, SpellingTrainer, spelling_report
 
     out = check_output_dir(args.out, "--out")
     if args.resume:
@@ -119,7 +119,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def format_spelling(report: dict[str, Any]) -> str:
-    """The report of :func:`~charwise.training.spelling.spelling_report` as a small table."""
+    """The report of :func:`~charwise.training.decoder.spelling_report` as a small table."""
     beam = f"beam{report['beam']}"
     lines = [f"{'words':<8} {'from':<14} {'n':>6} {'greedy exact':>13} {'CER':>6} {beam + ' exact':>12} "
              f"{'in top':>7}"]
@@ -133,7 +133,7 @@ def format_spelling(report: dict[str, Any]) -> str:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from charwise.training.spelling import spelling_report
+    from charwise.training.decoder import spelling_report
 
     check_int_min("--beam", args.beam, 1)
     check_int_min("--words", args.words, 1)

@@ -165,7 +165,7 @@ class RepairPolicy(Policy):
 
     def __init__(self, language: str = "en", threshold: float | None = None, *, chars_for_unsure: bool = False,
                  speller: "Speller | None" = None) -> None:
-        from charwise.speller.lexicon import check_language
+        from charwise.languages import check_language
         from charwise.speller.speller import check_threshold
 
         self.language = check_language(language)

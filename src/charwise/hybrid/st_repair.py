@@ -50,7 +50,7 @@ from torch import nn
 
 from charwise.errors import CheckpointError, ConfigError
 from charwise.hybrid.st import INSTALL_HINT, _require_sentence_transformers, read_module_config
-from charwise.speller.lexicon import check_language
+from charwise.languages import check_language
 from charwise.speller.repair import repair
 from charwise.speller.speller import CorrectedText, check_threshold
 
@@ -323,7 +323,7 @@ class RepairInput(nn.Module):
                                   f"'{INNER_DIR}/'")
         inner_class = _trusted_class(module.get("qualname"))
         try:  # the settings are checked before the (possibly large) inner module is read
-            language = check_language(config.get("language"))  # type: ignore[arg-type]
+            language = check_language(config.get("language"))
             threshold = check_threshold(config.get("threshold"), "repair threshold")
         except ConfigError as e:
             raise CheckpointError(f"bad RepairInput config '{config_path}': {e}") from None

@@ -1,23 +1,33 @@
-"""Where a speller's candidates come from: :class:`CandidateIndex`.
+"""Where a speller's candidates come from, all three sources: :class:`CandidateFinder`.
 
-Two sources over the lexicon's words that wordfreq lists (a word it has never seen is accepted as
-written but never suggested, unless it is one of your own words), both torch-free (the encoder's nearest rows, the third
-source, are added by :class:`~charwise.speller.Speller`, which holds the encoder):
+For a batch of lower-case written words, :meth:`CandidateFinder.gather` returns a
+:class:`CandidateBatch`: every word's candidates concatenated into flat arrays, with per-word
+offsets (word ``i``'s candidates are ``offsets[i]:offsets[i + 1]``). The sources, in the order a
+word's candidates are listed (a candidate found twice is listed once, with both source flags):
 
+* **written**: the word itself, when the lexicon holds it (flag ``WRITTEN``);
 * **edits**: every lexicon word within Damerau-Levenshtein distance ``max_distance`` (default 2),
   found by ``symspellpy``'s symmetric-delete index (``Verbosity.ALL``; its C edit distance from
-  ``editdistpy``);
+  ``editdistpy``), in symspellpy's order;
 * **sounds**: the lexicon words that share the written word's sound key
   (:func:`charwise.typos.sounds.sound_key`: the realistic model's rules, phonetic, doubled letters,
-  accents, undone at once), the ``per_key`` most frequent of them.
+  accents, undone at once), the ``per_key`` most frequent of them;
+* **neighbours**: the encoder's ``neighbours`` nearest whole-word rows of the teacher that are
+  lexicon words (cosine with the written word's projected vector,
+  :class:`~charwise.speller.vectors.LexiconVectors`), nearest first.
 
-The symmetric-delete index takes a few seconds to build, so it is built on the first lookup: a
-text whose words are all known never pays for it.
+The first two lexicon sources (:class:`CandidateIndex`) are torch-free and consider only the
+lexicon's words that wordfreq lists (a word it has never seen is accepted as written but never
+suggested, unless it is one of your own words). The symmetric-delete index takes a few seconds to
+build, so it is built on the first lookup: a text whose words are all known never pays for it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from charwise.errors import ConfigError
 from charwise.speller.lexicon import USER
@@ -25,6 +35,7 @@ from charwise.typos.sounds import sound_key
 
 if TYPE_CHECKING:
     from charwise.speller.lexicon import Lexicon
+    from charwise.speller.vectors import LexiconVectors
 
 EDITS, SOUNDS, NEIGHBOURS, WRITTEN = 1, 2, 4, 8  # candidate source flags
 
@@ -78,3 +89,98 @@ class CandidateIndex:
         for candidate in self.by_key.get(sound_key(word, self.lexicon.language), ()):
             found[candidate] = found.get(candidate, 0) | SOUNDS
         return found
+
+
+@dataclass
+class CandidateBatch:
+    """The candidates of a batch of written words, flat (see the module docstring).
+
+    ``rows`` holds their feature rows once a :class:`~charwise.speller.features.Featurizer` has
+    made them (``(len(names), 0)`` before).
+    """
+
+    words: list[str]  # the written words, lower-case
+    offsets: np.ndarray  # (len(words) + 1,) int64: word i's candidates are offsets[i]:offsets[i + 1]
+    names: list[str]  # the candidates, flat
+    ids: np.ndarray  # (len(names),) int64: each one's lexicon position
+    flags: np.ndarray  # (len(names),) int64: source flags (EDITS | SOUNDS | NEIGHBOURS | WRITTEN)
+    neighbour_rank: np.ndarray  # (len(names),) int64: rank among the word's nearest rows (0: nearest), or -1
+    rows: np.ndarray  # (len(names), features) float32
+
+    @property
+    def counts(self) -> np.ndarray:
+        """``(len(words),)``: how many candidates each word has."""
+        return np.diff(self.offsets)
+
+    @property
+    def word_index(self) -> np.ndarray:
+        """``(len(names),)``: the index of the written word each candidate belongs to."""
+        return np.repeat(np.arange(len(self.words)), self.counts)
+
+    def of(self, i: int) -> tuple[list[str], np.ndarray]:
+        """Word ``i``'s candidates and their feature rows."""
+        a, b = int(self.offsets[i]), int(self.offsets[i + 1])
+        return self.names[a:b], self.rows[a:b]
+
+    def select(self, keep: np.ndarray) -> "CandidateBatch":
+        """The batch with only the candidates where ``keep`` (a boolean ``(len(names),)``) is true."""
+        counts = np.bincount(self.word_index[keep], minlength=len(self.words))
+        return CandidateBatch(list(self.words), _offsets(counts), [n for n, k in zip(self.names, keep) if k],
+                              self.ids[keep], self.flags[keep], self.neighbour_rank[keep], self.rows[keep])
+
+    @classmethod
+    def concatenate(cls, batches: list["CandidateBatch"]) -> "CandidateBatch":
+        """One batch of the words of ``batches`` (at least one), in order."""
+        return cls([w for b in batches for w in b.words], _offsets(np.concatenate([b.counts for b in batches])),
+                   [n for b in batches for n in b.names], np.concatenate([b.ids for b in batches]),
+                   np.concatenate([b.flags for b in batches]), np.concatenate([b.neighbour_rank for b in batches]),
+                   np.concatenate([b.rows for b in batches]))
+
+
+def _offsets(counts: np.ndarray) -> np.ndarray:
+    """Per-word offsets ``(len(counts) + 1,)`` int64 from per-word candidate counts."""
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
+class CandidateFinder:
+    """Candidates from all three sources for a batch of written words (see the module docstring)."""
+
+    def __init__(self, index: CandidateIndex, vectors: LexiconVectors) -> None:
+        self.index = index
+        self.vectors = vectors
+
+    def nearest(self, projected: np.ndarray, k: int) -> list[dict[str, int]]:
+        """For each projected vector, its ``k`` nearest rows' words -> rank (0: the nearest)."""
+        import torch
+
+        words = self.vectors.row_words
+        if k <= 0 or not words or not len(projected):
+            return [{} for _ in range(len(projected))]
+        sims = torch.from_numpy(projected) @ self.vectors.row_matrix.T
+        top = sims.topk(min(k, len(words)), dim=1).indices.tolist()
+        return [{words[r]: rank for rank, r in enumerate(row)} for row in top]
+
+    def gather(self, words: list[str], projected: np.ndarray, neighbours: int) -> CandidateBatch:
+        """The candidates of lower-case ``words`` (``projected``: their projected unit vectors, one
+        row per word; ``neighbours``: how many nearest rows to add)."""
+        nearest = self.nearest(projected, neighbours)
+        names: list[str] = []
+        flags: list[int] = []
+        ranks: list[int] = []
+        counts: list[int] = []
+        for word, near in zip(words, nearest):
+            found = self.index.lookup(word)
+            for candidate in near:
+                found[candidate] = found.get(candidate, 0) | NEIGHBOURS
+            found.pop("", None)
+            names += found
+            flags += found.values()
+            ranks += [near.get(c, -1) for c in found]
+            counts.append(len(found))
+        position = self.vectors.position
+        return CandidateBatch(list(words), _offsets(np.array(counts, dtype=np.int64)), names,
+                              np.array([position[c] for c in names], dtype=np.int64),
+                              np.array(flags, dtype=np.int64), np.array(ranks, dtype=np.int64),
+                              np.zeros((len(names), 0), dtype=np.float32))

@@ -70,7 +70,7 @@ class NgramContext:
     @classmethod
     def load(cls, language: str = "en") -> "NgramContext":
         """The context model of ``language`` (built once per process)."""
-        from charwise.speller.lexicon import check_language
+        from charwise.languages import check_language
 
         check_language(language)
         return _load(language)

@@ -44,8 +44,9 @@ from pathlib import Path
 from charwise.cache import cache_root, file_sha256
 from charwise.errors import ConfigError
 from charwise.io import atomic_file, check_input_file, iter_lines
+from charwise.languages import SPELLER_LANGUAGES, check_language
 
-LANGUAGES = ("en", "es")
+LANGUAGES = SPELLER_LANGUAGES
 #: The spelling dictionaries each language can use (the default is all of them).
 DICTIONARIES: dict[str, tuple[str, ...]] = {"en": ("pyspellchecker", "symspell"), "es": ("pyspellchecker",)}
 CACHE_FORMAT = 2  # bump when the cache file's layout or the build rules change
@@ -53,12 +54,6 @@ MAX_WORD_CHARS = 40  # longer "words" of a source are not words a speller should
 
 # per-word source flags
 DICTIONARY, TEACHER, USER, CORPUS = 1, 2, 4, 8
-
-
-def check_language(language: str) -> str:
-    if language not in LANGUAGES:
-        raise ConfigError(f"no speller lexicon for language {language!r}; known: {', '.join(LANGUAGES)}")
-    return language
 
 
 def _dictionary_words(name: str, language: str) -> Iterable[str]:
@@ -234,10 +229,9 @@ def _build_entries(language: str, dictionaries: tuple[str, ...], teacher: str | 
     freq = get_frequency_dict(language, "best")
     if teacher is not None:
         from charwise.teachers import Teacher
-        from charwise.typos.wikipedia import whole_word_rows
 
         # a multilingual teacher's rows hold every language's words: only those wordfreq lists in this one
-        for word in whole_word_rows(Teacher.load(teacher)):
+        for word in Teacher.load(teacher).whole_word_rows():
             if word.isalpha() and len(word) > 1 and freq.get(word.lower(), 0.0) > 0:
                 add(word, TEACHER, False)
     for word in extra:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from typing import Sequence
 
-from charwise.speller.lexicon import check_language
+from charwise.languages import check_language
 from charwise.speller.speller import CorrectedText, Speller
 
 _SPELLERS: dict[str, Speller] = {}

@@ -11,23 +11,27 @@ Two small models over standardised features (:mod:`charwise.speller.features`):
   misspelling of the best candidate, against "a valid word the lexicon lacks" (a name, a new word)
   or "a misspelling whose best candidate is wrong".
 
-Both are fitted by scikit-learn (``charwise.training.speller``) and stored as a Hugging Face model
+Both are fitted by scikit-learn (:mod:`charwise.training.scorer`) and stored as a Hugging Face model
 directory (``config.json`` + ``model.safetensors``) so that loading checks names and shapes strictly
-and no pickle is ever read. Scoring runs in numpy, on float64 copies of the parameters that are
-derived from them, never set apart: the copies are remade whenever a parameter changes (in place,
-by ``load_state_dict`` or :meth:`SpellScorer.set_parts`, or replaced), which
-:meth:`SpellScorer.weights_version` tells callers that cache scores.
+and no pickle is ever read. Their arithmetic is written once, :func:`rank_scores` and
+:func:`judge_probabilities` over a mapping of parameter arrays: the scorer calls them (and its torch
+``forward`` calls the ranker's), and training calls them on the arrays it has just fitted. Scoring
+runs in numpy, on float64 copies of the parameters that are derived from them, never set apart: the
+copies are remade whenever a parameter changes (in place, by ``load_state_dict`` or
+:meth:`SpellScorer.set_parts`, or replaced), which :meth:`SpellScorer.weights_version` tells callers
+that cache scores.
 
 Example::
 
     scorer = SpellScorer.from_pretrained("src/charwise/pretrained/speller-minilm-en")
-    scores = scorer.rank(candidate_rows)          # (n,)
+    scores = scorer.rank(batch.rows)              # (n,): every candidate of a featurized batch
     p = scorer.judge(word_rows)                    # (m,) probabilities
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +45,23 @@ from charwise.model_files import load_model_directory, save_model_directory
 from charwise.speller.features import RANK_FEATURES, WORD_FEATURES
 
 MODEL_TYPE = "charwise-speller"
+
+
+def rank_scores(parts: Mapping[str, Any], rows: np.ndarray) -> np.ndarray:
+    """The ranker: candidate scores ``(n,)`` of feature rows ``(n, len(RANK_FEATURES))`` from the
+    parameters ``rank_mean``, ``rank_scale``, ``rank_weight``, ``rank_bias`` (and, for the
+    perceptron, ``rank_hidden_weight`` and ``rank_hidden_bias``)."""
+    z = (rows - parts["rank_mean"]) / parts["rank_scale"]
+    if "rank_hidden_weight" in parts:
+        z = np.tanh(z @ parts["rank_hidden_weight"].T + parts["rank_hidden_bias"])
+    return z @ parts["rank_weight"] + parts["rank_bias"]
+
+
+def judge_probabilities(parts: Mapping[str, Any], rows: np.ndarray) -> np.ndarray:
+    """The judge: probabilities ``(m,)`` of word rows ``(m, len(WORD_FEATURES))`` from the
+    parameters ``word_mean``, ``word_scale``, ``word_weight``, ``word_bias``."""
+    logits = ((rows - parts["word_mean"]) / parts["word_scale"]) @ parts["word_weight"] + parts["word_bias"]
+    return 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
 
 
 class SpellScorerConfig(PretrainedConfig):
@@ -142,25 +163,19 @@ class SpellScorer(PreTrainedModel):
         self.load_state_dict(state)
 
     def rank(self, rows: np.ndarray) -> np.ndarray:
-        """Candidate scores ``(n,)`` for candidate features ``(n, len(RANK_FEATURES))``."""
-        a = self._arrays()
-        z = (rows - a["rank_mean"]) / a["rank_scale"]
-        if self.config.rank_hidden:
-            z = np.tanh(z @ a["rank_hidden_weight"].T + a["rank_hidden_bias"])
-        return z @ a["rank_weight"] + a["rank_bias"]
+        """Candidate scores ``(n,)`` for candidate features ``(n, len(RANK_FEATURES))`` (:func:`rank_scores`)."""
+        return rank_scores(self._arrays(), rows)
 
     def judge(self, rows: np.ndarray) -> np.ndarray:
-        """Probabilities ``(m,)`` that each word is a misspelling of its best candidate."""
-        a = self._arrays()
-        logits = ((rows - a["word_mean"]) / a["word_scale"]) @ a["word_weight"] + a["word_bias"]
-        return 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
+        """Probabilities ``(m,)`` that each word is a misspelling of its best candidate
+        (:func:`judge_probabilities`)."""
+        return judge_probabilities(self._arrays(), rows)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        """Candidate scores of a ``(n, len(RANK_FEATURES))`` tensor (the ranker, for HF pipelines)."""
-        z = (features - self.rank_mean) / self.rank_scale
-        if self.config.rank_hidden:
-            z = torch.tanh(z @ self.rank_hidden_weight.T + self.rank_hidden_bias)
-        return z @ self.rank_weight + self.rank_bias
+        """Candidate scores of a ``(n, len(RANK_FEATURES))`` tensor (the ranker, for HF pipelines):
+        :meth:`rank` on its values, in its dtype and on its device."""
+        scores = self.rank(features.detach().cpu().double().numpy())
+        return torch.from_numpy(scores).to(device=features.device, dtype=features.dtype)
 
     # --- persistence ----------------------------------------------------------------------------
     def save_pretrained(  # type: ignore[override]

@@ -4,12 +4,17 @@ For each word it is asked about, the speller
 
 1. gathers **candidates** from the lexicon: words within two edits (``symspellpy``), words with the
    same sound key (the realistic error model's rules undone) and the encoder's nearest whole-word
-   rows (:mod:`charwise.speller.candidates`);
+   rows (:mod:`charwise.speller.candidates`, over the lexicon's encoder vectors of
+   :mod:`charwise.speller.vectors`);
 2. **ranks** them with the learned scorer (:mod:`charwise.speller.scorer`) over edit, frequency and
-   encoder features (:mod:`charwise.speller.features`): the encoder's cosine finds what edit distance
-   and frequency miss (phonetic and multi-edit errors);
+   encoder features (:class:`~charwise.speller.features.Featurizer`, a whole batch of words at
+   once): the encoder's cosine finds what edit distance and frequency miss (phonetic and
+   multi-edit errors);
 3. **judges** the best one: the probability that the written word is a misspelling of it, against
    a valid word the lexicon lacks (a name, a new word).
+
+The :class:`Speller` itself remembers scores (running text repeats its unknown words), decides which
+words to look at (the rules below) and which to change.
 
 :meth:`Speller.correct` changes a word only when that probability reaches the threshold (tuned on
 dev text so that clean text is left alone). Words are left alone without a look when they are
@@ -30,7 +35,6 @@ Example (run by tests/test_doctests.py)::
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -38,12 +42,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 import numpy as np
 
-from charwise.cache import LRUCache, cache_root
+from charwise.cache import LRUCache
 from charwise.errors import ConfigError
-from charwise.io import atomic_file
-from charwise.speller.candidates import NEIGHBOURS, CandidateIndex
-from charwise.speller.features import candidate_features, word_features
-from charwise.speller.lexicon import Lexicon, check_language
+from charwise.languages import check_language
+from charwise.speller.candidates import CandidateIndex
+from charwise.speller.features import Featurizer, rank_order, segment_max
+from charwise.speller.lexicon import Lexicon
 from charwise.words import split_words
 
 if TYPE_CHECKING:
@@ -181,44 +185,53 @@ def same_case(word: str, correction: str) -> str:
     return correction
 
 
-def _encoder_key(encoder: CharEncoder) -> str:
-    h = hashlib.sha256()
-    for name, tensor in sorted(encoder.state_dict().items()):
-        h.update(name.encode())
-        h.update(tensor.detach().cpu().float().numpy().tobytes())
-    return h.hexdigest()[:16]
+def check_scorer_language(scorer: SpellScorer, language: str) -> None:
+    """A one-line :class:`ConfigError` unless ``scorer`` was trained for ``language``'s words."""
+    if scorer.config.language != language:
+        raise ConfigError(f"the scorer was trained for {scorer.config.language!r} words, the lexicon is "
+                          f"{language!r}: use the scorer of the lexicon's language")
 
 
 class Speller:
-    """Lexicon + candidates + learned scorer (see the module docstring)."""
+    """Lexicon + candidates + learned scorer (see the module docstring).
+
+    ``featurizer``: candidates and features already built for ``lexicon`` and ``encoder`` (with
+    ``settings``' ``max_distance`` and ``per_key``), shared instead of built again.
+    """
 
     def __init__(self, lexicon: Lexicon, encoder: CharEncoder, scorer: SpellScorer,
-                 settings: SpellerSettings | None = None) -> None:
-        import torch
-
-        if scorer.config.language != lexicon.language:
-            raise ConfigError(f"the scorer was trained for {scorer.config.language!r} words, the lexicon is "
-                              f"{lexicon.language!r}: use the scorer of the lexicon's language")
+                 settings: SpellerSettings | None = None, *, featurizer: Featurizer | None = None) -> None:
+        check_scorer_language(scorer, lexicon.language)
+        self.settings = settings or SpellerSettings()
+        if featurizer is None:
+            featurizer = Featurizer(lexicon, encoder, max_distance=self.settings.max_distance,
+                                    per_key=self.settings.per_key, neighbours=self.settings.neighbours)
+        elif featurizer.lexicon is not lexicon or featurizer.encoder is not encoder:
+            raise ConfigError("the featurizer was built for another lexicon or encoder")
+        elif (featurizer.index.max_distance, featurizer.index.per_key) != (self.settings.max_distance,
+                                                                           self.settings.per_key):
+            raise ConfigError("the featurizer's max_distance and per_key differ from the settings'")
         self._scored = LRUCache(SCORE_CACHE_SIZE)
         self.lexicon = lexicon
         self.encoder = encoder
-        self.scorer = scorer  # the property (a fresh score cache); assigned later, it checks the language too
-        self.settings = settings or SpellerSettings()
         self.language = lexicon.language
-        self.index = CandidateIndex(lexicon, self.settings.max_distance, self.settings.per_key)
-        self.words = lexicon.words()
-        self.position = {w: i for i, w in enumerate(self.words)}
-        self.zipf = {w: e.zipf for w, e in lexicon.entries.items()}
-        self.vectors = self._lexicon_vectors()
-        # the teacher's whole-word rows that are lexicon words: neighbours and cos_row
-        from charwise.typos.wikipedia import whole_word_rows
+        self.featurizer = featurizer
+        self.scorer = scorer  # the property (a fresh score cache); assigned later, it checks the language too
 
-        teacher = encoder.teacher
-        rows = {w.lower(): r for w, r in whole_word_rows(teacher).items() if w.lower() in self.position}
-        self.row_words = list(rows)
-        self.row_position = {w: i for i, w in enumerate(self.row_words)}
-        table = teacher.embeddings[list(rows.values())].float() if rows else torch.zeros(0, teacher.dim)
-        self.row_matrix = torch.nn.functional.normalize(table, dim=-1)
+    @classmethod
+    def from_featurizer(cls, featurizer: Featurizer, scorer: SpellScorer,
+                        settings: SpellerSettings | None = None) -> "Speller":
+        """The speller of ``featurizer``'s lexicon and encoder with ``scorer`` (default settings but
+        the featurizer's candidate settings)."""
+        if settings is None:
+            settings = SpellerSettings(neighbours=featurizer.neighbours, max_distance=featurizer.index.max_distance,
+                                       per_key=featurizer.index.per_key)
+        return cls(featurizer.lexicon, featurizer.encoder, scorer, settings, featurizer=featurizer)
+
+    @property
+    def index(self) -> CandidateIndex:
+        """The edit and sound candidate sources (the symmetric-delete index is built on first use)."""
+        return self.featurizer.index
 
     @property
     def scorer(self) -> SpellScorer:
@@ -228,10 +241,7 @@ class Speller:
 
     @scorer.setter
     def scorer(self, scorer: SpellScorer) -> None:
-        language = getattr(self, "language", None)
-        if language is not None and scorer.config.language != language:
-            raise ConfigError(f"the scorer was trained for {scorer.config.language!r} words, the lexicon is "
-                              f"{language!r}: use the scorer of the lexicon's language")
+        check_scorer_language(scorer, self.language)
         self._scorer = scorer
         self._scored.clear()
 
@@ -284,33 +294,6 @@ class Speller:
             raise ConfigError("give word_files to Lexicon.build, not beside a lexicon that is already built")
         return cls(lexicon, char_encoder, model, settings)
 
-    def _lexicon_vectors(self) -> np.ndarray:
-        """Unit-length encoder vectors of every lexicon word, float16 ``(len(lexicon), dim)``, cached."""
-        from safetensors.numpy import load_file, save
-
-        key = hashlib.sha256("\n".join(self.words).encode("utf-8", "surrogatepass"))
-        key.update(_encoder_key(self.encoder).encode())
-        path = cache_root() / "speller" / f"vectors-{self.language}-{key.hexdigest()[:16]}.safetensors"
-        if path.is_file():
-            try:
-                stored = load_file(str(path))["vectors"]
-                if stored.shape == (len(self.words), self.encoder.dim):
-                    return stored
-            except Exception:  # a damaged cache is recomputed
-                pass
-        vectors = self._unit(self.encoder.embed(self.words, manifold=False, batch_size=2048)).astype(np.float16)
-        try:
-            with atomic_file(path, "wb") as f:
-                f.write(save({"vectors": vectors}))
-        except OSError:
-            pass  # a read-only cache directory costs a recomputation next time, nothing else
-        return vectors
-
-    @staticmethod
-    def _unit(vectors: Any) -> np.ndarray:
-        array = vectors.detach().cpu().float().numpy()
-        return array / np.maximum(np.linalg.norm(array, axis=1, keepdims=True), 1e-8)
-
     def clear_cache(self) -> None:
         """Forget the scores of earlier calls (they are reused while the scorer, its weights and the
         settings they depend on stay the same)."""
@@ -348,72 +331,27 @@ class Speller:
                 self._scored.put((word, setting), result)
         return [scored[w] for w in words]
 
-    def candidate_rows(self, words: list[str]) -> list[tuple[list[str], np.ndarray]]:
-        """Candidates and their feature rows (:data:`~charwise.speller.features.RANK_FEATURES`) for
-        lower-case words; a word without candidates gets none."""
-        import torch
-
-        if not words:
-            return []
-        vectors = self.encoder.embed(words, manifold=False)
-        raw = self._unit(vectors)
-        projected = raw
-        if self.encoder.manifold is not None:  # the projection of the same raw vectors: one encoder pass
-            from charwise.encoders.manifold import project
-
-            with torch.inference_mode():
-                projected = self._unit(project(vectors, self.encoder.row_index(False), self.encoder.manifold))
-        nearest: list[dict[str, int]] = [{} for _ in words]
-        out: list[tuple[list[str], np.ndarray]] = []
-        if self.settings.neighbours > 0 and len(self.row_words):
-            sims = torch.from_numpy(projected) @ self.row_matrix.T
-            top = sims.topk(min(self.settings.neighbours, len(self.row_words)), dim=1).indices.tolist()
-            nearest = [{self.row_words[r]: rank for rank, r in enumerate(row)} for row in top]
-        for n, word in enumerate(words):
-            found = self.index.lookup(word)
-            for candidate in nearest[n]:
-                found[candidate] = found.get(candidate, 0) | NEIGHBOURS
-            found.pop("", None)
-            if not found:
-                out.append(([], np.zeros((0, 0), dtype=np.float32)))
-                continue
-            names = list(found)
-            ids = [self.position[c] for c in names]
-            cos_encoder = self.vectors[ids].astype(np.float32) @ raw[n]
-            row_ids = [self.row_position.get(c) for c in names]
-            has_row = np.array([r is not None for r in row_ids], dtype=np.float32)
-            cos_row = np.zeros(len(names), dtype=np.float32)
-            present = [j for j, r in enumerate(row_ids) if r is not None]
-            if present:
-                rows = self.row_matrix[[row_ids[j] for j in present]].numpy()
-                cos_row[present] = rows @ projected[n]
-            features = candidate_features(word, found, self.zipf, cos_encoder, cos_row, has_row, nearest[n],
-                                          self.language)
-            out.append((names, features))
-        return out
-
     def _score_batch(self, words: list[str], keep: int, scorer: SpellScorer) -> list[tuple[list[Suggestion], float]]:
+        """(suggestions, probability of the best) for each lower-case word: one featurizer call, one
+        ranker call and one judge call for the batch."""
+        batch = self.featurizer.featurize(words, self.settings.neighbours)
+        scores = scorer.rank(batch.rows)
+        order = rank_order(scores, batch.offsets)
+        p_best = scorer.judge(self.featurizer.word_rows(batch, scores, order))  # words with candidates
+        # each candidate's probability: the best's, times its softmax share relative to the best's
+        has = batch.counts > 0
+        probability = (np.repeat(p_best, batch.counts[has]) * np.exp(scores - segment_max(scores, batch.offsets)))
+        names, offsets = batch.names, batch.offsets.tolist()
         results: list[tuple[list[Suggestion], float]] = []
-        rows: list[np.ndarray] = []
-        ranked_all: list[tuple[list[str], np.ndarray, list[int]] | None] = []
-        for word, (names, features) in zip(words, self.candidate_rows(words)):
-            if not names:
-                ranked_all.append(None)
-                continue
-            scores = scorer.rank(features)
-            order = list(np.argsort(-scores, kind="stable"))
-            rows.append(word_features(word, scores, order, features, self.lexicon.zipf(word)))
-            ranked_all.append((names, scores, order))
-        judged = iter(scorer.judge(np.stack(rows)) if rows else [])
-        for entry in ranked_all:
-            if entry is None:
+        judged = iter(p_best.tolist())
+        for i in range(len(words)):
+            start, end = offsets[i], offsets[i + 1]
+            if start == end:
                 results.append(([], 0.0))
                 continue
-            names, scores, order = entry
-            p_best = float(next(judged))
-            shares = np.exp(scores - scores.max())
-            shares = shares / shares[order[0]]
-            results.append(([Suggestion(names[j], p_best * float(shares[j])) for j in order[:keep]], p_best))
+            top = order[start : min(end, start + keep)]
+            results.append(([Suggestion(names[j], p) for j, p in zip(top.tolist(), probability[top].tolist())],
+                            next(judged)))
         return results
 
     # --- correction -----------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from charwise.training.engine import (  # noqa: F401 (re-exported)
 from charwise.training.engine import lr_factor as engine_lr_factor
 from charwise.training.losses import ApproximationLoss
 from charwise.training.targets import TargetSplit, split_targets
-from charwise.typos.realistic import MisspellConfig, RealisticNoiser, check_language, languages_of
+from charwise.typos.realistic import MisspellConfig, RealisticNoiser, check_noise_language, languages_of
 from charwise.typos.single import NoiseNotApplicable, Noiser
 
 BEST_DIR = "encoder"
@@ -53,7 +53,7 @@ def noisers_for(teacher: Teacher, noise: str, *, single_layouts: tuple[str, ...]
     is drawn from (one of them at random when there are two)."""
     if noise not in NOISE_MODELS:
         raise ConfigError(f"noise must be one of {', '.join(NOISE_MODELS)}, got {noise!r}")
-    check_language(language)
+    check_noise_language(language)
     single: list[Noiser | RealisticNoiser] = [Noiser(noise_config_for(teacher, single_layouts))]
     # One realistic noiser per language, so that with "en+es" half the rule-based errors are Spanish.
     realistic: list[Noiser | RealisticNoiser] = [

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from charwise.errors import ConfigError
+from charwise.languages import check_language
 from charwise.presets import (
     LM_LANGUAGES,
     LM_PRESETS,
@@ -24,7 +25,7 @@ from charwise.presets import (
     TRANSLATION_FEATURE_MODES,
     TRANSLATION_FEATURES,
 )
-from charwise.typos.realistic import check_language
+from charwise.typos.realistic import check_noise_language
 
 if TYPE_CHECKING:
     from charwise.charset import CharVocab
@@ -126,7 +127,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         _check_noise(self.noise)
-        check_language(self.noise_language)
+        check_noise_language(self.noise_language)
 
     def to_dict(self) -> dict[str, Any]:
         """``asdict(self)`` less the fields added after 0.2 that are at their defaults (see
@@ -318,8 +319,7 @@ class LMConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.language not in LM_LANGUAGES:
-            raise ConfigError(f"language must be one of {', '.join(LM_LANGUAGES)}, got {self.language!r}")
+        check_language(self.language, LM_LANGUAGES, "language model data")
         if self.preset not in LM_PRESETS:
             raise ConfigError(f"unknown preset {self.preset!r} (known: {', '.join(sorted(LM_PRESETS))})")
         for name in ("min_count", "epochs", "batch_size", "bptt", "eval_batch_size"):

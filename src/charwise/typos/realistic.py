@@ -34,9 +34,10 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from charwise.errors import ConfigError
+from charwise.languages import check_language
 from charwise.typos.single import OPERATIONS, NoiseConfig, NoiseNotApplicable, Noiser
 
-__all__ = ["KIND_WEIGHTS", "LANGUAGES", "MisspellConfig", "RealisticNoiser", "Rule", "check_language"]
+__all__ = ["KIND_WEIGHTS", "LANGUAGES", "MisspellConfig", "RealisticNoiser", "Rule", "check_noise_language"]
 
 #: Default relative weights of the language-free kinds (they share ``1 - rule_share`` of all
 #: edits: with the default 0.4, syllable 10 %, mistype 8 %, swap 8 %, drop 6 %, repeat 4 %,
@@ -77,7 +78,7 @@ class MisspellConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "edit_counts", tuple(self.edit_counts))
         object.__setattr__(self, "layouts", tuple(self.layouts))
-        check_language(self.language)
+        check_noise_language(self.language)
         if not self.edit_counts or min(self.edit_counts) < 0 or sum(self.edit_counts) <= 0:
             raise ConfigError(f"edit_counts must be non-negative weights with a positive sum, got {self.edit_counts}")
         if not 0.0 <= self.rule_share <= 1.0:
@@ -176,13 +177,11 @@ _VOWELS = re.compile(r"[aeiou]|(?<=.)y")
 _CV = re.compile(rf"(?=({_C}{_V}))")  # every consonant-vowel chunk, overlapping
 
 
-def check_language(language: str) -> None:
+def check_noise_language(language: str) -> None:
     """Raise a one-line :class:`ConfigError` unless ``language`` has a rule table (or is several
     joined by ``+``, as ``"en+es"``: see :func:`languages_of`)."""
     for part in languages_of(language):
-        if part not in LANGUAGES:
-            raise ConfigError(f"no misspelling rules for language {part!r}; known: {', '.join(sorted(LANGUAGES))} "
-                              "(several joined by '+', as en+es)")
+        check_language(part, sorted(LANGUAGES), "misspelling rules", " (several joined by '+', as en+es)")
 
 
 def languages_of(language: str) -> list[str]:

@@ -18,7 +18,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from charwise.errors import ConfigError
+from charwise.languages import check_language
 
 # (pattern, replacement), applied in order to the lower-cased, accent-free word
 _ENGLISH: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), r) for p, r in (
@@ -42,13 +42,12 @@ def strip_accents(word: str) -> str:
 @lru_cache(maxsize=400_000)
 def sound_key(word: str, language: str = "en") -> str:
     """The word's sound key in ``language`` (``en`` or ``es``); see the module docstring."""
+    check_language(language, LANGUAGES, "sound keys")
     key = strip_accents(word.lower())
     if language == "en":
         for pattern, replacement in _ENGLISH:
             key = pattern.sub(replacement, key)
         return _ENGLISH_VOWELS.sub("*", key)
-    if language == "es":
-        for pattern, replacement in _SPANISH:
-            key = pattern.sub(replacement, key)
-        return key
-    raise ConfigError(f"no sound keys for language {language!r}; known: {', '.join(LANGUAGES)}")
+    for pattern, replacement in _SPANISH:
+        key = pattern.sub(replacement, key)
+    return key

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from charwise.errors import ConfigError
+from charwise.typos.distance import osa_distance
 
 if TYPE_CHECKING:
     from charwise.teachers import Teacher
@@ -54,16 +55,6 @@ def list_half(correction: str) -> str:
     return "tune" if int(digest, 16) % 2 == 0 else "test"
 
 
-def whole_word_rows(teacher: Teacher) -> dict[str, int]:
-    """Surface -> row id of the teacher's whole-word rows (kind ``normal`` and word-start)."""
-    rows: dict[str, int] = {}
-    kinds, starts, surfaces = teacher.vocab.kinds, teacher.vocab.word_start, teacher.vocab.surfaces
-    for i, surface in enumerate(surfaces):
-        if kinds[i] == "normal" and starts[i] and surface not in rows:
-            rows[surface] = i
-    return rows
-
-
 def benchmark_pairs(teacher: Teacher, pairs: list[tuple[str, str]]) -> list[MisspellingPair]:
     """The pairs ``teacher`` can be scored on, in input order.
 
@@ -82,7 +73,7 @@ def benchmark_pairs(teacher: Teacher, pairs: list[tuple[str, str]]) -> list[Miss
        pieces, so the teacher has no row of its own for it.
     5. Duplicates of (misspelling, correction) after rule 2 are dropped (the first one is kept).
     """
-    rows = whole_word_rows(teacher)
+    rows = teacher.whole_word_rows()
     candidates: list[tuple[str, str, int]] = []
     seen: set[tuple[str, str]] = set()
     for bad, good in pairs:
@@ -109,22 +100,6 @@ def benchmark_pairs(teacher: Teacher, pairs: list[tuple[str, str]]) -> list[Miss
 
 
 # --- error kinds -------------------------------------------------------------------------------------
-def damerau_levenshtein(a: str, b: str) -> int:
-    """Edit distance with insertions, deletions, substitutions and adjacent transpositions (the
-    optimal-string-alignment variant: no substring is edited twice)."""
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        cur = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-        prev2, prev = prev, cur
-    return prev[len(b)]
-
-
 _VOWELS = "aeiou"
 _CONSONANTS = "bcdfgklmnprstvz"
 # (left, right, where): one application rewrites one occurrence of left into right or right into
@@ -199,7 +174,7 @@ def error_kind(misspelling: str, correction: str) -> str:
     (cc -> c and m -> mm: distance 2, two rules) is ``phonetic/rule``.
     """
     a, b = misspelling.lower(), correction.lower()
-    if damerau_levenshtein(a, b) <= 1:
+    if osa_distance(a, b) <= 1:
         return "one-edit"
     if explained_by_rules(a, b):
         return "phonetic/rule"

@@ -1,4 +1,7 @@
-"""Fitting the speller's scorer (:class:`~charwise.speller.scorer.SpellScorer`) from the error model.
+"""Fitting the speller's scorer (:class:`~charwise.speller.scorer.SpellScorer`) from the error model:
+:func:`fit_scorer` reads candidates and features from a
+:class:`~charwise.speller.features.Featurizer` and returns the fitted scorer and what was measured
+(``charwise speller train`` saves the scorer).
 
 Training pairs, never from test data:
 
@@ -31,14 +34,19 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from charwise.errors import ConfigError
-from charwise.speller.features import RANK_FEATURES, WORD_FEATURES, word_features
-from charwise.speller.lexicon import TEACHER
-from charwise.speller.speller import Speller
+from charwise.languages import check_language
+from charwise.speller.candidates import CandidateBatch
+from charwise.speller.features import RANK_FEATURES, WORD_FEATURES, Featurizer, rank_order
+from charwise.speller.lexicon import TEACHER, Lexicon
+from charwise.speller.speller import DEFAULT_ENCODERS, Speller
+
+if TYPE_CHECKING:
+    from charwise.speller.scorer import SpellScorer
 
 
 @dataclass
@@ -46,6 +54,7 @@ class ScorerTraining:
     """How the scorer is fitted (see the module docstring)."""
 
     language: str = "en"
+    encoder: str = ""  # the encoder the scorer names (Speller.load loads it); "": the language's default
     words: int = 12000  # misspelled training words drawn from the lexicon
     negatives: int = 4000  # lexicon words taken out (valid words the lexicon lacks)
     min_zipf: float = 3.0
@@ -59,6 +68,9 @@ class ScorerTraining:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        check_language(self.language)
+        if not self.encoder:
+            self.encoder = DEFAULT_ENCODERS[self.language]
         for name in ("words", "negatives"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -67,13 +79,12 @@ class ScorerTraining:
             raise ConfigError("realistic_share and threshold must lie in [0, 1]")
 
 
-def misspelled_pairs(speller: Speller, config: ScorerTraining) -> list[tuple[str, str]]:
+def misspelled_pairs(lexicon: Lexicon, config: ScorerTraining) -> list[tuple[str, str]]:
     """(misspelling, intended word) training pairs, lower-case (see the module docstring)."""
     from charwise.typos.realistic import MisspellConfig, RealisticNoiser
     from charwise.typos.single import NoiseConfig, NoiseNotApplicable, Noiser
 
     rng = random.Random(config.seed)
-    lexicon = speller.lexicon
     pool = sorted(w for w, e in lexicon.entries.items() if e.zipf >= config.min_zipf and len(w) >= 4 and w.isalpha())
     realistic = RealisticNoiser(MisspellConfig(language=config.language, cased=False, min_length=4,
                                                layouts=("es",) if config.language == "es" else ("us",)))
@@ -99,11 +110,10 @@ def misspelled_pairs(speller: Speller, config: ScorerTraining) -> list[tuple[str
     return pairs
 
 
-def valid_unknown_words(speller: Speller, config: ScorerTraining) -> list[tuple[str, str | None]]:
+def valid_unknown_words(lexicon: Lexicon, config: ScorerTraining) -> list[tuple[str, str | None]]:
     """(word, the lexicon word to take out or None) for words that are spelled right but that the
     lexicon lacks (see the module docstring)."""
     rng = random.Random(config.seed + 1)
-    lexicon = speller.lexicon
     rare = sorted(w for w, e in lexicon.entries.items()
                   if e.zipf < config.min_zipf and len(w) >= 4 and w.isalpha() and not e.sources & TEACHER)
     out: list[tuple[str, str | None]] = [(w, w) for w in rng.sample(rare, min(config.negatives, len(rare)))]
@@ -139,16 +149,15 @@ def clean_dev_words(language: str) -> list[list[str]]:
     return [split_words(pair.source).words for pair in split_pairs(read_pairs())["dev"]]
 
 
-def _rows(speller: Speller, words: list[str], exclude: list[str | None]) -> list[tuple[list[str], np.ndarray]]:
-    out = []
-    for start in range(0, len(words), 512):
-        batch = words[start : start + 512]
-        for (names, rows), drop in zip(speller.candidate_rows(batch), exclude[start : start + 512]):
-            if drop is not None and drop in names:
-                keep = [j for j, n in enumerate(names) if n != drop]
-                names, rows = [names[j] for j in keep], rows[keep]
-            out.append((names, rows))
-    return out
+def featurize(featurizer: Featurizer, words: list[str], exclude: list[str | None],
+              batch_size: int = 512) -> CandidateBatch:
+    """The candidates and features of ``words`` (batches of ``batch_size``, as the speller scores
+    them), without the candidate ``exclude`` names for each word (a lexicon word taken out: its
+    candidate is dropped after the features of the others are made)."""
+    batch = CandidateBatch.concatenate([featurizer.featurize(words[start : start + batch_size])
+                                        for start in range(0, len(words), batch_size)])
+    dropped = np.array([exclude[i] for i in batch.word_index.tolist()], dtype=object)
+    return batch.select(np.array(batch.names, dtype=object) != dropped)
 
 
 def _fit_logistic(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -170,33 +179,40 @@ def _fit_mlp(x: np.ndarray, y: np.ndarray, mean: np.ndarray, scale: np.ndarray, 
     return {"rank_hidden_weight": w1.T, "rank_hidden_bias": b1, "rank_weight": w2[:, 0], "rank_bias": b2[0]}
 
 
-def fit_scorer(speller: Speller, config: ScorerTraining, compare: bool = True) -> dict[str, Any]:
-    """Fit a scorer for ``speller`` (ranker, judge, threshold) and install it as ``speller.scorer``;
-    returns what was measured."""
-    from charwise.speller.scorer import SpellScorer, SpellScorerConfig
+def fit_scorer(featurizer: Featurizer, config: ScorerTraining,
+               compare: bool = True) -> tuple[SpellScorer, dict[str, Any]]:
+    """Fit a scorer (ranker, judge, threshold) on ``featurizer``'s candidates and features; returns
+    it and what was measured (also its ``training_info``)."""
+    from charwise.speller.scorer import SpellScorer, SpellScorerConfig, judge_probabilities, rank_scores
 
+    if featurizer.language != config.language:
+        raise ConfigError(f"the featurizer's lexicon is {featurizer.language!r}, the training is for "
+                          f"{config.language!r}")
     rng = np.random.default_rng(config.seed)
-    pairs = misspelled_pairs(speller, config)
-    negatives = valid_unknown_words(speller, config)
+    lexicon = featurizer.lexicon
+    pairs = misspelled_pairs(lexicon, config)
+    negatives = valid_unknown_words(lexicon, config)
     words = [bad for bad, _ in pairs] + [w for w, _ in negatives]
     exclude: list[str | None] = [None] * len(pairs)
     exclude += [drop for _, drop in negatives]
-    found = _rows(speller, words, exclude)
-    # ranker: misspellings whose intended word is among the candidates
-    xs: list[np.ndarray] = []
-    ys: list[np.ndarray] = []
-    groups: list[np.ndarray] = []
-    real: list[bool] = []
-    for i, ((names, rows), (_, good)) in enumerate(zip(found[: len(pairs)], pairs)):
-        if good in names and len(names) > 1:
-            groups.append(np.full(len(names), len(xs)))
-            xs.append(rows)
-            ys.append(np.array([n == good for n in names]))
-            real.append(i >= config.words)  # a pair of Wikipedia's list (after the synthetic ones)
-    recall = sum(good in names for (names, _), (_, good) in zip(found, pairs)) / max(1, len(pairs))
-    x, y, group = np.concatenate(xs), np.concatenate(ys), np.concatenate(groups)
-    is_real = np.array(real)
-    fit_groups = rng.random(len(xs)) < 0.8  # 80 % of words fit, 20 % measure (ranking accuracy)
+    batch = featurize(featurizer, words, exclude)
+    counts, word = batch.counts, batch.word_index
+    labels: list[str | None] = [good for _, good in pairs]
+    labels += [None] * len(negatives)
+    # each candidate: is it the intended word (never, for a valid unknown word)
+    hit = np.array(batch.names, dtype=object) == np.array([labels[i] for i in word.tolist()], dtype=object)
+    found = np.bincount(word[hit], minlength=len(words)) > 0
+    recall = int(found[: len(pairs)].sum()) / max(1, len(pairs))
+    # ranker: misspellings whose intended word is among several candidates, one group each
+    grouped = found & (counts > 1) & (np.arange(len(words)) < len(pairs))
+    member = grouped[word]
+    x, y = batch.rows[member], hit[member].astype(bool)
+    group = (np.cumsum(grouped) - 1)[word[member]]
+    group_offsets = np.concatenate([[0], np.cumsum(counts[grouped])]).astype(np.int64)
+    # a pair of Wikipedia's list (after the synthetic ones)
+    is_real = (np.arange(len(words)) >= config.words)[grouped]
+    n_groups = int(grouped.sum())
+    fit_groups = rng.random(n_groups) < 0.8  # 80 % of words fit, 20 % measure (ranking accuracy)
     # real misspellings count `real_weight` times in the fit: they are what the speller is for
     repeats = np.where(is_real[group], config.real_weight, 1)
 
@@ -208,20 +224,22 @@ def fit_scorer(speller: Speller, config: ScorerTraining, compare: bool = True) -
     mean, scale, weight, bias = _fit_logistic(x_fit, y_fit, config.seed)
 
     def top1(score: np.ndarray) -> dict[str, float]:
+        """Held-out share of groups whose best-scored candidate is the intended word."""
+        right = y[rank_order(score, group_offsets)[group_offsets[:-1]]]
         out = {}
         for name, want in (("synthetic", False), ("wikipedia", True)):
-            held = [g for g in range(len(xs)) if not fit_groups[g] and real[g] == want]
-            hits = sum(bool(y[group == g][int(np.argmax(score[group == g]))]) for g in held)
-            if held:
-                out[name] = round(hits / len(held), 4)
+            held = ~fit_groups & (is_real == want)
+            if held.any():
+                out[name] = round(int(right[held].sum()) / int(held.sum()), 4)
         return out
 
     info: dict[str, Any] = {"config": asdict(config), "pairs": len(pairs), "negatives": len(negatives),
                             "candidate_recall": round(recall, 4), "rank_rows": int(len(x))}
-    measured = info["ranker_top1_heldout"] = {"logistic": top1(((x - mean) / scale) @ weight + bias)}
+    ranker = {"rank_mean": mean, "rank_scale": scale}
+    measured = info["ranker_top1_heldout"] = {
+        "logistic": top1(rank_scores({**ranker, "rank_weight": weight, "rank_bias": bias}, x))}
     mlp = _fit_mlp(x_fit, y_fit, mean, scale, config.rank_hidden, config.seed)
-    hidden = np.tanh(((x - mean) / scale) @ mlp["rank_hidden_weight"].T + mlp["rank_hidden_bias"])
-    measured[f"mlp{config.rank_hidden}"] = top1(hidden @ mlp["rank_weight"] + mlp["rank_bias"])
+    measured[f"mlp{config.rank_hidden}"] = top1(rank_scores({**ranker, **mlp}, x))
     if compare:
         from sklearn.ensemble import HistGradientBoostingClassifier
 
@@ -234,12 +252,9 @@ def fit_scorer(speller: Speller, config: ScorerTraining, compare: bool = True) -
     # the better of the two that can be stored, refitted on every word
     use_mlp = quality(measured[f"mlp{config.rank_hidden}"]) > quality(measured["logistic"])
     info["ranker"] = f"mlp{config.rank_hidden}" if use_mlp else "logistic"
-    old = speller.scorer.config
-    # Fitted apart and installed once whole: assigning speller.scorer forgets the scores cached
-    # under the old one, and a failed fit leaves the speller as it was.
-    scorer = SpellScorer(SpellScorerConfig(language=old.language, encoder=old.encoder,
+    scorer = SpellScorer(SpellScorerConfig(language=config.language, encoder=config.encoder,
                                            rank_hidden=config.rank_hidden if use_mlp else 0))
-    parts: dict[str, Any] = {"rank_mean": mean, "rank_scale": scale}
+    parts: dict[str, Any] = dict(ranker)
     x_all, y_all = fit_rows(np.ones(len(x), dtype=np.bool_))
     if use_mlp:
         parts.update(_fit_mlp(x_all, y_all, mean, scale, config.rank_hidden, config.seed))
@@ -247,24 +262,19 @@ def fit_scorer(speller: Speller, config: ScorerTraining, compare: bool = True) -
         _, _, weight, bias = _fit_logistic(x_all, y_all, config.seed)
         parts.update(rank_weight=weight, rank_bias=bias)
     scorer.set_parts(parts)
-    judge_x, judge_y = [], []
-    labels: list[str | None] = [good for _, good in pairs]
-    labels += [None] * len(negatives)
-    for word, (names, rows), intended in zip(words, found, labels):
-        if not names:
-            continue
-        scores = scorer.rank(rows)
-        order = list(np.argsort(-scores, kind="stable"))
-        judge_x.append(word_features(word, scores, order, rows, speller.lexicon.zipf(word)))
-        judge_y.append(intended is not None and names[order[0]] == intended)
-    jx, jy = np.stack(judge_x), np.array(judge_y)
+    # judge: every word with candidates, its best candidate by the fitted ranker
+    scores = scorer.rank(batch.rows)
+    order = rank_order(scores, batch.offsets)
+    has = counts > 0
+    jx = featurizer.word_rows(batch, scores, order)
+    jy = hit[order[batch.offsets[:-1][has]]]
     # real misspellings count `real_weight` times here too
-    judge_repeats = np.array([config.real_weight if i >= config.words and i < len(pairs) else 1
-                              for i, (names, _) in enumerate(found) if names])
-    jx, jy = np.repeat(jx, judge_repeats, axis=0), np.repeat(jy, judge_repeats)
+    index = np.arange(len(words))[has]
+    judge_repeats = np.where((index >= config.words) & (index < len(pairs)), config.real_weight, 1)
+    jx, jy = np.repeat(jx, judge_repeats, axis=0), np.repeat(jy.astype(bool), judge_repeats)
     split = rng.random(len(jx)) < 0.8
     jm, js, jw, jb = _fit_logistic(jx[split], jy[split], config.seed)
-    p = 1 / (1 + np.exp(-(((jx[~split] - jm) / js) @ jw + jb)))
+    p = judge_probabilities({"word_mean": jm, "word_scale": js, "word_weight": jw, "word_bias": jb}, jx[~split])
     info["judge_heldout"] = {"accuracy": round(float(((p >= 0.5) == jy[~split]).mean()), 4),
                              "brier": round(float(((p - jy[~split]) ** 2).mean()), 4)}
     jm, js, jw, jb = _fit_logistic(jx, jy, config.seed)
@@ -273,20 +283,18 @@ def fit_scorer(speller: Speller, config: ScorerTraining, compare: bool = True) -
         info["ranker_weights"] = {n: round(float(w), 4) for n, w in zip(RANK_FEATURES, parts["rank_weight"])}
     info["judge_weights"] = {n: round(float(w), 4) for n, w in zip(WORD_FEATURES, jw)}
     scorer.config.threshold = config.threshold
-    speller.scorer = scorer
-    info["dev"] = dev_changes(speller, config)
+    info["dev"] = dev_changes(Speller.from_featurizer(featurizer, scorer), config)
     scorer.training_info = info
-    return info
+    return scorer, info
 
 
 def dev_changes(speller: Speller, config: ScorerTraining) -> dict[str, Any]:
     """What the threshold does to clean dev text: words looked at, words changed, and each change."""
     sentences = clean_dev_words(config.language)
     total = sum(len(s) for s in sentences)
-    looked = [w for s in sentences for w, f in zip(s, speller.looked_at(s)) if f]
-    scored = speller._score([w.lower() for w in looked]) if looked else []
-    changes = sorted(((round(p, 3), w, sugg[0].word) for (sugg, p), w in zip(scored, looked)
-                      if sugg and sugg[0].word != w.lower() and speller.changes(w, p)), reverse=True)
-    return {"threshold": speller.threshold, "dev_words": total, "dev_looked_at": len(looked),
+    corrected = [w for words in speller.correct_words(sentences) for w in words]
+    changes = sorted(((round(w.probability, 3), w.word, w.suggestions[0].word) for w in corrected if w.changed),
+                     reverse=True)
+    return {"threshold": speller.threshold, "dev_words": total, "dev_looked_at": sum(w.looked_at for w in corrected),
             "dev_changed": len(changes), "dev_changed_share": round(len(changes) / max(1, total), 6),
             "changes": changes}

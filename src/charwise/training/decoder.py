@@ -43,8 +43,8 @@ from charwise.training.config import SpellingConfig  # noqa: F401 (re-exported)
 from charwise.training.engine import Engine, EngineSettings, RunState
 from charwise.training.losses import ApproximationLoss, LossWeights
 from charwise.training.targets import TargetSplit, split_for_encoder
+from charwise.typos.distance import osa_distance
 from charwise.typos.single import NoiseNotApplicable
-from charwise.typos.wikipedia import damerau_levenshtein
 
 DECODER_DIR = "decoder"
 ENCODER_DIR = "encoder"
@@ -69,7 +69,7 @@ def spelling_scores(predicted: list[str], gold: list[str]) -> dict[str, Any]:
     def scores(pairs: list[tuple[str, str]]) -> dict[str, Any]:
         if not pairs:
             return {"n": 0, "exact": float("nan"), "cer": float("nan")}
-        edits = sum(damerau_levenshtein(p, g) for p, g in pairs)
+        edits = sum(osa_distance(p, g) for p, g in pairs)
         return {"n": len(pairs), "exact": sum(p == g for p, g in pairs) / len(pairs),
                 "cer": edits / max(1, sum(len(g) for _, g in pairs))}
 
