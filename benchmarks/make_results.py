@@ -735,6 +735,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "eval_": render_eval,
     "speller": render_speller,
     "speller_": render_speller,
+    "speller_dev": render_generic,  # benchmarks/speller_dev.py: thresholds by scorer, development data
     "cycle_loops_": render_cycle_loops,
     "generation": render_generation,
     "lm": render_lm,

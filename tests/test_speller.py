@@ -182,7 +182,9 @@ def test_word_rows_are_each_words_own(tiny_speller):
         reference = np.array([s[ranked[0]], min(s[ranked[0]] - second, 10.0), shares[ranked[0]] / shares.sum(),
                               best[f["dl1"]] + 2 * best[f["dl2"]] + 3 * best[f["dl3+"]], best[f["same_sound"]],
                               best[f["zipf"]], written / 8, min(len(FEATURIZED[i]), 20) / 20, math.log(len(ranked)),
-                              best[f["zipf"]] - written / 8], dtype=np.float32)
+                              best[f["zipf"]] - written / 8, best[f["ctx_left"]] + best[f["ctx_right"]],
+                              best[f["ctx_gap"]], best[f["ctx_seen_left"]] + best[f["ctx_seen_right"]],
+                              best[f["ctx_present"]]], dtype=np.float32)
         assert np.allclose(row, reference, rtol=1e-6, atol=1e-7), FEATURIZED[i]
 
 
@@ -230,7 +232,8 @@ def test_scorer_round_trip_and_strict_loading(tmp_path):
     config = json.loads((tmp_path / "s" / "config.json").read_text())
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "model.safetensors").write_bytes((tmp_path / "s" / "model.safetensors").read_bytes())
-    for change, message in (({"rank_features": ["dl1"]}, "other features"), ({"rank_hidden": 8}, "shape"),
+    for change, message in (({"rank_features": ["dl1", "telepathy"]}, "does not compute \\(telepathy\\)"),
+                            ({"rank_features": ["dl1"]}, "shape"), ({"rank_hidden": 8}, "shape"),
                             ({"threshold": 3}, "threshold"), ({"model_type": "bert"}, "not a charwise speller")):
         (tmp_path / "bad" / "config.json").write_text(json.dumps({**config, **change}))
         with pytest.raises(CheckpointError, match=message):
@@ -364,7 +367,10 @@ def test_shipped_scorers_load_strictly():
         scorer = SpellScorer.from_pretrained(SHIPPED_DIR / name)
         assert scorer.config.language == language
         assert scorer.training_info["candidate_recall"] > 0.9
-        assert tuple(scorer.config.rank_features) == RANK_FEATURES
+        # a scorer reads the features it was fitted on, by name: all of them, or (fitted before the
+        # context features) the ones that existed then
+        assert set(scorer.config.rank_features) <= set(RANK_FEATURES)
+        assert scorer.reads_context == (language == "en" or tuple(scorer.config.rank_features) == RANK_FEATURES)
     assert NEIGHBOURS not in (EDITS, SOUNDS, WRITTEN)
 
 
@@ -412,3 +418,18 @@ def test_correct_command_on_the_shipped_speller(tmp_path, capsys, monkeypatch):
     assert main(["correct", "--language", "es", "--text", "El corazon de la cancion", "--plain",
                  "--threshold", "0.55"]) == 0
     assert capsys.readouterr().out == "El corazón de la canción\n"
+
+
+@pytest.mark.real
+def test_the_sentence_decides(real_speller):
+    # short frequent words that a scorer reading one word at a time cannot trust
+    assert real_speller.scorer.reads_context
+    texts = ["I lke it a lot", "you annd me", "I love oyu", "is this yur car", "I want to tey it"]
+    assert [real_speller.correct(t).corrected for t in texts] == [
+        "I like it a lot", "you and me", "I love you", "is this your car", "I want to try it"]
+    alone = real_speller.suggest(["lke"])[0][0].probability
+    (entry,) = [w for w in real_speller.correct("I lke it").words if w.looked_at]
+    assert entry.probability > alone  # its neighbours make the correction surer
+    # the same word in two sentences is scored in each (the cache is keyed by the neighbours too)
+    a, b = (next(w for w in real_speller.correct(t).words if w.looked_at) for t in ("I lke it", "the lke shore"))
+    assert a.probability != b.probability

@@ -102,13 +102,15 @@ def test_a_fitted_scorer_assigned_gives_its_scores(speller, monkeypatch):
     from charwise.training.scorer import ScorerTraining, fit_scorer
 
     # the tiny lexicon's words and a few clean dev words: a fit in a second or two
-    monkeypatch.setattr(training, "_training_corpus_words", lambda language: ["horsee", "wycombe", "blorp"])
+    monkeypatch.setattr(training, "training_sentences",
+                        lambda language: [["the", "horsee", "and", "the", "house"], ["wycombe", "blorp"]])
     monkeypatch.setattr(training, "clean_dev_words", lambda language: [["the", "house", "and", "the", "horse"]])
     speller.scorer = never_scorer()
     assert speller.correct("the pakage").corrected == "the pakage"  # now cached: never a correction
     old = speller.scorer
-    scorer, info = fit_scorer(speller.featurizer, ScorerTraining(words=300, negatives=5, wikipedia=False,
-                                                                 rank_hidden=2, threshold=0.5), compare=False)
+    training = ScorerTraining(words=300, negatives=5, wikipedia=False, sentence_words=20, rank_hidden=2,
+                              threshold=0.5)
+    scorer, info = fit_scorer(speller.featurizer, training, compare=False)
     assert speller.scorer is old  # fitting reads the featurizer and changes no speller
     assert scorer.training_info is info and info["dev"]["threshold"] == 0.5 and info["dev"]["dev_words"] == 5
     assert (scorer.config.language, scorer.config.encoder, info["config"]["encoder"]) == ("en", "minilm", "minilm")

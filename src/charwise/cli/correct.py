@@ -64,6 +64,9 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--words", type=int, default=defaults.words, help="misspelled training words drawn from the lexicon")
     t.add_argument("--negatives", type=int, default=defaults.negatives,
                    help="lexicon words taken out as valid unknown words")
+    t.add_argument("--sentence-words", type=int, default=defaults.sentence_words,
+                   help="misspellings put into training sentences, read between their neighbours "
+                        "(0: a scorer that reads no context)")
     t.add_argument("--threshold", type=float, default=defaults.threshold,
                    help="the probability at which `correct` changes a word, stored with the scorer")
     t.add_argument("--seed", type=int, default=defaults.seed)
@@ -198,10 +201,12 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     check_int_min("--words", args.words, 1)
     check_int_min("--negatives", args.negatives, 1)
+    check_int_min("--sentence-words", args.sentence_words, 0)
     check_unit("--threshold", args.threshold)
     out = check_output_dir(args.out, "--out")
     config = ScorerTraining(language=args.language, encoder=args.encoder or "", words=args.words,
-                            negatives=args.negatives, threshold=args.threshold, seed=args.seed)
+                            negatives=args.negatives, sentence_words=args.sentence_words,
+                            threshold=args.threshold, seed=args.seed)
     encoder = load(config.encoder)
     lexicon = Lexicon.build(args.language, teacher=encoder.teacher_info.get("name"))
     scorer, info = fit_scorer(Featurizer(lexicon, encoder), config)

@@ -22,7 +22,8 @@ candidate ``c`` the named feature columns of :data:`CONTEXT_FEATURES`:
 * ``ctx_left`` = log10 score(c | l) and ``ctx_right`` = log10 score(r | c) - log10 P(r), both
   0 without that neighbour, floored at :data:`FLOOR`;
 * ``ctx_seen_left`` / ``ctx_seen_right``: whether the pair was counted (not backed off);
-* ``ctx_gap``: the candidate's ``ctx_left + ctx_right`` minus the best candidate's.
+* ``ctx_gap``: the candidate's ``ctx_left + ctx_right`` minus the best candidate's;
+* ``ctx_present``: whether the word has a neighbour at all (words scored alone have none).
 
 Example::
 
@@ -45,7 +46,8 @@ import numpy as np
 
 from charwise.errors import ConfigError
 
-CONTEXT_FEATURES: tuple[str, ...] = ("ctx_left", "ctx_right", "ctx_seen_left", "ctx_seen_right", "ctx_gap")
+CONTEXT_FEATURES: tuple[str, ...] = ("ctx_left", "ctx_right", "ctx_seen_left", "ctx_seen_right", "ctx_gap",
+                                     "ctx_present")
 FLOOR = -10.0  # log10 scores below this are this: an unseen rare word is not infinitely unlikely
 BACKOFF = 0.4  # stupid back-off's factor (Brants et al.)
 CACHE_FORMAT = 1  # the counts cached for a corpus (Spanish); a new format is a new file
@@ -132,6 +134,7 @@ class NgramContext:
         if n:
             total = out["ctx_left"] + out["ctx_right"]
             out["ctx_gap"] = total - total.max()
+        out["ctx_present"][:] = left is not None or right is not None
         return out
 
 

@@ -41,12 +41,13 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from charwise.errors import ConfigError
 from charwise.speller.candidates import WRITTEN, CandidateBatch, CandidateFinder, CandidateIndex
+from charwise.speller.context import CONTEXT_FEATURES, NgramContext
 from charwise.typos.distance import levenshtein_distance, osa_distance
 from charwise.typos.keyboards import neighbours as keyboard_neighbours
 from charwise.typos.sounds import sound_key
@@ -60,11 +61,13 @@ LAYOUT = {"en": "us", "es": "es"}  # the keyboard of a language's slips
 RANK_FEATURES: tuple[str, ...] = (
     "dl1", "dl2", "dl3+", "transposition", "keyboard", "len_diff", "same_first", "same_last", "same_sound",
     "written", "zipf", "zipf_missing", "cos_encoder", "cos_row", "has_row", "neighbour",
-    "zipf_gap", "cos_gap", "prefix", "vowel_swap", "bigram_dice",
+    "zipf_gap", "cos_gap", "prefix", "vowel_swap", "bigram_dice", *CONTEXT_FEATURES,
 )
+#: the judge's context features: how well the best candidate fits between the word's neighbours
+CONTEXT_WORD_FEATURES: tuple[str, ...] = ("best_ctx", "best_ctx_gap", "best_ctx_seen", "has_context")
 WORD_FEATURES: tuple[str, ...] = (
     "best_score", "margin", "best_share", "best_dl", "best_same_sound", "best_zipf", "written_zipf",
-    "length", "log_candidates", "frequency_gain",
+    "length", "log_candidates", "frequency_gain", *CONTEXT_WORD_FEATURES,
 )
 VOWELS = frozenset("aeiouyáéíóúü")
 _RANK = {name: i for i, name in enumerate(RANK_FEATURES)}
@@ -182,6 +185,7 @@ class Featurizer:
         self.finder = CandidateFinder(CandidateIndex(lexicon, max_distance, per_key), self.vectors)
         # Zipf frequency of each lexicon word, by lexicon position
         self.zipf = np.array([e.zipf for e in lexicon.entries.values()], dtype=np.float64)
+        self._context: NgramContext | None = None
 
     @property
     def encoder(self) -> CharEncoder:
@@ -192,22 +196,51 @@ class Featurizer:
         """The edit and sound sources (the symmetric-delete index is built on first use)."""
         return self.finder.index
 
-    def featurize(self, words: list[str], neighbours: int | None = None) -> CandidateBatch:
+    @property
+    def context(self) -> NgramContext:
+        """The language's context model (:mod:`charwise.speller.context`), loaded on first use."""
+        if self._context is None:
+            self._context = NgramContext.load(self.language)
+        return self._context
+
+    def featurize(self, words: list[str], neighbours: int | None = None,
+                  contexts: Sequence[tuple[str | None, str | None]] | None = None) -> CandidateBatch:
         """The candidates of lower-case ``words`` with their feature rows (``batch.rows``, float32
-        ``(n, len(RANK_FEATURES))``); ``neighbours`` overrides :attr:`neighbours` for this call."""
+        ``(n, len(RANK_FEATURES))``); ``neighbours`` overrides :attr:`neighbours` for this call.
+        ``contexts``: each word's left and right neighbour (lower-case, or None;
+        :func:`charwise.speller.context.neighbours`); without them the context columns are 0, as
+        for a word scored alone."""
         k = self.neighbours if neighbours is None else neighbours
+        if contexts is not None and len(contexts) != len(words):
+            raise ValueError(f"{len(contexts)} contexts for {len(words)} words")
         if not words:
             empty = np.zeros(0, dtype=np.int64)
             return CandidateBatch([], np.zeros(1, dtype=np.int64), [], empty, empty, empty,
                                   np.zeros((0, len(RANK_FEATURES)), dtype=np.float32))
         raw, projected = self.vectors.embed(words)
         batch = self.finder.gather(words, projected, k)
-        batch.rows = stack(self.columns(batch, raw, projected), RANK_FEATURES)
+        batch.rows = stack(self.columns(batch, raw, projected, contexts), RANK_FEATURES)
         return batch
 
-    def columns(self, batch: CandidateBatch, raw: np.ndarray, projected: np.ndarray) -> dict[str, np.ndarray]:
+    def context_columns(self, batch: CandidateBatch,
+                        contexts: Sequence[tuple[str | None, str | None]] | None) -> dict[str, np.ndarray]:
+        """The :data:`~charwise.speller.context.CONTEXT_FEATURES` of ``batch``'s candidates (0
+        without ``contexts``)."""
+        columns = {name: np.zeros(len(batch.names), dtype=np.float32) for name in CONTEXT_FEATURES}
+        if contexts is None or not any(left is not None or right is not None for left, right in contexts):
+            return columns
+        offsets = batch.offsets.tolist()
+        for i, (left, right) in enumerate(contexts):
+            a, b = offsets[i], offsets[i + 1]
+            if a < b and (left is not None or right is not None):
+                for name, values in self.context.columns(left, batch.names[a:b], right).items():
+                    columns[name][a:b] = values
+        return columns
+
+    def columns(self, batch: CandidateBatch, raw: np.ndarray, projected: np.ndarray,
+                contexts: Sequence[tuple[str | None, str | None]] | None = None) -> dict[str, np.ndarray]:
         """Every candidate feature of ``batch``, by name (``raw`` and ``projected``: the written
-        words' unit vectors, one row per word)."""
+        words' unit vectors, one row per word; ``contexts``: see :meth:`featurize`)."""
         word = batch.word_index
         written = [batch.words[i] for i in word.tolist()]
         columns: dict[str, Any] = {**edit_columns(written, batch.names, self.layout),
@@ -221,6 +254,7 @@ class Featurizer:
         scaled = columns["zipf"].astype(np.float32)
         columns["zipf_gap"] = scaled - segment_max(scaled, batch.offsets)
         columns["cos_gap"] = columns["cos_encoder"] - segment_max(columns["cos_encoder"], batch.offsets)
+        columns.update(self.context_columns(batch, contexts))
         return columns
 
     def encoder_columns(self, batch: CandidateBatch, raw: np.ndarray, projected: np.ndarray) -> dict[str, np.ndarray]:
@@ -265,6 +299,10 @@ class Featurizer:
             "length": np.minimum(_lengths(written), 20) / 20,
             "log_candidates": np.array([math.log(c) for c in n.tolist()], dtype=np.float64),
             "frequency_gain": best_zipf - (written_zipf / 8).astype(np.float32),
+            "best_ctx": rows[:, _RANK["ctx_left"]] + rows[:, _RANK["ctx_right"]],
+            "best_ctx_gap": rows[:, _RANK["ctx_gap"]],
+            "best_ctx_seen": rows[:, _RANK["ctx_seen_left"]] + rows[:, _RANK["ctx_seen_right"]],
+            "has_context": rows[:, _RANK["ctx_present"]],
         }
         return stack(columns, WORD_FEATURES)
 

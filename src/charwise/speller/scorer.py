@@ -42,7 +42,8 @@ from transformers import AutoConfig, AutoModel, PretrainedConfig, PreTrainedMode
 
 from charwise.errors import CheckpointError, ConfigError
 from charwise.model_files import load_model_directory, save_model_directory
-from charwise.speller.features import RANK_FEATURES, WORD_FEATURES
+from charwise.speller.context import CONTEXT_FEATURES
+from charwise.speller.features import CONTEXT_WORD_FEATURES, RANK_FEATURES, WORD_FEATURES
 
 MODEL_TYPE = "charwise-speller"
 
@@ -101,10 +102,16 @@ class SpellScorer(PreTrainedModel):
     def __init__(self, config: SpellScorerConfig) -> None:
         config.check()
         super().__init__(config)
-        if tuple(config.rank_features) != RANK_FEATURES or tuple(config.word_features) != WORD_FEATURES:
-            raise ConfigError("this scorer was trained on other features than this charwise computes: "
-                              "retrain it with `charwise speller train`")
-        n, m = len(RANK_FEATURES), len(WORD_FEATURES)
+        unknown = [f for f in config.rank_features if f not in RANK_FEATURES]
+        unknown += [f for f in config.word_features if f not in WORD_FEATURES]
+        if unknown:
+            raise ConfigError(f"this scorer was trained on features this charwise does not compute "
+                              f"({', '.join(unknown)}): retrain it with `charwise speller train`")
+        # The featurizer computes every feature; a scorer reads the columns it was fitted on, by name
+        # (a scorer fitted before a feature family existed keeps reading only its own).
+        self.rank_columns = np.array([RANK_FEATURES.index(f) for f in config.rank_features], dtype=np.int64)
+        self.word_columns = np.array([WORD_FEATURES.index(f) for f in config.word_features], dtype=np.int64)
+        n, m = len(self.rank_columns), len(self.word_columns)
         self.rank_mean = nn.Parameter(torch.zeros(n), requires_grad=False)
         self.rank_scale = nn.Parameter(torch.ones(n), requires_grad=False)
         h = config.rank_hidden
@@ -162,14 +169,21 @@ class SpellScorer(PreTrainedModel):
             state[name] = tensor
         self.load_state_dict(state)
 
+    @property
+    def reads_context(self) -> bool:
+        """Whether the scorer reads context evidence (:mod:`charwise.speller.context`)."""
+        return bool(set(self.config.rank_features) & set(CONTEXT_FEATURES)
+                    or set(self.config.word_features) & set(CONTEXT_WORD_FEATURES))
+
     def rank(self, rows: np.ndarray) -> np.ndarray:
-        """Candidate scores ``(n,)`` for candidate features ``(n, len(RANK_FEATURES))`` (:func:`rank_scores`)."""
-        return rank_scores(self._arrays(), rows)
+        """Candidate scores ``(n,)`` for candidate features ``(n, len(RANK_FEATURES))``: the
+        columns of :attr:`config.rank_features <SpellScorerConfig>` (:func:`rank_scores`)."""
+        return rank_scores(self._arrays(), rows[:, self.rank_columns])
 
     def judge(self, rows: np.ndarray) -> np.ndarray:
-        """Probabilities ``(m,)`` that each word is a misspelling of its best candidate
-        (:func:`judge_probabilities`)."""
-        return judge_probabilities(self._arrays(), rows)
+        """Probabilities ``(m,)`` that each word is a misspelling of its best candidate, from word
+        rows ``(m, len(WORD_FEATURES))`` (:func:`judge_probabilities`)."""
+        return judge_probabilities(self._arrays(), rows[:, self.word_columns])
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         """Candidate scores of a ``(n, len(RANK_FEATURES))`` tensor (the ranker, for HF pipelines):

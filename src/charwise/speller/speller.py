@@ -46,6 +46,7 @@ from charwise.cache import LRUCache
 from charwise.errors import ConfigError
 from charwise.languages import check_language
 from charwise.speller.candidates import CandidateIndex
+from charwise.speller.context import neighbours
 from charwise.speller.features import Featurizer, rank_order, segment_max
 from charwise.speller.lexicon import Lexicon
 from charwise.words import split_words
@@ -58,6 +59,8 @@ SHIPPED_SCORERS = {"en": "speller-minilm-en", "es": "speller-e5-es"}
 DEFAULT_ENCODERS = {"en": "minilm", "es": "e5-multilingual"}
 SENTENCE_END = frozenset(".!?¿¡")
 SCORE_CACHE_SIZE = 50_000  # scored words remembered across calls
+Context = tuple[str | None, str | None]  # a word's left and right neighbour, lower-case
+NO_CONTEXT: Context = (None, None)
 
 
 def check_threshold(threshold: float | None, name: str = "threshold") -> float | None:
@@ -308,33 +311,41 @@ class Speller:
             raise TypeError("suggest() takes a list of words, not a single string")
         return [s for s, _ in self._score([w.lower() for w in words], k)]
 
-    def _score(self, words: list[str], k: int | None = None) -> list[tuple[list[Suggestion], float]]:
-        """(suggestions, probability of the best) for each lower-case word."""
+    def _score(self, words: list[str], k: int | None = None,
+               contexts: list[Context] | None = None) -> list[tuple[list[Suggestion], float]]:
+        """(suggestions, probability of the best) for each lower-case word (read between its
+        ``contexts``: left and right neighbours, when the scorer reads context)."""
         keep = self.settings.suggestions if k is None else k
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise ConfigError(f"k must be an integer >= 1, got {keep!r}")
         # Scores of earlier calls are reused: running text repeats its unknown words (names, slang).
-        scored: dict[str, tuple[list[Suggestion], float]] = {}
         # what the scores depend on: the scorer and its weights, and the settings read when scoring
         scorer = self.scorer
         setting = (keep, self.settings.neighbours, self.settings.per_key, id(scorer), scorer.weights_version())
-        for word in dict.fromkeys(words):
-            hit = self._scored.get((word, setting))
+        # a word's score depends on its neighbours only for a scorer that reads them
+        keys: list[Any] = (list(zip(words, contexts)) if contexts is not None and scorer.reads_context
+                           else [(w, NO_CONTEXT) for w in words])
+        scored: dict[Any, tuple[list[Suggestion], float]] = {}
+        for key in dict.fromkeys(keys):
+            hit = self._scored.get((key, setting))
             if hit is not None:
-                scored[word] = hit
-        distinct = [w for w in dict.fromkeys(words) if w not in scored]
+                scored[key] = hit
+        distinct = [key for key in dict.fromkeys(keys) if key not in scored]
         size = self.settings.batch_size
         for start in range(0, len(distinct), size):
             batch = distinct[start : start + size]
-            for word, result in zip(batch, self._score_batch(batch, keep, scorer)):
-                scored[word] = result
-                self._scored.put((word, setting), result)
-        return [scored[w] for w in words]
+            results = self._score_batch([w for w, _ in batch], keep, scorer,
+                                        [c for _, c in batch] if scorer.reads_context else None)
+            for key, result in zip(batch, results):
+                scored[key] = result
+                self._scored.put((key, setting), result)
+        return [scored[key] for key in keys]
 
-    def _score_batch(self, words: list[str], keep: int, scorer: SpellScorer) -> list[tuple[list[Suggestion], float]]:
+    def _score_batch(self, words: list[str], keep: int, scorer: SpellScorer,
+                     contexts: list[Context] | None = None) -> list[tuple[list[Suggestion], float]]:
         """(suggestions, probability of the best) for each lower-case word: one featurizer call, one
         ranker call and one judge call for the batch."""
-        batch = self.featurizer.featurize(words, self.settings.neighbours)
+        batch = self.featurizer.featurize(words, self.settings.neighbours, contexts)
         scores = scorer.rank(batch.rows)
         order = rank_order(scores, batch.offsets)
         p_best = scorer.judge(self.featurizer.word_rows(batch, scores, order))  # words with candidates
@@ -417,8 +428,11 @@ class Speller:
             raise ValueError(f"starts has {len(starts)} entries for {len(sentences)} texts")
         # sentence starts are per sentence (or as given)
         looks = [self.looked_at(list(words), bool(start)) for words, start in zip(sentences, starts)]
-        todo_words = [words[i].lower() for words, look in zip(sentences, looks) for i, f in enumerate(look) if f]
-        scored = iter(self._score(todo_words)) if todo_words else iter(())
+        todo = [(words, i) for words, look in zip(sentences, looks) for i, f in enumerate(look) if f]
+        todo_words = [words[i].lower() for words, i in todo]
+        # the sentence decides too: each word's neighbours, for a scorer that reads context
+        contexts = [neighbours(words, i) for words, i in todo] if self.scorer.reads_context else None
+        scored = iter(self._score(todo_words, contexts=contexts)) if todo_words else iter(())
         out = []
         for words, look in zip(sentences, looks):
             flat = []

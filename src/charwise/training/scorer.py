@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -43,7 +43,7 @@ from charwise.languages import check_language
 from charwise.speller.candidates import CandidateBatch
 from charwise.speller.features import RANK_FEATURES, WORD_FEATURES, Featurizer, rank_order
 from charwise.speller.lexicon import TEACHER, Lexicon
-from charwise.speller.speller import DEFAULT_ENCODERS, Speller
+from charwise.speller.speller import DEFAULT_ENCODERS, Context, Speller
 
 if TYPE_CHECKING:
     from charwise.speller.scorer import SpellScorer
@@ -60,6 +60,9 @@ class ScorerTraining:
     min_zipf: float = 3.0
     realistic_share: float = 0.7
     wikipedia: bool = True  # English: add the tuning half of Wikipedia's list
+    # misspellings put into training sentences, read between their neighbours (context evidence);
+    # 0: every word is scored alone
+    sentence_words: int = 12000
     # the probability at which a word is changed; chosen on the changes it makes to clean dev text
     # (EWT dev, checked by hand: above 0.75 nearly every change fixes a real typo; see docs/correction.md)
     threshold: float = 0.75
@@ -71,69 +74,128 @@ class ScorerTraining:
         check_language(self.language)
         if not self.encoder:
             self.encoder = DEFAULT_ENCODERS[self.language]
-        for name in ("words", "negatives"):
+        for name, low in (("words", 1), ("negatives", 1), ("sentence_words", 0)):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"{name} must be an integer >= 1, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
         if not 0 <= self.realistic_share <= 1 or not 0 <= self.threshold <= 1:
             raise ConfigError("realistic_share and threshold must lie in [0, 1]")
 
 
-def misspelled_pairs(lexicon: Lexicon, config: ScorerTraining) -> list[tuple[str, str]]:
-    """(misspelling, intended word) training pairs, lower-case (see the module docstring)."""
+def _misspeller(lexicon: Lexicon, config: ScorerTraining,
+                min_length: int) -> Callable[[str, random.Random], str | None]:
+    """A function that gives a word one of the language's misspellings (realistic or a keyboard
+    typo, see the module docstring), lower-case, or None when none applies or it is a lexicon word."""
     from charwise.typos.realistic import MisspellConfig, RealisticNoiser
     from charwise.typos.single import NoiseConfig, NoiseNotApplicable, Noiser
 
-    rng = random.Random(config.seed)
-    pool = sorted(w for w, e in lexicon.entries.items() if e.zipf >= config.min_zipf and len(w) >= 4 and w.isalpha())
-    realistic = RealisticNoiser(MisspellConfig(language=config.language, cased=False, min_length=4,
+    realistic = RealisticNoiser(MisspellConfig(language=config.language, cased=False, min_length=min_length,
                                                layouts=("es",) if config.language == "es" else ("us",)))
-    single = Noiser(NoiseConfig(cased=False, min_length=4, operations=("mistype", "repeat", "swap", "drop")))
-    pairs: list[tuple[str, str]] = []
-    while len(pairs) < config.words:
-        word = rng.choice(pool)
+    single = Noiser(NoiseConfig(cased=False, min_length=min_length,
+                                operations=("mistype", "repeat", "swap", "drop")))
+
+    def misspell(word: str, rng: random.Random) -> str | None:
         noiser = realistic if rng.random() < config.realistic_share else single
         try:
-            noisy, _ = noiser.corrupt(word, rng)
+            noisy = noiser.corrupt(word, rng)[0].lower()
         except NoiseNotApplicable:
-            continue
-        noisy = noisy.lower()
-        if noisy != word and noisy.isalpha() and noisy not in lexicon.entries:
-            pairs.append((noisy, word))
-    if config.language == "en" and config.wikipedia:
-        from charwise.typos.wikipedia import list_half, load_wikipedia_pairs
+            return None
+        return noisy if noisy != word and noisy.isalpha() and noisy not in lexicon.entries else None
 
-        for bad, good in load_wikipedia_pairs():
-            bad, good = bad.strip().lower(), good.strip().lower()
-            if list_half(good) == "tune" and bad.isalpha() and good in lexicon.entries and bad != good:
-                pairs.append((bad, good))
-    return pairs
+    return misspell
 
 
-def valid_unknown_words(lexicon: Lexicon, config: ScorerTraining) -> list[tuple[str, str | None]]:
-    """(word, the lexicon word to take out or None) for words that are spelled right but that the
-    lexicon lacks (see the module docstring)."""
-    rng = random.Random(config.seed + 1)
-    rare = sorted(w for w, e in lexicon.entries.items()
-                  if e.zipf < config.min_zipf and len(w) >= 4 and w.isalpha() and not e.sources & TEACHER)
-    out: list[tuple[str, str | None]] = [(w, w) for w in rng.sample(rare, min(config.negatives, len(rare)))]
-    corpus = sorted({w for w in _training_corpus_words(config.language)
-                     if w.isalpha() and w.islower() and len(w) >= 3 and w not in lexicon.entries})
-    out += [(w, None) for w in corpus]
+def _wikipedia_tuning_pairs(lexicon: Lexicon) -> list[tuple[str, str]]:
+    """(misspelling, word) of the tuning half of Wikipedia's list whose word is a lexicon word."""
+    from charwise.typos.wikipedia import list_half, load_wikipedia_pairs
+
+    out = []
+    for bad, good in load_wikipedia_pairs():
+        bad, good = bad.strip().lower(), good.strip().lower()
+        if list_half(good) == "tune" and bad.isalpha() and good in lexicon.entries and bad != good:
+            out.append((bad, good))
     return out
 
 
-def _training_corpus_words(language: str) -> list[str]:
+def misspelled_pairs(lexicon: Lexicon, config: ScorerTraining) -> list[tuple[str, str]]:
+    """(misspelling, intended word) training pairs, lower-case (see the module docstring)."""
+    rng = random.Random(config.seed)
+    pool = sorted(w for w, e in lexicon.entries.items() if e.zipf >= config.min_zipf and len(w) >= 4 and w.isalpha())
+    misspell = _misspeller(lexicon, config, 4)
+    pairs: list[tuple[str, str]] = []
+    while len(pairs) < config.words:
+        word = rng.choice(pool)
+        noisy = misspell(word, rng)
+        if noisy is not None:
+            pairs.append((noisy, word))
+    if config.language == "en" and config.wikipedia:
+        pairs += _wikipedia_tuning_pairs(lexicon)
+    return pairs
+
+
+def sentence_pairs(lexicon: Lexicon, config: ScorerTraining) -> list[tuple[str, str, Context]]:
+    """(misspelling, intended word, its neighbours) for ``sentence_words`` words of the training
+    sentences (:func:`training_sentences`), each misspelled in its sentence: a lexicon word of
+    at least 3 letters, given a misspelling from the tuning half of Wikipedia's list when the list
+    has one for it (English, half of the time), else one from the error model."""
+    from charwise.speller.context import neighbours
+
+    if not config.sentence_words:
+        return []
+    rng = random.Random(config.seed + 2)
+    sentences = training_sentences(config.language)
+    misspell = _misspeller(lexicon, config, 3)
+    real: dict[str, list[str]] = {}
+    if config.language == "en" and config.wikipedia:
+        for bad, good in _wikipedia_tuning_pairs(lexicon):
+            real.setdefault(good, []).append(bad)
+    out: list[tuple[str, str, Context]] = []
+    for _ in range(50 * config.sentence_words):
+        if len(out) >= config.sentence_words:
+            break
+        words = rng.choice(sentences)
+        eligible = [i for i, w in enumerate(words) if len(w) >= 3 and w.isalpha() and w.lower() in lexicon.entries]
+        if not eligible:
+            continue
+        i = rng.choice(eligible)
+        good = words[i].lower()
+        noisy = rng.choice(real[good]) if good in real and rng.random() < 0.5 else misspell(good, rng)
+        if noisy is not None:
+            out.append((noisy, good, neighbours(words, i)))
+    return out
+
+
+def valid_unknown_words(lexicon: Lexicon, config: ScorerTraining) -> list[tuple[str, str | None, Context]]:
+    """(word, the lexicon word to take out or None, its neighbours) for words that are spelled
+    right but that the lexicon lacks (see the module docstring): the corpus words keep the
+    neighbours of their first occurrence (when ``sentence_words``), the rare lexicon words have none."""
+    from charwise.speller.context import neighbours
+
+    rng = random.Random(config.seed + 1)
+    rare = sorted(w for w, e in lexicon.entries.items()
+                  if e.zipf < config.min_zipf and len(w) >= 4 and w.isalpha() and not e.sources & TEACHER)
+    alone: Context = (None, None)
+    out: list[tuple[str, str | None, Context]] = [
+        (w, w, alone) for w in rng.sample(rare, min(config.negatives, len(rare)))]
+    first: dict[str, Context] = {}
+    for words in training_sentences(config.language):
+        for i, w in enumerate(words):
+            if w.isalpha() and w.islower() and len(w) >= 3 and w not in lexicon.entries and w not in first:
+                first[w] = neighbours(words, i) if config.sentence_words else alone
+    out += [(w, None, first[w]) for w in sorted(first)]
+    return out
+
+
+def training_sentences(language: str) -> list[list[str]]:
+    """The training sentences of the language, as words: UD EWT and WNUT17 train (English), the
+    training verses (Spanish)."""
     if language == "en":
         from charwise.tagging.data import load_task
 
-        words = []
-        for task in ("ewt-upos", "wnut17"):
-            words += [w for s in load_task(task, splits=("train",)).train for w in s.words]
-        return words
+        return [list(s.words) for task in ("ewt-upos", "wnut17") for s in load_task(task, splits=("train",)).train]
     from charwise.translation.data import read_pairs, source_words, split_pairs
 
-    return [w for pair in split_pairs(read_pairs())["train"] for w in source_words(pair.source)]
+    return [source_words(pair.source) for pair in split_pairs(read_pairs())["train"]]
 
 
 def clean_dev_words(language: str) -> list[list[str]]:
@@ -150,12 +212,14 @@ def clean_dev_words(language: str) -> list[list[str]]:
 
 
 def featurize(featurizer: Featurizer, words: list[str], exclude: list[str | None],
-              batch_size: int = 512) -> CandidateBatch:
+              contexts: list[Context] | None = None, batch_size: int = 512) -> CandidateBatch:
     """The candidates and features of ``words`` (batches of ``batch_size``, as the speller scores
-    them), without the candidate ``exclude`` names for each word (a lexicon word taken out: its
-    candidate is dropped after the features of the others are made)."""
-    batch = CandidateBatch.concatenate([featurizer.featurize(words[start : start + batch_size])
-                                        for start in range(0, len(words), batch_size)])
+    them; read between ``contexts``), without the candidate ``exclude`` names for each word (a
+    lexicon word taken out: its candidate is dropped after the features of the others are made)."""
+    batch = CandidateBatch.concatenate([
+        featurizer.featurize(words[start : start + batch_size], None,
+                             contexts[start : start + batch_size] if contexts is not None else None)
+        for start in range(0, len(words), batch_size)])
     dropped = np.array([exclude[i] for i in batch.word_index.tolist()], dtype=object)
     return batch.select(np.array(batch.names, dtype=object) != dropped)
 
@@ -190,12 +254,17 @@ def fit_scorer(featurizer: Featurizer, config: ScorerTraining,
                           f"{config.language!r}")
     rng = np.random.default_rng(config.seed)
     lexicon = featurizer.lexicon
-    pairs = misspelled_pairs(lexicon, config)
+    # misspellings alone (synthetic, then Wikipedia's), misspellings in sentences, valid unknown words
+    alone = misspelled_pairs(lexicon, config)
+    in_sentences = sentence_pairs(lexicon, config)
     negatives = valid_unknown_words(lexicon, config)
-    words = [bad for bad, _ in pairs] + [w for w, _ in negatives]
+    pairs = alone + [(bad, good) for bad, good, _ in in_sentences]
+    words = [bad for bad, _ in pairs] + [w for w, _, _ in negatives]
     exclude: list[str | None] = [None] * len(pairs)
-    exclude += [drop for _, drop in negatives]
-    batch = featurize(featurizer, words, exclude)
+    exclude += [drop for _, drop, _ in negatives]
+    contexts: list[Context] = [(None, None)] * len(alone) + [c for _, _, c in in_sentences]
+    contexts += [c for _, _, c in negatives]
+    batch = featurize(featurizer, words, exclude, contexts)
     counts, word = batch.counts, batch.word_index
     labels: list[str | None] = [good for _, good in pairs]
     labels += [None] * len(negatives)
@@ -209,8 +278,9 @@ def fit_scorer(featurizer: Featurizer, config: ScorerTraining,
     x, y = batch.rows[member], hit[member].astype(bool)
     group = (np.cumsum(grouped) - 1)[word[member]]
     group_offsets = np.concatenate([[0], np.cumsum(counts[grouped])]).astype(np.int64)
-    # a pair of Wikipedia's list (after the synthetic ones)
-    is_real = (np.arange(len(words)) >= config.words)[grouped]
+    # a pair of Wikipedia's list (after the synthetic ones, before those in sentences)
+    real_word = (np.arange(len(words)) >= config.words) & (np.arange(len(words)) < len(alone))
+    is_real = real_word[grouped]
     n_groups = int(grouped.sum())
     fit_groups = rng.random(n_groups) < 0.8  # 80 % of words fit, 20 % measure (ranking accuracy)
     # real misspellings count `real_weight` times in the fit: they are what the speller is for
@@ -233,7 +303,8 @@ def fit_scorer(featurizer: Featurizer, config: ScorerTraining,
                 out[name] = round(int(right[held].sum()) / int(held.sum()), 4)
         return out
 
-    info: dict[str, Any] = {"config": asdict(config), "pairs": len(pairs), "negatives": len(negatives),
+    info: dict[str, Any] = {"config": asdict(config), "pairs": len(alone), "sentence_pairs": len(in_sentences),
+                            "negatives": len(negatives),
                             "candidate_recall": round(recall, 4), "rank_rows": int(len(x))}
     ranker = {"rank_mean": mean, "rank_scale": scale}
     measured = info["ranker_top1_heldout"] = {
@@ -269,8 +340,7 @@ def fit_scorer(featurizer: Featurizer, config: ScorerTraining,
     jx = featurizer.word_rows(batch, scores, order)
     jy = hit[order[batch.offsets[:-1][has]]]
     # real misspellings count `real_weight` times here too
-    index = np.arange(len(words))[has]
-    judge_repeats = np.where((index >= config.words) & (index < len(pairs)), config.real_weight, 1)
+    judge_repeats = np.where(real_word[has], config.real_weight, 1)
     jx, jy = np.repeat(jx, judge_repeats, axis=0), np.repeat(jy.astype(bool), judge_repeats)
     split = rng.random(len(jx)) < 0.8
     jm, js, jw, jb = _fit_logistic(jx[split], jy[split], config.seed)
