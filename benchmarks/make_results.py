@@ -736,6 +736,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "speller": render_speller,
     "speller_": render_speller,
     "speller_dev": render_generic,  # benchmarks/speller_dev.py: thresholds by scorer, development data
+    "speller_dev_": render_generic,
     "cycle_loops_": render_cycle_loops,
     "generation": render_generation,
     "lm": render_lm,
