@@ -18,10 +18,8 @@ import charwise.io as cio
 from charwise.cli import main
 from charwise.errors import InputError
 from charwise.io import ReadReport, iter_windows, text_windows
-from charwise.speller import Speller, SpellerSettings
-from charwise.speller.lexicon import USER, LexiconEntry
+from charwise.speller import Speller
 from charwise.speller.repair import repair
-from conftest import fitted_scorer, tiny_encoder, tiny_lexicon
 
 WORDS = ["the", "house", "and", "horse", "said", "after", "stop", "here", "night", "business", "weird"]
 TYPOS = {"recieve": "receive", "pakage": "package", "horsee": "horse"}  # Horsee: only at a sentence start
@@ -33,10 +31,8 @@ def cache_dir(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def speller(make_encoder, wordpiece_teacher) -> Speller:
-    encoder = tiny_encoder(make_encoder, wordpiece_teacher)
-    return Speller(tiny_lexicon({"wycombe": LexiconEntry(2.7, USER, capitalised=True)}), encoder, fitted_scorer(),
-                   SpellerSettings(threshold=0.5, capital_threshold=0.5, neighbours=3))
+def speller(tiny_speller) -> Speller:
+    return tiny_speller
 
 
 @pytest.fixture

@@ -9,11 +9,10 @@ import pytest
 import torch
 
 from charwise.errors import ConfigError
-from charwise.speller import Speller, SpellerSettings
+from charwise.speller import Speller
 from charwise.speller.features import RANK_FEATURES, WORD_FEATURES
-from charwise.speller.lexicon import USER, LexiconEntry
 from charwise.speller.scorer import SpellScorer, SpellScorerConfig
-from conftest import fitted_scorer, tiny_encoder, tiny_lexicon
+from conftest import fitted_scorer
 
 
 @pytest.fixture(autouse=True)
@@ -22,10 +21,8 @@ def cache_dir(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def speller(make_encoder, wordpiece_teacher) -> Speller:
-    encoder = tiny_encoder(make_encoder, wordpiece_teacher)
-    return Speller(tiny_lexicon({"wycombe": LexiconEntry(2.7, USER, capitalised=True)}), encoder, fitted_scorer(),
-                   SpellerSettings(threshold=0.5, capital_threshold=0.5, neighbours=3))
+def speller(tiny_speller) -> Speller:
+    return tiny_speller
 
 
 def sure_scorer() -> SpellScorer:

@@ -126,6 +126,11 @@ def input_lines(args: argparse.Namespace, path: str) -> Iterator[str]:
 def _input_lines(args: argparse.Namespace, path: str) -> Iterator[str]:
     report = ReadReport()
     yield from iter_lines(path, errors=args.errors, max_chars=args.max_line_chars, report=report)
+    _warn_read(report, args, path)
+
+
+def _warn_read(report: ReadReport, args: argparse.Namespace, path: str) -> None:
+    """One warning line on stderr for each thing ``report`` noted while ``path`` was read."""
     source = "<stdin>" if path == "-" else path
     for message in report.warnings(source, args.max_line_chars):
         print(f"charwise: warning: {message}", file=sys.stderr)
@@ -144,9 +149,7 @@ def input_windows(args: argparse.Namespace, path: str) -> Iterator[TextWindow]:
 def _input_windows(args: argparse.Namespace, path: str) -> Iterator[TextWindow]:
     report = ReadReport()
     yield from iter_windows(path, errors=args.errors, max_chars=args.max_line_chars, report=report)
-    source = "<stdin>" if path == "-" else path
-    for message in report.warnings(source, args.max_line_chars):
-        print(f"charwise: warning: {message}", file=sys.stderr)
+    _warn_read(report, args, path)
 
 
 def argument_text(args: argparse.Namespace, text: str, what: str) -> str:
