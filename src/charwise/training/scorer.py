@@ -10,10 +10,15 @@ Training pairs, never from test data:
   or one keyboard typo (:class:`~charwise.typos.single.Noiser`, 30 %); for English also the
   **tuning half** of Wikipedia's list (:func:`~charwise.typos.wikipedia.list_half`; the test half is
   never read here);
+* **misspellings in sentences** (``sentence_words``, :func:`sentence_pairs`): a lexicon word of 3+
+  letters of a training sentence (UD EWT and WNUT17 train; the Spanish training verses) misspelled
+  in place (from the tuning half of Wikipedia's list when it has the word, half of the time; else
+  from the error model) and read between its neighbours: what the context features
+  (:mod:`charwise.speller.context`) are learnt from;
 * **valid words the lexicon lacks**: lexicon words of low frequency taken out of the lexicon (their
-  own candidate removed), and the alphabetic lower-case words of the training split of UD EWT and
-  WNUT17 (English) or of the Spanish training verses that the lexicon does not hold (names, slang,
-  archaic forms).
+  own candidate removed, scored alone), and the alphabetic lower-case words of those training
+  sentences that the lexicon does not hold (names, slang, archaic forms), between the neighbours of
+  their first occurrence.
 
 The **ranker** (label: the candidate is the intended word) is fitted on the misspellings' candidates:
 a logistic regression and a one-layer perceptron (``rank_hidden`` tanh units) are both fitted on
