@@ -40,31 +40,16 @@ DATA = Path(os.environ.get("CHARWISE_SPELLING_BENCHMARKS",
 
 
 def dev_sentences(language: str, lexicon: Any, n: int, seed: int) -> list[tuple[list[str], int, str]]:
-    """(clean words, the misspelled position, the misspelling) for ``n`` dev sentences."""
-    from charwise.training.scorer import ScorerTraining, _misspeller, _wikipedia_tuning_pairs, clean_dev_words
+    """(clean words, the misspelled position, the misspelling) for ``n`` dev sentences (in a seeded
+    order), misspelled as the scorer's training sentences are; the misspelling takes the word's
+    capital."""
+    from charwise.training.scorer import ScorerTraining, clean_dev_words, misspell_in_sentences
 
     rng = random.Random(seed)
-    config = ScorerTraining(language=language)
-    misspell = _misspeller(lexicon, config, 3)
-    real: dict[str, list[str]] = {}
-    if language == "en":
-        for bad, good in _wikipedia_tuning_pairs(lexicon):
-            real.setdefault(good, []).append(bad)
-    sentences = [s for s in clean_dev_words(language) if len(s) >= 4]
+    sentences = [list(s) for s in clean_dev_words(language) if len(s) >= 4]
     rng.shuffle(sentences)
-    out = []
-    for words in sentences:
-        if len(out) >= n:
-            break
-        eligible = [i for i, w in enumerate(words) if len(w) >= 3 and w.isalpha() and w.lower() in lexicon.entries]
-        if not eligible:
-            continue
-        i = rng.choice(eligible)
-        good = words[i].lower()
-        bad = rng.choice(real[good]) if good in real and rng.random() < 0.5 else misspell(good, rng)
-        if bad is not None:
-            out.append((list(words), i, bad if not words[i][:1].isupper() else bad[:1].upper() + bad[1:]))
-    return out
+    found = misspell_in_sentences(sentences, lexicon, ScorerTraining(language=language), n, rng)
+    return [(words, i, bad if not words[i][:1].isupper() else bad[:1].upper() + bad[1:]) for words, i, bad in found]
 
 
 def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[tuple[str, str]],
@@ -78,7 +63,7 @@ def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[
     alone = speller.correct_words([[bad] for bad, _ in words], threshold=0.0) if words else []
     rows = {}
     for t in thresholds:
-        def out(entry: Any) -> str:
+        def out(entry: Any, t: float = t) -> str:
             if entry.looked_at and entry.suggestions and speller.changes(entry.word, entry.probability, t):
                 return entry.suggestions[0].word
             return entry.word.lower()

@@ -114,25 +114,16 @@ def _complete_utf8(data: bytes) -> bytes:
 
 
 def _raw_lines(stream: IO[bytes], max_bytes: int | None) -> Iterator[tuple[bytes, bool]]:
-    """``(bytes of the line, at most max_bytes; whether it was longer)`` for each line of ``stream``."""
+    """``(bytes of the line, at most max_bytes; whether it was longer)`` for each line of ``stream``
+    (the parts of :func:`_raw_line_parts`, joined up to ``max_bytes``: memory stays bounded by it)."""
     buf, cut = bytearray(), False
-    while True:
-        chunk = stream.read(_CHUNK)
-        if not chunk:
-            break
-        start = 0
-        while True:
-            newline = chunk.find(b"\n", start)
-            end = len(chunk) if newline < 0 else newline
-            room = end - start if max_bytes is None else max(0, max_bytes - len(buf))
-            buf += chunk[start : start + min(room, end - start)]
-            cut = cut or end - start > room
-            if newline < 0:
-                break
+    for data, end in _raw_line_parts(stream):
+        room = len(data) if max_bytes is None else max(0, max_bytes - len(buf))
+        buf += data[:room]
+        cut = cut or len(data) > room
+        if end:
             yield bytes(buf), cut
-            buf, cut, start = bytearray(), False, newline + 1
-    if buf or cut:
-        yield bytes(buf), cut  # the last line, without a final newline
+            buf, cut = bytearray(), False
 
 
 def decode_line(data: bytes, source: str, number: int, errors: str = "strict", offset: int = 0) -> tuple[str, bool]:

@@ -26,7 +26,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, Iterator, NoReturn
+from typing import Any, Callable, Iterator, NoReturn
 
 from charwise.errors import ConfigError, MissingInputError
 from charwise.io import (
@@ -118,22 +118,7 @@ def input_lines(args: argparse.Namespace, path: str) -> Iterator[str]:
     """The lines of ``path`` ('-': standard input) under the command's input options, read lazily;
     when the last one has been read, a warning for each line that was cut or had bytes replaced.
     A missing file or a directory is refused at once (:func:`charwise.io.check_input_file`)."""
-    if path != "-":
-        check_input_file(path)
-    return _input_lines(args, path)
-
-
-def _input_lines(args: argparse.Namespace, path: str) -> Iterator[str]:
-    report = ReadReport()
-    yield from iter_lines(path, errors=args.errors, max_chars=args.max_line_chars, report=report)
-    _warn_read(report, args, path)
-
-
-def _warn_read(report: ReadReport, args: argparse.Namespace, path: str) -> None:
-    """One warning line on stderr for each thing ``report`` noted while ``path`` was read."""
-    source = "<stdin>" if path == "-" else path
-    for message in report.warnings(source, args.max_line_chars):
-        print(f"charwise: warning: {message}", file=sys.stderr)
+    return _read_with_warnings(iter_lines, args, path)
 
 
 def input_windows(args: argparse.Namespace, path: str) -> Iterator[TextWindow]:
@@ -141,15 +126,23 @@ def input_windows(args: argparse.Namespace, path: str) -> Iterator[TextWindow]:
     line in windows of at most ``--max-line-chars`` characters (:func:`charwise.io.iter_windows`),
     for commands that write the text back; when the last has been read, a warning for what was left
     unread or had bytes replaced. A missing file or a directory is refused at once."""
+    return _read_with_warnings(iter_windows, args, path)
+
+
+def _read_with_warnings(reader: Callable[..., Iterator[Any]], args: argparse.Namespace, path: str) -> Iterator[Any]:
+    """``reader(path, ...)`` under the command's input options (a missing file refused at once,
+    before the first item is asked for), then one warning line on stderr for each thing it noted."""
     if path != "-":
         check_input_file(path)
-    return _input_windows(args, path)
 
+    def read() -> Iterator[Any]:
+        report = ReadReport()
+        yield from reader(path, errors=args.errors, max_chars=args.max_line_chars, report=report)
+        source = "<stdin>" if path == "-" else path
+        for message in report.warnings(source, args.max_line_chars):
+            print(f"charwise: warning: {message}", file=sys.stderr)
 
-def _input_windows(args: argparse.Namespace, path: str) -> Iterator[TextWindow]:
-    report = ReadReport()
-    yield from iter_windows(path, errors=args.errors, max_chars=args.max_line_chars, report=report)
-    _warn_read(report, args, path)
+    return read()
 
 
 def argument_text(args: argparse.Namespace, text: str, what: str) -> str:

@@ -116,8 +116,8 @@ def edit_columns(written: list[str], names: list[str], layout: str) -> dict[str,
     n = len(names)
     dl = np.fromiter((osa_distance(w, c, 4) for w, c in zip(written, names)), dtype=np.int64, count=n)
     lev = np.fromiter((levenshtein_distance(w, c, 4) for w, c in zip(written, names)), dtype=np.int64, count=n)
-    keyboard = np.zeros(n, dtype=bool)
-    vowel = np.zeros(n, dtype=bool)
+    keyboard = np.zeros(n, dtype=np.bool_)
+    vowel = np.zeros(n, dtype=np.bool_)
     # one substitution: which letters were swapped
     for j in np.flatnonzero((dl == 1) & (lev == 1) & (_lengths(written) == _lengths(names))):
         w, c = written[j], names[j]
@@ -135,10 +135,10 @@ def shape_columns(written: list[str], names: list[str], language: str) -> dict[s
     length = _lengths(written)
     return {
         "len_diff": np.minimum(np.abs(length - _lengths(names)), 4) / 4,
-        "same_first": np.fromiter((w[:1] == c[:1] for w, c in zip(written, names)), dtype=bool, count=n),
-        "same_last": np.fromiter((w[-1:] == c[-1:] for w, c in zip(written, names)), dtype=bool, count=n),
+        "same_first": np.fromiter((w[:1] == c[:1] for w, c in zip(written, names)), dtype=np.bool_, count=n),
+        "same_last": np.fromiter((w[-1:] == c[-1:] for w, c in zip(written, names)), dtype=np.bool_, count=n),
         "same_sound": np.fromiter((sound_key(w, language) == sound_key(c, language) for w, c in zip(written, names)),
-                                  dtype=bool, count=n),
+                                  dtype=np.bool_, count=n),
         "prefix": np.fromiter((_common_prefix(w, c) for w, c in zip(written, names)), dtype=np.int64, count=n)
         / np.maximum(1, length),
         "bigram_dice": np.fromiter((_dice(_bigrams(w), _bigrams(c)) for w, c in zip(written, names)),

@@ -112,6 +112,10 @@ class SpellScorer(PreTrainedModel):
         self.rank_columns = np.array([RANK_FEATURES.index(f) for f in config.rank_features], dtype=np.int64)
         self.word_columns = np.array([WORD_FEATURES.index(f) for f in config.word_features], dtype=np.int64)
         n, m = len(self.rank_columns), len(self.word_columns)
+        #: whether the scorer reads context evidence (:mod:`charwise.speller.context`): a caller
+        #: gives it each word's neighbours only then
+        self.reads_context = bool(set(config.rank_features) & set(CONTEXT_FEATURES)
+                                  or set(config.word_features) & set(CONTEXT_WORD_FEATURES))
         self.rank_mean = nn.Parameter(torch.zeros(n), requires_grad=False)
         self.rank_scale = nn.Parameter(torch.ones(n), requires_grad=False)
         h = config.rank_hidden
@@ -168,12 +172,6 @@ class SpellScorer(PreTrainedModel):
                                   f"{tuple(state[name].shape) if name in state else 'no such part'}")
             state[name] = tensor
         self.load_state_dict(state)
-
-    @property
-    def reads_context(self) -> bool:
-        """Whether the scorer reads context evidence (:mod:`charwise.speller.context`)."""
-        return bool(set(self.config.rank_features) & set(CONTEXT_FEATURES)
-                    or set(self.config.word_features) & set(CONTEXT_WORD_FEATURES))
 
     def rank(self, rows: np.ndarray) -> np.ndarray:
         """Candidate scores ``(n,)`` for candidate features ``(n, len(RANK_FEATURES))``: the

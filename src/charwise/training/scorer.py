@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 
@@ -140,25 +140,34 @@ def misspelled_pairs(lexicon: Lexicon, config: ScorerTraining) -> list[tuple[str
 
 def sentence_pairs(lexicon: Lexicon, config: ScorerTraining) -> list[tuple[str, str, Context]]:
     """(misspelling, intended word, its neighbours) for ``sentence_words`` words of the training
-    sentences (:func:`training_sentences`), each misspelled in its sentence: a lexicon word of
-    at least 3 letters, given a misspelling from the tuning half of Wikipedia's list when the list
-    has one for it (English, half of the time), else one from the error model."""
+    sentences (:func:`training_sentences`, drawn at random), each misspelled in its sentence
+    (:func:`misspell_in_sentences`)."""
     from charwise.speller.context import neighbours
 
     if not config.sentence_words:
         return []
     rng = random.Random(config.seed + 2)
     sentences = training_sentences(config.language)
+    drawn = (rng.choice(sentences) for _ in range(50 * config.sentence_words))
+    return [(bad, words[i].lower(), neighbours(words, i))
+            for words, i, bad in misspell_in_sentences(drawn, lexicon, config, config.sentence_words, rng)]
+
+
+def misspell_in_sentences(sentences: Iterable[list[str]], lexicon: Lexicon, config: ScorerTraining, n: int,
+                          rng: random.Random) -> list[tuple[list[str], int, str]]:
+    """(sentence, position, misspelling) for the first ``n`` of ``sentences`` that have a word to
+    misspell: a lexicon word of at least 3 letters, given a misspelling from the tuning half of
+    Wikipedia's list when the list has one for it (English, half of the time), else one from the
+    error model (lower-case)."""
     misspell = _misspeller(lexicon, config, 3)
     real: dict[str, list[str]] = {}
     if config.language == "en" and config.wikipedia:
         for bad, good in _wikipedia_tuning_pairs(lexicon):
             real.setdefault(good, []).append(bad)
-    out: list[tuple[str, str, Context]] = []
-    for _ in range(50 * config.sentence_words):
-        if len(out) >= config.sentence_words:
+    out: list[tuple[list[str], int, str]] = []
+    for words in sentences:
+        if len(out) >= n:
             break
-        words = rng.choice(sentences)
         eligible = [i for i, w in enumerate(words) if len(w) >= 3 and w.isalpha() and w.lower() in lexicon.entries]
         if not eligible:
             continue
@@ -166,7 +175,7 @@ def sentence_pairs(lexicon: Lexicon, config: ScorerTraining) -> list[tuple[str, 
         good = words[i].lower()
         noisy = rng.choice(real[good]) if good in real and rng.random() < 0.5 else misspell(good, rng)
         if noisy is not None:
-            out.append((noisy, good, neighbours(words, i)))
+            out.append((words, i, noisy))
     return out
 
 
