@@ -127,6 +127,8 @@ PAGES = {
     "pretraining": "hybrid.md",
     "tagging": "tagging.md",
     "speller": "correction.md",
+    "real_words": "correction.md",
+    "spelling_suite": "spelling_benchmarks.md",
     "decoder": "correction.md",
     "cycle_loops": "correction.md",
     "generation": "generation.md",
@@ -486,12 +488,45 @@ def render_decoder(data: dict[str, Any]) -> Lines:
                          rows, right={2, 3, 4, 5, 6})
 
 
+def render_speller_neural(data: dict[str, Any]) -> Lines:
+    """benchmarks/speller_neural.py: the default speller and SmolLM2 on its words in doubt, dev data."""
+    report = data["report"]
+    settings = data["settings"]
+    lines = [f"Development data: {report['sentences']} UD EWT dev sentences with one misspelled word each (the "
+             f"half not used for tuning) and the same sentences clean; Norvig testset1 words alone. SmolLM2 on "
+             f"{data['device']}, {plural(data['threads'], 'torch thread')}; settings: "
+             + ", ".join(f"{k} {v}" for k, v in settings.items()) + ".", ""]
+    rows = [[name, f"{r['correction_rate']:.1f}", f"{r['damage_noisy']:.3f}",
+             f"{r['clean_changed']:.3f} ({r['clean_changed_words']} of {r['clean_words']:,})",
+             f"{r['words_fixed']:.1f}" if r["words_fixed"] is not None else "-",
+             f"{r['sentences_per_second']:.1f}", f"{r['words_per_second']:.0f}"]
+            for name, r in (("default (ngram)", report["default"]), ("--context smollm2", report["smollm2"]))]
+    return lines + table(["mode", "misspelled words corrected, %", "other words of those sentences changed, %",
+                          "clean words changed, %", "Norvig testset1 fixed, %", "sentences/s", "words/s"],
+                         rows, right={1, 2, 3, 4, 5, 6})
+
+
+def render_real_words(data: dict[str, Any]) -> Lines:
+    """benchmarks/real_words.py: confusion-set swaps put back, and clean words changed, by margin."""
+    lines = [f"{data['role']}: {data['sentences']:,} sentences ({data['words']:,} words, {data['clean_set_words']:,} "
+             f"of them in a confusion set); {data['errors']:,} swapped words to put back. Shipped margin: "
+             f"{data['shipped_margin']:g}.", ""]
+    rows = [[margin, f"{r['errors_corrected']:.1f}", str(r["errors_changed_wrongly"]), str(r["false_alarms"]),
+             f"{r['clean_words_changed']:.4f}"] for margin, r in data["margins"].items()]
+    return lines + table(["margin (log10)", "swaps put back, %", "swaps changed to a third word",
+                          "clean words changed", "clean words changed, %"], rows, right={1, 2, 3, 4})
+
+
 def render_speller(data: dict[str, Any]) -> Lines:
     if data["language"] == "es":
+        clean_test = data.get("clean_test")
         lines = [f"Realistic Spanish misspellings of {data['pairs']:,} words of the Spanish test verses (of "
                  f"{data['test_words']:,}); intended word found, %. Clean dev verses: "
                  f"{data['clean_dev']['changed']} of {data['clean_dev']['words']:,} words changed "
-                 f"({data['clean_dev']['changed_share']:.3f} %).", ""]
+                 f"({data['clean_dev']['changed_share']:.3f} %)" + (
+                     f"; clean test verses: {clean_test['changed']} of {clean_test['words']:,} changed, "
+                     f"{clean_test['changed_wrongly']} wrongly ({clean_test['changed_wrongly_share']:.3f} %, "
+                     "checked by hand)" if clean_test else "") + ".", ""]
         rows = [[name, f"{r['top1']:.1f}", f"{r['top10']:.1f}"] for name, r in data["misspellings"].items()]
         return lines + table(["system", "top-1", "top-10"], rows, right={1, 2})
     speed = data["speed"]
@@ -736,6 +771,8 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "speller": render_speller,
     "speller_": render_speller,
     "speller_dev": render_generic,  # benchmarks/speller_dev.py: thresholds by scorer, development data
+    "speller_neural": render_speller_neural,
+    "real_words": render_real_words,
     "speller_dev_": render_generic,
     "cycle_loops_": render_cycle_loops,
     "generation": render_generation,

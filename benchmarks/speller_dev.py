@@ -14,7 +14,11 @@ Sets (all development; seeded):
 * ``clean``: the same dev sentences without errors: the share of words changed (they hold some
   typos of their own, so not every change is wrong);
 * ``norvig_testset1`` (English, when ``--data`` has the public sets): Norvig's development word
-  list, each word alone: fixed = the output is the intended word.
+  list, each word alone: fixed = the output is the intended word; Spanish: the Tweet-Norm
+  development pairs (``tweetnorm_es/pairs_dev.tsv``), compared ignoring case (the annotation also
+  capitalises names);
+* ``tweets`` (Spanish, with the public sets): the Tweet-Norm development tweets, NeuSpell's token
+  metrics ignoring case (``benchmarks/spelling_suite.py``'s): correction rate and damage.
 
 For each scorer and each threshold in ``--thresholds``: correction rate, clean words changed, fixed;
 and the threshold that corrects most while changing no more clean words than the shipped scorer at
@@ -53,7 +57,7 @@ def dev_sentences(language: str, lexicon: Any, n: int, seed: int) -> list[tuple[
 
 
 def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[tuple[str, str]],
-             thresholds: list[float]) -> dict[str, Any]:
+             thresholds: list[float], tweets: list[tuple[str, str]] | None = None) -> dict[str, Any]:
     clean_sentences = [w for w, _, _ in noisy]
     noisy_sentences = [w[:i] + [bad] + w[i + 1 :] for w, i, bad in noisy]
     start = time.perf_counter()
@@ -64,7 +68,8 @@ def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[
     rows = {}
     for t in thresholds:
         def out(entry: Any, t: float = t) -> str:
-            if entry.looked_at and entry.suggestions and speller.changes(entry.word, entry.probability, t):
+            if entry.looked_at and entry.suggestions and speller.changes(entry.word, entry.probability, t,
+                                                                         entry.suggestions[0].word):
                 return entry.suggestions[0].word
             return entry.word.lower()
 
@@ -79,6 +84,13 @@ def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[
             "words_fixed": round(100 * sum(out(c[0]) == good for c, (_, good) in zip(alone, words))
                                  / max(1, len(words)), 2) if words else None,
         }
+        if tweets:
+            from spelling_suite import sentence_scores
+
+            output = {i: c.corrected for i, c in enumerate(speller.correct_lines([n for n, _ in tweets], t))}
+            scores = sentence_scores(tweets, output, list(range(len(tweets))))
+            rows[f"{t:.2f}"]["tweets_correction_rate"] = scores["correction_rate_nocase"]
+            rows[f"{t:.2f}"]["tweets_damage"] = scores["damage_nocase"]
     return {"thresholds": rows, "sentences_per_second": round(2 * len(noisy) / seconds, 1)}
 
 
@@ -108,18 +120,26 @@ def main(argv: list[str] | None = None) -> int:
             bad, _, good = line.partition("\t")
             if bad and good:
                 words.append((bad.strip(), good.strip().lower()))
+    tweets: list[tuple[str, str]] = []
+    tweet_norm = args.data / "tweetnorm_es"
+    if args.language == "es" and tweet_norm.is_dir():
+        from spelling_suite import read_tsv
+
+        words = [(bad, good.lower()) for bad, good in read_tsv(tweet_norm / "pairs_dev.tsv")]
+        tweets = read_tsv(tweet_norm / "sentences_dev.tsv")
     result: dict[str, Any] = {"command": " ".join(["python benchmarks/speller_dev.py", *sys.argv[1:]]),
                               "language": args.language, "sentences": len(noisy), "roles": {
                                   "noisy/clean": "development (dev split, seeded misspellings)",
-                                  "norvig_testset1": "development"}, "scorers": {}}
+                                  "norvig_testset1": "development",
+                                  "tweetnorm_es pairs_dev / sentences_dev": "development"}, "scorers": {}}
     budget = None
     for name in args.scorers:
         speller = base if name == "shipped" else Speller.load(args.language, scorer=name, lexicon=base.lexicon)
-        report = evaluate(speller, noisy, words, args.thresholds)
+        report = evaluate(speller, noisy, words, args.thresholds, tweets)
         report["own_threshold"] = speller.threshold
         report["reads_context"] = speller.scorer.reads_context
         if name == "shipped":
-            own = evaluate(speller, noisy, words, [speller.threshold])["thresholds"]
+            own = evaluate(speller, noisy, words, [speller.threshold], tweets)["thresholds"]
             report["at_own_threshold"] = next(iter(own.values()))
             budget = report["at_own_threshold"]["clean_changed"]
         if budget is not None:

@@ -414,3 +414,23 @@ def test_training_survives_a_kill(tmp_path, tiny_bert_dir):
     resumed = load_file(str(tmp_path / "killed" / "checkpoint" / "model.safetensors"))
     for name, tensor in full.items():
         torch.testing.assert_close(resumed[name], tensor, rtol=0, atol=1e-6, msg=name)
+
+
+def test_correct_checks_its_input_before_loading_the_models(tmp_path, capsys, monkeypatch):
+    """A binary file is refused, an empty one answered, without the seconds the models take to load."""
+    from charwise.speller import Speller
+
+    def no_load(*args, **kwargs):
+        raise AssertionError("the models were loaded")
+
+    monkeypatch.setattr(Speller, "load", no_load)
+    binary = tmp_path / "image.bin"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")
+    assert main(["correct", str(binary)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "not UTF-8 text" in err
+    empty = tmp_path / "empty.txt"
+    empty.write_text("", encoding="utf-8")
+    out = tmp_path / "out.txt"
+    assert main(["correct", str(empty), "--out", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == "" and "0 words corrected" in capsys.readouterr().err

@@ -11,6 +11,7 @@ whitespace is written back as it is. Memory stays bounded by the window, not by 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from typing import Any, Callable, Iterator
@@ -24,10 +25,12 @@ from charwise.cli.common import (
     input_windows,
     output_sink,
 )
+from charwise.errors import ConfigError
 from charwise.io import TextWindow, check_output_dir, check_output_file, text_windows
 
 CORRECT_BLOCK = 256  # lines corrected at a time (the first block is one line, so output starts at once)
 LANGUAGE_CHOICES = ("en", "es")
+CONTEXT_CHOICES = ("ngram", "smollm2")  # charwise.speller.neural.CONTEXT_MODELS (not imported: startup time)
 
 
 def add_parser(sub: Any) -> None:
@@ -48,6 +51,9 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--json", action="store_true",
                    help="one JSON object per line: each word looked at, its candidates and probabilities")
     c.add_argument("--plain", action="store_true", help="the corrected text without change marks")
+    c.add_argument("--context", default="ngram", choices=CONTEXT_CHOICES,
+                   help="context for words in doubt: ngram (bigrams, fast) or smollm2 (a neural LM, English only)")
+    c.add_argument("--device", help="where --context smollm2 runs: cpu (default), cuda, cuda:1...")
     add_input_options(c, windows=True)
     c.set_defaults(func=cmd_correct)
 
@@ -86,8 +92,24 @@ def cmd_correct(args: argparse.Namespace) -> int:
         check_output_file(args.out, "--out")
     text = argument_text(args, args.text, "--text") if args.text is not None else None
     windows = text_windows(text, args.max_line_chars) if text is not None else input_windows(args, args.file)
+    # the first line is read (and checked: a binary or non-UTF-8 file is refused) before the models
+    # load, which takes seconds; an empty input is answered without them
+    first = next(windows, None)
+    if first is None:
+        with output_sink(args.out):
+            pass
+        print("0 words corrected", file=sys.stderr)
+        return 0
+    windows = itertools.chain([first], windows)
+    if args.device is not None:
+        if args.context == "ngram":
+            raise ConfigError("--device is where --context smollm2 runs; the ngram context needs none")
+        from charwise.speller.neural import check_device
+
+        check_device(args.device)
     speller = Speller.load(args.language, encoder=args.encoder, scorer=args.scorer, word_files=tuple(args.lexicon),
-                           settings=SpellerSettings(threshold=args.threshold, suggestions=args.suggestions))
+                           settings=SpellerSettings(threshold=args.threshold, suggestions=args.suggestions),
+                           context=args.context, device=args.device)
     bar = tqdm(desc="correct", unit=" lines", disable=None if text is None and args.file != "-" else True,
                file=sys.stderr)
     mode = "json" if args.json else "plain" if args.plain else "marked"

@@ -87,7 +87,7 @@ class NgramContext:
             previous: str | None = None
             for word in words:
                 w = word.lower()
-                if not _is_word(w):
+                if not is_word(w):
                     previous = None if w in BREAKS or not w else previous
                     continue
                 unigrams[w] += 1
@@ -149,7 +149,7 @@ def _nearest(words: Sequence[str], index: int, step: int) -> str | None:
     i = index + step
     while 0 <= i < len(words):
         w = words[i].lower()
-        if _is_word(w):
+        if is_word(w):
             return w
         if w in BREAKS or any(ch in BREAKS for ch in w):
             return None
@@ -157,7 +157,8 @@ def _nearest(words: Sequence[str], index: int, step: int) -> str | None:
     return None
 
 
-def _is_word(token: str) -> bool:
+def is_word(token: str) -> bool:
+    """Whether ``token`` is a word context is read from: letters (an apostrophe allowed)."""
     return bool(token) and token.replace("'", "").isalpha()
 
 

@@ -8,10 +8,21 @@ common misspellings (``definately`` Zipf 2.9, ``recieved`` 2.8, ``teh`` 3.0), so
   Spanish 86k);
 * ``symspell``: SymSpell's English dictionary (82,765 words, the intersection of SCOWL and Google
   Books n-grams), shipped with ``symspellpy``;
+* ``simplemma`` (Spanish): the inflected forms of ``simplemma``'s form -> lemma table (823k forms,
+  every tense and person of every verb) that wordfreq lists in the language (145k): pyspellchecker's
+  Spanish list lacks most verb forms and even ``hay``, ``está``, ``fue``, ``años``;
 * the teacher's whole-word rows that are alphabetic and that wordfreq lists in the language
   (``teacher=``): the words the model reads as one token are words it has seen many times;
 * user words: ``extra_words`` and word-list files (one word per line, ``#`` comments), and corpora
   whose words are counted in (``corpora=``, a word seen ``min_count`` times or more).
+
+Accents (Spanish): a word that is a more frequent word with its accents dropped (``despues``,
+``estan``, ``asi``, ``aqui``, ``tecnica``: the form table and the teacher's rows hold some) is left
+out when the accented word is five times as frequent, pyspellchecker does not list the plain one and
+the form table lacks it or gives the accented word as its lemma (``asi`` -> ``así``); a form of a
+lemma stays (``hablo``, ``visito`` beside ``habló``, ``visitó``; ``estan`` too, which the table
+files under *estar*: a missed correction is better than a wrong one). Missing accents are then
+errors to correct.
 
 Case: keys are lower-case; a word that user files or corpora give only capitalised (``Paris``) is
 remembered as such, so that ``Paris`` is known while ``paris`` is a lower-case word the lexicon
@@ -36,6 +47,7 @@ import importlib.metadata
 import json
 import math
 import os
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -48,28 +60,77 @@ from charwise.languages import SPELLER_LANGUAGES, check_language
 
 LANGUAGES = SPELLER_LANGUAGES
 #: The spelling dictionaries each language can use (the default is all of them).
-DICTIONARIES: dict[str, tuple[str, ...]] = {"en": ("pyspellchecker", "symspell"), "es": ("pyspellchecker",)}
-CACHE_FORMAT = 2  # bump when the cache file's layout or the build rules change
+DICTIONARIES: dict[str, tuple[str, ...]] = {"en": ("pyspellchecker", "symspell"), "es": ("pyspellchecker", "simplemma")}
+CACHE_FORMAT = 3  # bump when the cache file's layout or the build rules change
+ACCENTED = frozenset({"es"})  # languages whose words lose accents when mistyped
 MAX_WORD_CHARS = 40  # longer "words" of a source are not words a speller should suggest
 
 # per-word source flags
 DICTIONARY, TEACHER, USER, CORPUS = 1, 2, 4, 8
 
 
-def _dictionary_words(name: str, language: str) -> Iterable[str]:
+def _dictionary_words(name: str, language: str, freq: dict[str, float]) -> Iterable[str]:
+    """The words of spelling dictionary ``name`` (``freq``: wordfreq's frequencies in ``language``)."""
     if name == "pyspellchecker":
-        import spellchecker
-
-        path = Path(spellchecker.__file__).parent / "resources" / f"{language}.json.gz"
-        with gzip.open(path, "rt", encoding="utf-8") as f:
-            return list(json.load(f))
+        return _pyspellchecker_words(language)
+    if name == "simplemma":
+        return _inflected_forms(language, freq)
     if name == "symspell":
         import symspellpy
 
         path = Path(symspellpy.__file__).parent / "frequency_dictionary_en_82_765.txt"
         with open(path, encoding="utf-8") as f:
             return [line.split()[0] for line in f if line.strip()]
-    raise ConfigError(f"unknown spelling dictionary {name!r}; known: pyspellchecker, symspell")
+    raise ConfigError(f"unknown spelling dictionary {name!r}; known: pyspellchecker, symspell, simplemma")
+
+
+def _pyspellchecker_words(language: str) -> list[str]:
+    import spellchecker
+
+    path = Path(spellchecker.__file__).parent / "resources" / f"{language}.json.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return list(json.load(f))
+
+
+def strip_accents(word: str) -> str:
+    """``word`` without its acute accents and diaeresis (``después`` -> ``despues``); ``ñ`` stays."""
+    decomposed = unicodedata.normalize("NFD", word)
+    return unicodedata.normalize("NFC", "".join(c for c in decomposed if c not in "\u0301\u0308"))
+
+
+def _lemma_table(language: str) -> dict[str, str]:
+    """simplemma's form -> lemma table of ``language``, lower-case."""
+    from simplemma.strategies.dictionaries import DefaultDictionaryFactory
+
+    table = DefaultDictionaryFactory().get_dictionary(language)
+
+    def text(value: str | bytes) -> str:  # simplemma < 2 holds UTF-8 bytes
+        return value.decode("utf-8") if isinstance(value, bytes) else value
+
+    return {text(k).lower(): text(v).lower() for k, v in table.items()}
+
+
+def _inflected_forms(language: str, freq: dict[str, float]) -> list[str]:
+    """simplemma's forms of ``language`` that wordfreq lists (see the module docstring)."""
+    return sorted(w for w in _lemma_table(language) if freq.get(w, 0.0) > 0)
+
+
+def _without_dropped_accents(words: Iterable[str], language: str, freq: dict[str, float]) -> set[str]:
+    """``words`` less those that are a five times more frequent word of ``words`` with its accents
+    dropped, unless pyspellchecker lists them or the form table has them as a word (a form of
+    another lemma: ``visito``, ``hablo``, ``publico`` are verb forms beside ``visitó``...)."""
+    words = set(words)
+    commonest: dict[str, str] = {}  # accent-dropped spelling -> its commonest accented word
+    for word in words:
+        plain = strip_accents(word)
+        if plain != word and freq.get(word, 0.0) > freq.get(commonest.get(plain, ""), 0.0):
+            commonest[plain] = word
+    listed = set(_pyspellchecker_words(language))
+    lemmas = _lemma_table(language)
+    dropped = {w for w in words
+               if w in commonest and w not in listed and freq.get(commonest[w], 0.0) >= 5 * freq.get(w, 0.0)
+               and lemmas.get(w, commonest[w]) == commonest[w]}
+    return words - dropped
 
 
 def _usable(word: str) -> bool:
@@ -167,7 +228,7 @@ class Lexicon:
         extra = sorted(set(extra_words))
         description: dict[str, object] = {
             "format": CACHE_FORMAT, "language": language, "dictionaries": list(dictionaries), "teacher": teacher,
-            "versions": {p: _version(p) for p in ("pyspellchecker", "symspellpy", "wordfreq")},
+            "versions": {p: _version(p) for p in ("pyspellchecker", "symspellpy", "wordfreq", "simplemma")},
             "extra_words": hashlib.sha256("\n".join(extra).encode("utf-8", "surrogatepass")).hexdigest(),
             "word_files": [[str(p), file_sha256(p)] for p in files],
             "corpora": [[str(p), file_sha256(p)] for p in texts], "min_count": min_count,
@@ -223,10 +284,10 @@ def _build_entries(language: str, dictionaries: tuple[str, ...], teacher: str | 
         if keep_case:
             cased.setdefault(key, set()).add(word[:1].isupper())
 
-    for name in dictionaries:
-        for word in _dictionary_words(name, language):
-            add(word, DICTIONARY, False)
     freq = get_frequency_dict(language, "best")
+    for name in dictionaries:
+        for word in _dictionary_words(name, language, freq):
+            add(word, DICTIONARY, False)
     if teacher is not None:
         from charwise.teachers import Teacher
 
@@ -246,8 +307,11 @@ def _build_entries(language: str, dictionaries: tuple[str, ...], teacher: str | 
     for word, n in counts.items():
         if n >= min_count:
             add(word, CORPUS, True)
+    keep = (_without_dropped_accents(sources, language, freq) if language in ACCENTED else sources)
     entries = {}
     for key, flag in sources.items():
+        if key not in keep:
+            continue
         f = freq.get(key, 0.0)
         seen = cased.get(key, set())
         # capitalised only when every cased source wrote it capitalised and no dictionary lists it

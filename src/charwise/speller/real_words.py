@@ -1,0 +1,135 @@
+"""Real-word errors: a valid word written for another (``then`` for ``than``, ``loose`` for ``lose``).
+
+A dictionary cannot see these, since both words are spelled right; only the sentence can. The
+:class:`RealWordChecker` looks at each known word that belongs to a **confusion set** (words that
+are confused with each other; :data:`CONFUSION_SETS`, after Golding and Roth 1999, "A Winnow-Based
+Approach to Context-Sensitive Spelling Correction", plus pairs common in learner English) and
+compares how well each member fits between the word's neighbours under the bigram context model
+(:class:`~charwise.speller.context.NgramContext`):
+
+    fit(c) = log10 score(c | left) + log10 score(right | c)
+
+The word is changed to the best other member only on strong evidence: the word has a word right
+beside it on each side (at a clause's edge, ``call the whole thing off .``, or beside a comma,
+``so busy, too, which``, one side says too little), each
+side on its own favours the member (``kids, too many`` stays: ``to many`` is common, but ``too
+many`` more so), its fit is at least ``margin`` (log10 units: 2.0 is a hundred times) above the
+written word's, and both of the member's pairs were seen in the counts (never on back-off alone).
+The margin was chosen on development sentences (UD EWT dev, members swapped in at random) so that
+clean text is left alone: ``benchmarks/real_words.py`` reports both sides.
+
+Sets whose members differ only by an apostrophe (``its``/``it's``, ``your``/``you're``) are not
+here: the English bigram counts were taken with apostrophes stripped (``its a`` counts ``it's a``),
+so they cannot tell those apart.
+
+Example::
+
+    >>> checker = RealWordChecker.load("en")
+    >>> checker.check(["it", "is", "bigger", "then", "mine"], 3)
+    'than'
+    >>> checker.check(["and", "then", "we", "left"], 1) is None
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from charwise.errors import ConfigError
+from charwise.speller.context import NgramContext, is_word
+
+#: English confusion sets (lower-case). Each word maps to the others of its set.
+CONFUSION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "en": (
+        ("accept", "except"), ("advice", "advise"), ("affect", "effect"), ("among", "between"),
+        ("begin", "being"), ("breath", "breathe"), ("cite", "sight", "site"), ("country", "county"),
+        ("desert", "dessert"), ("lead", "led"), ("lose", "loose"), ("passed", "past"), ("peace", "piece"),
+        ("principal", "principle"), ("quiet", "quite"), ("than", "then"), ("their", "there"),
+        ("weather", "whether"), ("to", "too"), ("were", "where"), ("chose", "choose"),
+        ("later", "latter"), ("though", "thought", "through"), ("lightening", "lightning"),
+        ("week", "weak"), ("form", "from"), ("of", "off"), ("dose", "does"), ("wonder", "wander"),
+        ("hear", "here"), ("no", "know"), ("new", "knew"), ("buy", "by"), ("brake", "break"),
+        ("every", "very"), ("an", "and"), ("on", "one"),
+    ),
+}
+
+
+@dataclass
+class RealWordSettings:
+    """When the :class:`RealWordChecker` changes a valid word."""
+
+    margin: float = 2.0  # log10: the other member must fit this much better (2.0: a hundred times)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.margin, bool) or not isinstance(self.margin, (int, float)) or self.margin < 0:
+            raise ConfigError(f"margin must be a number >= 0, got {self.margin!r}")
+
+
+class RealWordChecker:
+    """Confusion sets + a context model (see the module docstring)."""
+
+    def __init__(self, context: NgramContext, sets: Sequence[Sequence[str]],
+                 settings: RealWordSettings | None = None) -> None:
+        self.context = context
+        self.settings = settings or RealWordSettings()
+        self.alternatives: dict[str, tuple[str, ...]] = {}
+        for members in sets:
+            for word in members:
+                others = tuple(m for m in members if m != word)
+                self.alternatives[word] = tuple(dict.fromkeys(self.alternatives.get(word, ()) + others))
+
+    @classmethod
+    def load(cls, language: str = "en", settings: RealWordSettings | None = None) -> "RealWordChecker":
+        """The checker of ``language`` (a one-line :class:`ConfigError` for a language without
+        confusion sets)."""
+        if language not in CONFUSION_SETS:
+            raise ConfigError(f"no confusion sets for {language!r}; real-word errors are checked in: "
+                              f"{', '.join(CONFUSION_SETS)}")
+        return cls(NgramContext.load(language), CONFUSION_SETS[language], settings)
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and word.lower() in self.alternatives
+
+    def fit(self, word: str, left: str, right: str) -> tuple[float, float, bool]:
+        """(log10 score of lower-case ``word`` after ``left``, of ``right`` after it, whether both
+        pairs were counted)."""
+        after_left, seen_left = self.context.log_score(word, left)
+        before_right, seen_right = self.context.log_score(right, word)
+        return after_left, before_right, seen_left and seen_right
+
+    def check(self, words: Sequence[str], index: int, margin: float | None = None) -> str | None:
+        """The member of its confusion set that ``words[index]`` should be (lower-case), or None to
+        leave it; ``margin`` overrides the settings' for this call."""
+        found = self.gain(words, index)
+        needed = self.settings.margin if margin is None else margin
+        return found[0] if found is not None and found[1] >= needed else None
+
+    def gain(self, words: Sequence[str], index: int) -> tuple[str, float] | None:
+        """(the other member that fits best, how much better than the written word it fits, in
+        log10) among the members that both neighbours favour, on counted pairs; None when there is
+        none or the word lacks a neighbour on either side."""
+        written = words[index].lower()
+        others = self.alternatives.get(written)
+        left, right = adjacent_words(words, index)
+        if not others or left is None or right is None:
+            return None  # one side only is too little evidence against a valid word (``call it off .``)
+        base_left, base_right, _ = self.fit(written, left, right)
+        best: tuple[str, float] | None = None
+        for other in others:
+            after_left, before_right, seen = self.fit(other, left, right)
+            if not seen or after_left < base_left or before_right < base_right:
+                continue  # each side must favour it: "kids too many" is not "kids to many"
+            gain = after_left + before_right - base_left - base_right
+            if best is None or gain > best[1]:
+                best = (other, gain)
+        return best
+
+
+def adjacent_words(words: Sequence[str], index: int) -> tuple[str | None, str | None]:
+    """The lower-case tokens right before and after ``words[index]`` when they are words; None for
+    punctuation or the text's edge (``busy, too, which``: a comma parts them from the word)."""
+    left = words[index - 1].lower() if index > 0 else None
+    right = words[index + 1].lower() if index + 1 < len(words) else None
+    return (left if left is not None and is_word(left) else None,
+            right if right is not None and is_word(right) else None)
