@@ -517,6 +517,15 @@ def render_real_words(data: dict[str, Any]) -> Lines:
                           "clean words changed", "clean words changed, %"], rows, right={1, 2, 3, 4})
 
 
+def render_spelling_suite(data: dict[str, Any]) -> Lines:
+    """benchmarks/spelling_suite.py: its own tables (the ones docs/spelling_benchmarks.md quotes)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from spelling_suite import markdown
+
+    return [f"charwise's context: {data.get('context', 'ngram')}; {data.get('omp_num_threads') or 'default'} "
+            f"thread(s); wall {data['wall_seconds']:g} s.", "", *markdown(data).splitlines()]
+
+
 def render_speller(data: dict[str, Any]) -> Lines:
     if data["language"] == "es":
         clean_test = data.get("clean_test")
@@ -773,6 +782,8 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "speller_dev": render_generic,  # benchmarks/speller_dev.py: thresholds by scorer, development data
     "speller_neural": render_speller_neural,
     "real_words": render_real_words,
+    "spelling_suite": render_spelling_suite,
+    "spelling_suite_": render_spelling_suite,
     "speller_dev_": render_generic,
     "cycle_loops_": render_cycle_loops,
     "generation": render_generation,

@@ -18,6 +18,7 @@ Systems, all on the same pairs in the same run:
   for the misspelling alone, as written (a capitalised word is a sentence start: changed only at
   ``capital_threshold``; the same figure for the lower-cased word is kept as
   ``fixed_lowercase_input``); a known word, a short one, one with a capital inside is left alone.
+  ``--context smollm2`` runs the English sets with SmolLM2 judging the words in doubt again.
 * **SymSpell**: symspellpy with its bundled ``frequency_dictionary_en_82_765.txt``,
   ``max_dictionary_edit_distance=2``, ``prefix_length=7``, ``lookup(misspelling.lower(),
   Verbosity.ALL, max_edit_distance=2, include_unknown=True)`` (the protocol of the data's
@@ -461,7 +462,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if not todo:
             continue
         started = time.perf_counter()
-        speller = Speller.load(language)
+        speller = Speller.load(language, context=args.context if language == "en" else None)
         speller.index.symspell  # noqa: B018 (build the candidate index now: part of the load)
         load = {"charwise": round(time.perf_counter() - started, 2)}
         base = Baselines(language)
@@ -635,6 +636,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--pyspell-budget", type=float, default=60.0, help="seconds of pyspellchecker per set")
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--context", default="ngram", choices=["ngram", "smollm2"],
+                   help="charwise's context for English (smollm2: SmolLM2 judges the words in doubt again)")
     p.add_argument("--out", help="output JSON (default: results/spelling_suite.json; the chart beside it, .png)")
     p.add_argument("--markdown", metavar="JSON", help="only print the doc's tables from a result file")
     p.add_argument("--replot", metavar="JSON", help="only redraw the chart of a result file (beside it, .png)")
@@ -659,7 +662,8 @@ def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     result = {"command": "OMP_NUM_THREADS=1 python benchmarks/spelling_suite.py" + (
         " " + shlex.join(given) if given else ""), "date": datetime.date.today().isoformat(),
-        "omp_num_threads": os.environ.get("OMP_NUM_THREADS"), "limit": args.limit, "seed": args.seed,
+        "omp_num_threads": os.environ.get("OMP_NUM_THREADS"), "context": args.context, "limit": args.limit,
+        "seed": args.seed,
         "pyspell_budget_seconds": args.pyspell_budget, "data": str(args.data), "versions": versions(), **result}
     result["wall_seconds"] = round(time.perf_counter() - started, 1)
     out = Path(args.out) if args.out else RESULTS / "spelling_suite.json"

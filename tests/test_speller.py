@@ -61,19 +61,19 @@ def test_lexicon_build_from_dictionaries_user_words_and_cache(tmp_path):
     assert "receive" in lexicon and "recieve" not in lexicon and "definately" not in lexicon
     assert "Wycombe" in lexicon and "wycombe" not in lexicon and "chai" in lexicon
     assert lexicon.zipf("receive") > 4 and lexicon.zipf("definately") > 2  # wordfreq lists the misspelling
-    cached = list((tmp_path / "cache" / "speller").glob("lexicon-en-*.tsv.gz"))
+    cached = list((tmp_path / "cache" / "speller").glob("lexicon-en-*.safetensors"))
     assert len(cached) == 1
     again = Lexicon.build("en", dictionaries=("symspell",), word_files=[words])
     assert again.entries == lexicon.entries
     words.write_text("Wycombe\n", encoding="utf-8")  # the input changed: a new lexicon
     changed = Lexicon.build("en", dictionaries=("symspell",), word_files=[words])
     assert "chai" not in changed or changed.entries["chai"].sources & DICTIONARY
-    assert len(list((tmp_path / "cache" / "speller").glob("lexicon-en-*.tsv.gz"))) == 2
+    assert len(list((tmp_path / "cache" / "speller").glob("lexicon-en-*.safetensors"))) == 2
 
 
 def test_lexicon_damaged_cache_is_rebuilt(tmp_path):
     first = Lexicon.build("en", dictionaries=("symspell",))
-    (path,) = (tmp_path / "cache" / "speller").glob("lexicon-en-*.tsv.gz")
+    (path,) = (tmp_path / "cache" / "speller").glob("lexicon-en-*.safetensors")
     path.write_bytes(b"not gzip at all")
     assert Lexicon.build("en", dictionaries=("symspell",)).entries == first.entries
 

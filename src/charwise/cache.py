@@ -4,15 +4,20 @@ The e5 teacher's unpacked image and the speller's lexicons and vectors live unde
 :func:`cache_root`; each cache entry is keyed by hashes of what it was built from
 (:func:`file_sha256` for files), so a changed input builds a new entry instead of reusing a stale one.
 In memory, :class:`LRUCache` bounds what is remembered across calls (word pieces, vectors, scores).
+Tables cached on disk are safetensors files (:func:`save_tables`, :func:`load_tables`; lists of
+strings as UTF-8 bytes, :func:`text_array` and :func:`array_text`): no pickle, fast to read.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
+
+import numpy as np
 
 CACHE_ENV = "CHARWISE_CACHE"
 
@@ -30,6 +35,55 @@ def file_sha256(path: str | os.PathLike) -> str:
         for block in iter(lambda: f.read(1 << 22), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def text_array(strings: Sequence[str]) -> np.ndarray:
+    """``strings`` (none holding a newline) as one array of UTF-8 bytes, newline-separated."""
+    return np.frombuffer("\n".join(strings).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+
+
+def array_text(array: np.ndarray) -> list[str]:
+    """The strings :func:`text_array` stored."""
+    return array.tobytes().decode("utf-8", "surrogatepass").split("\n")
+
+
+def save_tables(tables: dict[str, np.ndarray], path: Path) -> None:
+    """Write named arrays to ``path`` as safetensors, atomically (its folder made if missing)."""
+    from safetensors.numpy import save
+
+    from charwise.io import atomic_file
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_file(path, "wb") as f:
+        f.write(save(tables))
+
+
+def load_tables(path: Path) -> dict[str, np.ndarray]:
+    """The named arrays of a safetensors file written by :func:`save_tables`."""
+    from safetensors.numpy import load_file
+
+    return load_file(str(path))
+
+
+_NUMPY_DTYPES = {"F16": np.float16, "F32": np.float32, "F64": np.float64, "I8": np.int8, "U8": np.uint8,
+                 "I16": np.int16, "I32": np.int32, "I64": np.int64}
+
+
+def map_table(path: Path, name: str) -> np.ndarray:
+    """The array ``name`` of a safetensors file, memory-mapped read-only: pages are read when they
+    are touched and shared between processes, instead of copied into each one."""
+    with open(path, "rb") as f:
+        (size,) = np.frombuffer(f.read(8), dtype="<u8")
+        header = json.loads(f.read(int(size)))
+    entry = header[name]
+    dtype = np.dtype(_NUMPY_DTYPES[entry["dtype"]]).newbyteorder("<")
+    start, end = entry["data_offsets"]
+    shape = tuple(entry["shape"])
+    if end - start != int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
+        raise ValueError(f"{path}: {name} has {end - start} bytes for shape {shape}")
+    if 8 + int(size) + end > os.path.getsize(path):
+        raise ValueError(f"{path}: the file ends before {name} does")
+    return np.memmap(path, dtype=dtype, mode="r", offset=8 + int(size) + start, shape=shape)
 
 
 class LRUCache:

@@ -18,18 +18,22 @@ word's candidates are listed (a candidate found twice is listed once, with both 
 
 The first two lexicon sources (:class:`CandidateIndex`) are torch-free and consider only the
 lexicon's words that wordfreq lists (a word it has never seen is accepted as written but never
-suggested, unless it is one of your own words). The symmetric-delete index takes a few seconds to
-build, so it is built on the first lookup: a text whose words are all known never pays for it.
+suggested, unless it is one of your own words). The symmetric-delete index is made on the first
+lookup (a text whose words are all known never pays for it): read from disk where an earlier
+process saved it, else built and saved (:mod:`charwise.speller.index_files`, which also keeps the
+lexicon's sound keys).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from charwise.errors import ConfigError
+from charwise.speller.index_files import sound_keys
 from charwise.speller.lexicon import USER
 from charwise.typos.sounds import sound_key
 
@@ -43,7 +47,8 @@ EDITS, SOUNDS, NEIGHBOURS, WRITTEN = 1, 2, 4, 8  # candidate source flags
 class CandidateIndex:
     """Lexicon words near a written word, by edits and by sound (see the module docstring)."""
 
-    def __init__(self, lexicon: Lexicon, max_distance: int = 2, per_key: int = 10, prefix_length: int = 7) -> None:
+    def __init__(self, lexicon: Lexicon, max_distance: int = 2, per_key: int = 10, prefix_length: int = 7,
+                 cache: bool = True) -> None:
         for name, value, low in (("max_distance", max_distance, 1), ("per_key", per_key, 0),
                                  ("prefix_length", prefix_length, 1)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -52,12 +57,13 @@ class CandidateIndex:
         self.max_distance = max_distance
         self.per_key = per_key
         self.prefix_length = prefix_length
+        self.cache = cache  # read and write the index tables on disk (charwise.speller.index_files)
         self._symspell = None
         # words wordfreq has never seen are accepted as written but not suggested (your own words are)
         self.suggestible = [w for w, e in lexicon.entries.items() if e.zipf > 0 or e.sources & USER]
         by_key: dict[str, list[str]] = {}
-        for word in self.suggestible:
-            by_key.setdefault(sound_key(word, lexicon.language), []).append(word)
+        for word, key in zip(self.suggestible, sound_keys(self.suggestible, lexicon.language, self._cache_dir())):
+            by_key.setdefault(key, []).append(word)
         zipf = lexicon.entries
         self.by_key = {k: sorted(ws, key=lambda w: -zipf[w].zipf)[:per_key] for k, ws in by_key.items()}
 
@@ -65,15 +71,17 @@ class CandidateIndex:
     def symspell(self) -> Any:
         """The symmetric-delete index (built on first use)."""
         if self._symspell is None:
-            from symspellpy import SymSpell
-            from symspellpy.editdistance import DistanceAlgorithm, EditDistance
+            from charwise.speller.index_files import edit_index
 
-            index = SymSpell(max_dictionary_edit_distance=self.max_distance, prefix_length=self.prefix_length,
-                             distance_comparer=EditDistance(DistanceAlgorithm.DAMERAU_OSA_FAST))
-            for word in self.suggestible:
-                index.create_dictionary_entry(word, max(1, int(10 ** self.lexicon.entries[word].zipf)))
-            self._symspell = index
+            counts = [max(1, int(10 ** self.lexicon.entries[word].zipf)) for word in self.suggestible]
+            self._symspell = edit_index(self.suggestible, counts, self.max_distance, self.prefix_length,
+                                        self._cache_dir())
         return self._symspell
+
+    def _cache_dir(self) -> Path | None:
+        from charwise.cache import cache_root
+
+        return cache_root() / "speller" if self.cache else None
 
     def lookup(self, word: str) -> dict[str, int]:
         """Candidates of a lower-case ``word``: ``{candidate: source flags}`` (the word itself, flag

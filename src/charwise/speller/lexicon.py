@@ -28,9 +28,10 @@ Case: keys are lower-case; a word that user files or corpora give only capitalis
 remembered as such, so that ``Paris`` is known while ``paris`` is a lower-case word the lexicon
 does not hold.
 
-A lexicon is built once and cached under ``$CHARWISE_CACHE/speller`` (a gzip TSV written
-atomically), keyed by a hash of everything it was built from (sources, package versions, the
-teacher, the user files' contents); a change of any input builds a new one.
+A lexicon is built once and cached under ``$CHARWISE_CACHE/speller`` (a safetensors file of its
+columns, written atomically: read back in a fraction of a second), keyed by a hash of everything
+it was built from (sources, package versions, the teacher, the user files' contents); a change of
+any input builds a new one.
 
 Example::
 
@@ -53,7 +54,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from charwise.cache import cache_root, file_sha256
+import numpy as np
+
+from charwise.cache import array_text, cache_root, file_sha256, load_tables, save_tables, text_array
 from charwise.errors import ConfigError
 from charwise.io import atomic_file, check_input_file, iter_lines
 from charwise.languages import SPELLER_LANGUAGES, check_language
@@ -61,7 +64,7 @@ from charwise.languages import SPELLER_LANGUAGES, check_language
 LANGUAGES = SPELLER_LANGUAGES
 #: The spelling dictionaries each language can use (the default is all of them).
 DICTIONARIES: dict[str, tuple[str, ...]] = {"en": ("pyspellchecker", "symspell"), "es": ("pyspellchecker", "simplemma")}
-CACHE_FORMAT = 3  # bump when the cache file's layout or the build rules change
+CACHE_FORMAT = 4  # bump when the cache file's layout or the build rules change
 ACCENTED = frozenset({"es"})  # languages whose words lose accents when mistyped
 MAX_WORD_CHARS = 40  # longer "words" of a source are not words a speller should suggest
 
@@ -234,17 +237,17 @@ class Lexicon:
             "corpora": [[str(p), file_sha256(p)] for p in texts], "min_count": min_count,
         }
         key = hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()[:16]
-        path = cache_root() / "speller" / f"lexicon-{language}-{key}.tsv.gz"
+        path = cache_root() / "speller" / f"lexicon-{language}-{key}.safetensors"
         if cache and path.is_file():
             try:
                 return cls(language, _read_cache(path), description)
-            except (OSError, ValueError, EOFError):
-                pass  # a damaged cache is rebuilt
+            except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
+                pass
         entries = _build_entries(language, dictionaries, teacher, extra, files, texts, min_count)
         lexicon = cls(language, entries, description)
         if cache:
             try:
-                lexicon.save(path)
+                _write_cache(entries, path)
             except OSError:
                 pass  # a read-only cache directory costs a rebuild next time, nothing else
         return lexicon
@@ -256,15 +259,22 @@ class Lexicon:
                 f.write(f"{word}\t{e.zipf:.2f}\t{e.sources}\t{int(e.capitalised)}\n".encode("utf-8", "surrogatepass"))
 
 
+def _write_cache(entries: dict[str, LexiconEntry], path: Path) -> None:
+    """The lexicon as arrays (words, Zipf in hundredths, source flags, capitalised) in a safetensors file."""
+    words = list(entries)
+    save_tables({"words": text_array(words),
+                 "zipf_centi": np.asarray([round(entries[w].zipf * 100) for w in words], dtype=np.int16),
+                 "sources": np.asarray([entries[w].sources for w in words], dtype=np.uint8),
+                 "capitalised": np.asarray([entries[w].capitalised for w in words], dtype=np.uint8)}, path)
+
+
 def _read_cache(path: Path) -> dict[str, LexiconEntry]:
-    entries = {}
-    with gzip.open(path, "rt", encoding="utf-8", errors="surrogatepass") as f:
-        for line in f:
-            word, zipf, sources, capitalised = line.rstrip("\n").split("\t")
-            entries[word] = LexiconEntry(float(zipf), int(sources), capitalised == "1")
-    if not entries:
-        raise ValueError("empty lexicon cache")
-    return entries
+    tables = load_tables(path)
+    words = array_text(tables["words"])
+    columns = [tables[name].tolist() for name in ("zipf_centi", "sources", "capitalised")]
+    if not words or any(len(c) != len(words) for c in columns):
+        raise ValueError(f"{path}: inconsistent lexicon cache")
+    return {w: LexiconEntry(z / 100, s, bool(c)) for w, z, s, c in zip(words, *columns)}
 
 
 def _build_entries(language: str, dictionaries: tuple[str, ...], teacher: str | None, extra: list[str],

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from charwise.cache import cache_root
+from charwise.cache import cache_root, map_table
 from charwise.io import atomic_file
 
 if TYPE_CHECKING:
@@ -72,17 +72,18 @@ class LexiconVectors:
         self.row_of[[self.position[w] for w in self.row_words]] = np.arange(len(self.row_words))
 
     def _load_or_embed(self) -> np.ndarray:
-        from safetensors.numpy import load_file, save
+        from safetensors.numpy import save
 
         key = hashlib.sha256("\n".join(self.words).encode("utf-8", "surrogatepass"))
         key.update(encoder_key(self.encoder).encode())
         path = cache_root() / "speller" / f"vectors-{self.lexicon.language}-{key.hexdigest()[:16]}.safetensors"
         if path.is_file():
             try:
-                stored = load_file(str(path))["vectors"]
-                if stored.shape == (len(self.words), self.encoder.dim):
+                # memory-mapped: a batch reads the rows of its candidates, not the whole table
+                stored = map_table(path, "vectors")
+                if stored.shape == (len(self.words), self.encoder.dim) and stored.dtype == np.float16:
                     return stored
-            except Exception:  # a damaged cache is recomputed
+            except Exception:  # noqa: BLE001 - a damaged cache is recomputed
                 pass
         vectors = unit_rows(self.encoder.embed(self.words, manifold=False, batch_size=2048)).astype(np.float16)
         try:

@@ -1,0 +1,165 @@
+"""The speller's candidate indexes, saved on disk and read back, not rebuilt.
+
+**The symmetric-delete index** (``symspellpy``). Building symspellpy's index for the English
+lexicon (106k words, 802k deletes at distance 2) takes about 2.3 s, every time a process corrects
+its first unknown word. :func:`edit_index` builds it once,
+writes its tables to ``$CHARWISE_CACHE/speller/edit-index-*.safetensors`` (atomically; no pickle:
+UTF-8 bytes and integer arrays) and later reads them back in about 0.3 s: the deletes become a
+read-only mapping (:class:`FrozenDeletes`) that decodes a delete's words when symspellpy asks
+for them. The file is keyed by a hash of the words, their counts, the index settings and
+symspellpy's version; a damaged file is rebuilt, and a symspellpy whose internals differ from
+what is read back (``_deletes``, ``_words``, ``_max_length``) is built the usual way.
+
+The lookups are the same as the built index's (tested).
+
+**The sound keys** (:func:`charwise.typos.sounds.sound_key`) of the lexicon's words, about 0.8 s
+to compute for English: :func:`sound_keys` keeps them in ``sound-keys-*.safetensors``, keyed by
+the words, the language and the source of :mod:`charwise.typos.sounds`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from charwise.cache import array_text, load_tables, save_tables, text_array
+
+FORMAT = 1  # the file's layout; a new one is a new key
+
+
+class FrozenDeletes(Mapping[str, list[str]]):
+    """symspellpy's ``delete -> words`` table, read-only, over flat arrays: ``keys[i]``'s words are
+    ``words[values[offsets[i]:offsets[i + 1]]]``."""
+
+    def __init__(self, keys: list[str], offsets: np.ndarray, values: np.ndarray, words: list[str]) -> None:
+        self._position = dict(zip(keys, range(len(keys))))
+        self._offsets = offsets
+        self._values = values
+        self._words = words
+
+    def __getitem__(self, key: str) -> list[str]:
+        i = self._position[key]
+        words = self._words
+        return [words[j] for j in self._values[int(self._offsets[i]) : int(self._offsets[i + 1])].tolist()]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._position
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._position)
+
+    def __len__(self) -> int:
+        return len(self._position)
+
+
+def edit_index(words: Sequence[str], counts: Sequence[int], max_distance: int, prefix_length: int,
+               cache: Path | None) -> Any:
+    """symspellpy's ``SymSpell`` over ``words`` with ``counts``, read from ``cache`` (a folder) when
+    it holds one built from the same words and settings, else built (and written there)."""
+    path = None
+    if cache is not None:
+        path = cache / f"edit-index-{_key(words, counts, max_distance, prefix_length)}.safetensors"
+        if path.is_file():
+            try:
+                return _read(path, max_distance, prefix_length)
+            except Exception:  # noqa: BLE001 - a damaged file (or changed symspellpy internals) is rebuilt
+                pass
+    index = _new(max_distance, prefix_length)
+    for word, count in zip(words, counts):
+        index.create_dictionary_entry(word, count)
+    if path is not None and _readable_back(index):
+        try:
+            _write(index, path)
+        except OSError:
+            pass  # a read-only cache costs a rebuild next time, nothing else
+    return index
+
+
+def sound_keys(words: Sequence[str], language: str, cache: Path | None) -> list[str]:
+    """The sound key of each of ``words`` in ``language``, read from ``cache`` (a folder) when it
+    holds them for the same words, else computed (and written there)."""
+    from charwise.cache import file_sha256
+    from charwise.typos import sounds
+
+    path = None
+    if cache is not None:
+        digest = hashlib.sha256(json.dumps([FORMAT, language, file_sha256(Path(sounds.__file__))]).encode())
+        for word in words:
+            digest.update(f"{word}\n".encode("utf-8", "surrogatepass"))
+        path = cache / f"sound-keys-{language}-{digest.hexdigest()[:16]}.safetensors"
+        if path.is_file():
+            try:
+                keys = array_text(load_tables(path)["keys"]) if words else []
+                if len(keys) == len(words):
+                    return keys
+            except Exception:  # noqa: BLE001 - a damaged file is recomputed
+                pass
+    keys = [sounds.sound_key(word, language) for word in words]
+    if path is not None and all("\n" not in k for k in keys):
+        try:
+            save_tables({"keys": text_array(keys)}, path)
+        except OSError:
+            pass  # a read-only cache costs the keys next time, nothing else
+    return keys
+
+
+def _new(max_distance: int, prefix_length: int) -> Any:
+    from symspellpy import SymSpell
+    from symspellpy.editdistance import DistanceAlgorithm, EditDistance
+
+    return SymSpell(max_dictionary_edit_distance=max_distance, prefix_length=prefix_length,
+                    distance_comparer=EditDistance(DistanceAlgorithm.DAMERAU_OSA_FAST))
+
+
+def _readable_back(index: Any) -> bool:
+    """Whether ``index`` keeps its tables where :func:`_read` puts them (this symspellpy's layout)."""
+    return all(isinstance(getattr(index, name, None), kind)
+               for name, kind in (("_deletes", dict), ("_words", dict), ("_max_length", int)))
+
+
+def _key(words: Sequence[str], counts: Sequence[int], max_distance: int, prefix_length: int) -> str:
+    digest = hashlib.sha256(json.dumps([FORMAT, _symspellpy_version(), max_distance, prefix_length]).encode())
+    for word, count in zip(words, counts):
+        digest.update(f"{word}\t{count}\n".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[:16]
+
+
+def _symspellpy_version() -> str:
+    try:
+        return importlib.metadata.version("symspellpy")
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
+
+
+def _write(index: Any, path: Path) -> None:
+    words = list(index._words)
+    position = {w: i for i, w in enumerate(words)}
+    keys = list(index._deletes)
+    sizes = np.fromiter((len(index._deletes[k]) for k in keys), dtype=np.int64, count=len(keys))
+    values = np.fromiter((position[w] for k in keys for w in index._deletes[k]), dtype=np.int32,
+                         count=int(sizes.sum()))
+    tables = {"words": text_array(words), "counts": np.asarray([index._words[w] for w in words], dtype=np.int64),
+              "keys": text_array(keys), "offsets": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+              "values": values, "max_length": np.asarray([index._max_length], dtype=np.int64)}
+    save_tables(tables, path)
+
+
+def _read(path: Path, max_distance: int, prefix_length: int) -> Any:
+    tables = load_tables(path)
+    words, keys = array_text(tables["words"]), array_text(tables["keys"])
+    offsets = tables["offsets"]
+    if len(offsets) != len(keys) + 1 or len(words) != len(tables["counts"]):
+        raise ValueError(f"{path}: inconsistent tables")
+    index = _new(max_distance, prefix_length)
+    if not _readable_back(index):
+        raise ValueError("this symspellpy keeps its tables elsewhere")
+    index._words = dict(zip(words, tables["counts"].tolist()))
+    index._deletes = FrozenDeletes(keys, offsets, tables["values"], words)
+    index._max_length = int(tables["max_length"][0])
+    return index
