@@ -128,6 +128,7 @@ PAGES = {
     "tagging": "tagging.md",
     "speller": "correction.md",
     "real_words": "correction.md",
+    "front_end": "hybrid.md",
     "spelling_suite": "spelling_benchmarks.md",
     "decoder": "correction.md",
     "cycle_loops": "correction.md",
@@ -517,6 +518,25 @@ def render_real_words(data: dict[str, Any]) -> Lines:
                           "clean words changed", "clean words changed, %"], rows, right={1, 2, 3, 4})
 
 
+def render_front_end(data: dict[str, Any]) -> Lines:
+    """benchmarks/front_end.py: preparation against the tokenizer, throughput against sentence-transformers."""
+    lines = [f"{data['texts']:,} WNUT17 test tweets, batch {data['batch']}, median of {data['repeats']} warm passes.",
+             ""]
+    rows = []
+    for key, r in data["devices"].items():
+        sec, rate = r["seconds"], r["sentences_per_second"]
+        rows.append([f"{r['device']} ({r['torch_threads']} threads)", f"{sec['tokenizer']:.3f}",
+                     f"{sec['prepare none']:.3f} ({r['preparation_over_tokenizer']['none']:.2f}x)",
+                     f"{sec['prepare repair']:.3f} ({r['preparation_over_tokenizer']['repair']:.2f}x)",
+                     f"{sec['model forward']:.3f}", f"{rate['sentence-transformers']:.1f}",
+                     *(f"{rate[k]:.1f} ({r['relative_to_sentence_transformers'][k]:.2f}x)"
+                       for k in ("charwise none", "charwise repair", "repairing(model)")),
+                     f"{rate['correct']:,.0f}"])
+    return lines + table(["device", "tokenizer s", "prepare `none` s", "prepare `repair` s", "model forward s",
+                          "sentence-transformers sent/s", "`none` sent/s", "`repair` sent/s",
+                          "`repairing(model)` sent/s", "`correct` sent/s"], rows, right=set(range(1, 10)))
+
+
 def render_spelling_suite(data: dict[str, Any]) -> Lines:
     """benchmarks/spelling_suite.py: its own tables (the ones docs/spelling_benchmarks.md quotes)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -782,6 +802,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "speller_dev": render_generic,  # benchmarks/speller_dev.py: thresholds by scorer, development data
     "speller_neural": render_speller_neural,
     "real_words": render_real_words,
+    "front_end": render_front_end,
     "spelling_suite": render_spelling_suite,
     "spelling_suite_": render_spelling_suite,
     "speller_dev_": render_generic,
