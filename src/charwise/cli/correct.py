@@ -104,7 +104,7 @@ def cmd_correct(args: argparse.Namespace) -> int:
     if args.device is not None:
         if args.context == "ngram":
             raise ConfigError("--device is where --context smollm2 runs; the ngram context needs none")
-        from charwise.speller.neural import check_device
+        from charwise.devices import check_device
 
         check_device(args.device)
     speller = Speller.load(args.language, encoder=args.encoder, scorer=args.scorer, word_files=tuple(args.lexicon),

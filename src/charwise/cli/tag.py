@@ -91,6 +91,7 @@ def add_parser(sub: Any) -> None:
     e.add_argument("--data-dir", default=None)
     e.add_argument("--json", help="write the scores as JSON to this file")
     e.add_argument("--policy", default=None, help=OVERRIDE_POLICY_HELP)
+    e.add_argument("--device", help=DEVICE_HELP)
     e.set_defaults(func=cmd_tag_eval)
 
     p = tsub.add_parser("predict", help="tag the sentences of a file; prints CoNLL (word TAB tag)")
@@ -99,10 +100,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--format", default="auto", choices=list(FORMATS))
     p.add_argument("--out", help="write the CoNLL output here instead of stdout")
     p.add_argument("--policy", default=None, help=OVERRIDE_POLICY_HELP)
+    p.add_argument("--device", help=DEVICE_HELP)
     add_input_options(p, windows=True)
     p.set_defaults(func=cmd_tag_predict)
 
 
+DEVICE_HELP = "where the tagger runs: cpu (default), cuda, cuda:1..."
 OVERRIDE_POLICY_HELP = ("read the input with this policy instead of the tagger's own (e.g. repair in front of a "
                         "tagger trained with none; policies that build words from characters need the tagger to "
                         "have an encoder)")
@@ -169,6 +172,7 @@ def _format_row(noise: float, r: dict[str, Any]) -> str:
 
 
 def cmd_tag_eval(args: argparse.Namespace) -> int:
+    from charwise.devices import check_device
     from charwise.hybrid.policies import get_policy
     from charwise.tagging import evaluate_tagger, load_tagger
     from charwise.tagging.data import load_task
@@ -181,7 +185,9 @@ def cmd_tag_eval(args: argparse.Namespace) -> int:
         check_output_file(args.json, "--json")
     if args.policy is not None:
         get_policy(args.policy)  # a bad policy fails before the model loads
-    tagger = _with_policy(load_tagger(args.dir), args.policy)
+    if args.device is not None:
+        check_device(args.device)
+    tagger = _with_policy(load_tagger(args.dir, args.device), args.policy)
     print(f"scoring {args.dir} ...", file=sys.stderr)
     task = tagger.config.task
     if task not in TASKS:
@@ -384,6 +390,7 @@ def _tag_pieces(tagger: Any, pieces: Iterable[tuple[list[str], list[str] | None,
 
 
 def cmd_tag_predict(args: argparse.Namespace) -> int:
+    from charwise.devices import check_device
     from charwise.hybrid.policies import get_policy
     from charwise.tagging.model import load_tagger
 
@@ -394,6 +401,8 @@ def cmd_tag_predict(args: argparse.Namespace) -> int:
         check_output_file(args.out, "--out")
     if args.policy is not None:
         get_policy(args.policy)
+    if args.device is not None:
+        check_device(args.device)
     # A bad file fails before the model loads: it is read through once (a window at a time) first.
     format, windows, report = _prediction_input(args.file, args.format, args.errors, args.max_line_chars)
     sentences: list[list[str]] = []
@@ -401,7 +410,7 @@ def cmd_tag_predict(args: argparse.Namespace) -> int:
     if format != "text":  # CoNLL and CoNLL-U are read whole, with their columns
         sentences, columns = _read_columns(args.file, format, windows)
         _print_read_warnings(report, args.file, args.max_line_chars)
-    tagger = _with_policy(load_tagger(args.dir), args.policy)
+    tagger = _with_policy(load_tagger(args.dir, args.device), args.policy)
     features = None
     if tagger.config.feature:
         if tagger.config.feature not in columns:

@@ -40,6 +40,7 @@ from torch import nn
 from transformers import PreTrainedModel
 
 from charwise.cache import LRUCache
+from charwise.devices import check_device
 from charwise.encoders.base import CharEncoder, check_teacher
 from charwise.errors import ConfigError
 from charwise.hybrid.adapter import ModelAdapter
@@ -109,6 +110,8 @@ class HybridModel(nn.Module):
             (a batch with more distinct words than this still works; the cache keeps the latest).
         max_word_chars: characters of a word that are tokenised and encoded (longer words are
             read as their first and last halves of that many).
+        device: where the model and encoder run (``"cpu"``, ``"cuda"``, ``"cuda:1"``...); ``None``
+            leaves them where they are. Inputs are built on that device.
     """
 
     def __init__(
@@ -122,6 +125,7 @@ class HybridModel(nn.Module):
         cache_size: int = 100_000,
         seed: int = 0,
         max_word_chars: int = MAX_WORD_CHARS,
+        device: str | torch.device | None = None,
     ) -> None:
         super().__init__()
         self.model: PreTrainedModel = model
@@ -141,6 +145,8 @@ class HybridModel(nn.Module):
         self.max_word_chars = max_word_chars
         self._piece_cache = LRUCache(cache_size)
         self._vector_cache = LRUCache(cache_size)
+        if device is not None:  # None: where the model already is
+            self.to(check_device(device))
 
     @classmethod
     def from_teacher(

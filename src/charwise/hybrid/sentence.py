@@ -55,9 +55,7 @@ class SentenceEncoder:
         self, teacher: str = "minilm", policy: str | Policy = DEFAULT_POLICY, encoder: str | CharEncoder | None = None,
         *, max_length: int = 256, device: str | torch.device | None = None,
     ) -> None:
-        self.module = CharwiseHybrid(teacher, policy, encoder, max_length=max_length)
-        if device is not None:
-            self.module.to(device)
+        self.module = CharwiseHybrid(teacher, policy, encoder, max_length=max_length, device=device)
         self.module.eval()
 
     @property

@@ -56,6 +56,7 @@ from typing import Any, Sequence
 import torch
 from torch import nn
 
+from charwise.devices import check_device
 from charwise.encoders.base import CharEncoder
 from charwise.errors import CheckpointError, ConfigError
 from charwise.hybrid.adapter import ModelAdapter
@@ -160,6 +161,7 @@ class CharwiseHybrid(nn.Module):
             with a warning.
         hybrid: an already built :class:`HybridModel` (then ``teacher``, ``policy`` and ``encoder``
             are not used).
+        device: where it runs (``"cpu"``, ``"cuda"``...); ``None``: where the model already is.
     """
 
     save_in_root = False  # sentence-transformers: save into a subfolder, not the model's root
@@ -168,11 +170,13 @@ class CharwiseHybrid(nn.Module):
     def __init__(
         self, teacher: str | Teacher = "minilm", policy: str | Policy = DEFAULT_POLICY,
         encoder: str | CharEncoder | None = None, *, max_length: int | None = 256, seed: int = 0,
-        hybrid: HybridModel | None = None,
+        hybrid: HybridModel | None = None, device: str | torch.device | None = None,
     ) -> None:
         super().__init__()
         if hybrid is None:
-            hybrid = HybridModel.from_teacher(teacher, policy=policy, encoder=encoder, seed=seed)
+            hybrid = HybridModel.from_teacher(teacher, policy=policy, encoder=encoder, seed=seed, device=device)
+        elif device is not None:
+            hybrid.to(check_device(device))
         elif not isinstance(hybrid, HybridModel):
             raise ConfigError(f"hybrid must be a HybridModel, got {type(hybrid).__name__}")
         _check_sentence_model(hybrid)

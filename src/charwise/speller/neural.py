@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import torch
 
+from charwise.devices import check_device
 from charwise.errors import ConfigError, TeacherNotFoundError
 from charwise.words import shorten_word
 
@@ -364,17 +365,6 @@ class LMReranker:
         for entry, w, p, scores in zip(entries, words, priors, lm):
             entry.correction = w[choose(scores, p, self.settings.weight, self.settings.margin)]
         return len(targets)
-
-
-def check_device(device: str | torch.device) -> torch.device:
-    """``device`` as a :class:`torch.device` that torch can use, else a one-line ConfigError."""
-    try:
-        found = torch.device(device)
-    except (RuntimeError, TypeError):
-        raise ConfigError(f"unknown device {device!r} (cpu, cuda, cuda:1, mps...)") from None
-    if found.type == "cuda" and not torch.cuda.is_available():
-        raise ConfigError(f"device {str(found)!r} was asked for, but torch sees no CUDA device")
-    return found
 
 
 def check_context(context: str | None, language: str = "en") -> str:

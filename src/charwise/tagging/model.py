@@ -43,6 +43,7 @@ import torch
 from safetensors.torch import save_file
 from torch import nn
 
+from charwise.devices import check_device
 from charwise.errors import CheckpointError, ConfigError, InputError, MissingInputError
 from charwise.hybrid.pooling import WordPooling, build_pooling
 from charwise.io import atomic_directory, write_json
@@ -280,8 +281,9 @@ class Tagger(nn.Module):
         return self.save_pretrained(directory, extra=extra, train_words=train_words)
 
     @classmethod
-    def from_pretrained(cls, path: str | os.PathLike) -> "Tagger":
-        """Load a tagger saved by :meth:`save_pretrained` (or a training run's output directory).
+    def from_pretrained(cls, path: str | os.PathLike, device: str | torch.device | None = None) -> "Tagger":
+        """Load a tagger saved by :meth:`save_pretrained` (or a training run's output directory),
+        on ``device`` (``None``: the CPU).
 
         A directory that is not a tagger, or whose weights do not fit its config, raises a
         one-line :class:`~charwise.errors.CheckpointError`.
@@ -289,6 +291,7 @@ class Tagger(nn.Module):
         from charwise.encoders.base import CharEncoder
         from charwise.teachers import Teacher
 
+        target = check_device(device) if device is not None else None  # a bad device fails before the load
         directory = resolve_tagger_dir(path)
         config_path = directory / CONFIG_FILE
         try:
@@ -318,6 +321,8 @@ class Tagger(nn.Module):
         tagger.meta = meta
         words_file = directory / TRAIN_WORDS_FILE
         tagger.train_words = set(json.loads(words_file.read_text(encoding="utf-8"))) if words_file.is_file() else None
+        if target is not None:
+            tagger.to(target)
         return tagger.eval()
 
 
@@ -352,9 +357,10 @@ def resolve_tagger_dir(path: str | os.PathLike) -> Path:
     raise MissingInputError(f"no tagger in '{path}' (expected {CONFIG_FILE} there or in {path / BEST_DIR})")
 
 
-def load_tagger(path: str | os.PathLike) -> Tagger:
-    """Load a tagger saved by :meth:`Tagger.save_pretrained` (or a training run's output directory)."""
-    return Tagger.from_pretrained(path)
+def load_tagger(path: str | os.PathLike, device: str | torch.device | None = None) -> Tagger:
+    """Load a tagger saved by :meth:`Tagger.save_pretrained` (or a training run's output directory),
+    on ``device`` (``None``: the CPU)."""
+    return Tagger.from_pretrained(path, device)
 
 
 def tagging_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
