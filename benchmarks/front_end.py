@@ -151,8 +151,9 @@ def main(argv: list[str] | None = None) -> int:
               "texts": len(texts), "batch": args.batch, "repeats": args.repeats, "cpus": os.cpu_count(),
               "platform": platform.platform(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
               "devices": rows}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    from charwise.io import write_json
+
+    write_json(args.out, result)  # atomically
     plot(result, args.out.with_suffix(".png"))
     print(f"wrote {args.out}")
     return 0

@@ -15,7 +15,6 @@ only does harm can be seen and dropped. JSON + PNG under ``benchmarks/results/re
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -96,8 +95,9 @@ def main(argv: list[str] | None = None) -> int:
               "role": "development: UD EWT dev + WNUT17 dev, seeded swaps", "sentences": len(sentences),
               "words": total_words, "errors": len(errors), "clean_set_words": len(clean_positions),
               "shipped_margin": checker.settings.margin, "margins": rows}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    from charwise.io import write_json
+
+    write_json(args.out, result)  # atomically
     plot(result, args.out.with_suffix(".png"))
     print(f"wrote {args.out}")
     return 0

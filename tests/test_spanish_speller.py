@@ -7,8 +7,8 @@ from wordfreq import get_frequency_dict
 
 from charwise.errors import ConfigError
 from charwise.speller import Speller, SpellerSettings
+from charwise.speller.corrections import restores_accents
 from charwise.speller.lexicon import DICTIONARY, Lexicon, LexiconEntry, _without_dropped_accents, strip_accents
-from charwise.speller.speller import restores_accents
 from conftest import fitted_scorer, tiny_encoder
 
 

@@ -3,7 +3,7 @@
 Every constructor and loader that builds a model takes ``device=None`` (leave the model where it
 is: CPU after loading) or a device torch knows (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"``...).
 :func:`check_device` turns it into a :class:`torch.device`, or refuses it in one line: an unknown
-name, or a CUDA device when torch sees none. No code in charwise calls ``.cuda()`` itself.
+name, or a CUDA device when torch sees none. Nothing in charwise moves a model to a GPU on its own.
 """
 
 from __future__ import annotations

@@ -51,8 +51,9 @@ from torch import nn
 from charwise.errors import CheckpointError, ConfigError
 from charwise.hybrid.st import INSTALL_HINT, _require_sentence_transformers, read_module_config
 from charwise.languages import check_language
+from charwise.speller.corrections import CorrectedText
 from charwise.speller.repair import repair
-from charwise.speller.speller import CorrectedText, check_threshold
+from charwise.speller.speller import check_threshold
 
 __all__ = ["RepairInput", "repairing"]
 

@@ -9,10 +9,12 @@
 * :class:`~charwise.speller.features.Featurizer` and :class:`~charwise.speller.scorer.SpellScorer`:
   what is scored (named feature columns for a whole batch) and the fitted models that score it;
 * :class:`~charwise.speller.speller.Speller`: ``suggest`` and ``correct`` (the score cache, which
-  words are looked at, which are changed).
+  words are looked at, which are changed);
+* :mod:`charwise.speller.corrections`: what a correction is (``WordCorrection``, ``CorrectedText``).
 """
 
+from charwise.speller.corrections import CorrectedText, Suggestion, WordCorrection
 from charwise.speller.lexicon import Lexicon
-from charwise.speller.speller import CorrectedText, Speller, SpellerSettings, Suggestion, WordCorrection
+from charwise.speller.speller import Speller, SpellerSettings
 
 __all__ = ["CorrectedText", "Lexicon", "Speller", "SpellerSettings", "Suggestion", "WordCorrection"]

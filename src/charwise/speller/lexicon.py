@@ -72,12 +72,14 @@ MAX_WORD_CHARS = 40  # longer "words" of a source are not words a speller should
 DICTIONARY, TEACHER, USER, CORPUS = 1, 2, 4, 8
 
 
-def _dictionary_words(name: str, language: str, freq: dict[str, float]) -> Iterable[str]:
-    """The words of spelling dictionary ``name`` (``freq``: wordfreq's frequencies in ``language``)."""
+def _dictionary_words(name: str, language: str, freq: dict[str, float],
+                      lemmas: dict[str, str] | None = None) -> Iterable[str]:
+    """The words of spelling dictionary ``name`` (``freq``: wordfreq's frequencies in ``language``;
+    ``lemmas``: its form table, when already loaded)."""
     if name == "pyspellchecker":
         return _pyspellchecker_words(language)
     if name == "simplemma":
-        return _inflected_forms(language, freq)
+        return _inflected_forms(lemmas if lemmas is not None else _lemma_table(language), freq)
     if name == "symspell":
         import symspellpy
 
@@ -113,12 +115,13 @@ def _lemma_table(language: str) -> dict[str, str]:
     return {text(k).lower(): text(v).lower() for k, v in table.items()}
 
 
-def _inflected_forms(language: str, freq: dict[str, float]) -> list[str]:
-    """simplemma's forms of ``language`` that wordfreq lists (see the module docstring)."""
-    return sorted(w for w in _lemma_table(language) if freq.get(w, 0.0) > 0)
+def _inflected_forms(lemmas: dict[str, str], freq: dict[str, float]) -> list[str]:
+    """The forms of a simplemma table that wordfreq lists (see the module docstring)."""
+    return sorted(w for w in lemmas if freq.get(w, 0.0) > 0)
 
 
-def _without_dropped_accents(words: Iterable[str], language: str, freq: dict[str, float]) -> set[str]:
+def _without_dropped_accents(words: Iterable[str], language: str, freq: dict[str, float],
+                             lemmas: dict[str, str] | None = None) -> set[str]:
     """``words`` less those that are a five times more frequent word of ``words`` with its accents
     dropped, unless pyspellchecker lists them or the form table has them as a word (a form of
     another lemma: ``visito``, ``hablo``, ``publico`` are verb forms beside ``visitó``...)."""
@@ -129,7 +132,8 @@ def _without_dropped_accents(words: Iterable[str], language: str, freq: dict[str
         if plain != word and freq.get(word, 0.0) > freq.get(commonest.get(plain, ""), 0.0):
             commonest[plain] = word
     listed = set(_pyspellchecker_words(language))
-    lemmas = _lemma_table(language)
+    if lemmas is None:
+        lemmas = _lemma_table(language)
     dropped = {w for w in words
                if w in commonest and w not in listed and freq.get(commonest[w], 0.0) >= 5 * freq.get(w, 0.0)
                and lemmas.get(w, commonest[w]) == commonest[w]}
@@ -295,8 +299,10 @@ def _build_entries(language: str, dictionaries: tuple[str, ...], teacher: str | 
             cased.setdefault(key, set()).add(word[:1].isupper())
 
     freq = get_frequency_dict(language, "best")
+    # simplemma's form table (823k forms for Spanish), loaded once for both uses
+    lemmas = _lemma_table(language) if language in ACCENTED or "simplemma" in dictionaries else None
     for name in dictionaries:
-        for word in _dictionary_words(name, language, freq):
+        for word in _dictionary_words(name, language, freq, lemmas):
             add(word, DICTIONARY, False)
     if teacher is not None:
         from charwise.teachers import Teacher
@@ -317,7 +323,7 @@ def _build_entries(language: str, dictionaries: tuple[str, ...], teacher: str | 
     for word, n in counts.items():
         if n >= min_count:
             add(word, CORPUS, True)
-    keep = (_without_dropped_accents(sources, language, freq) if language in ACCENTED else sources)
+    keep = (_without_dropped_accents(sources, language, freq, lemmas) if language in ACCENTED else sources)
     entries = {}
     for key, flag in sources.items():
         if key not in keep:

@@ -59,7 +59,8 @@ from charwise.errors import ConfigError, TeacherNotFoundError
 from charwise.words import shorten_word
 
 if TYPE_CHECKING:
-    from charwise.speller.speller import Speller, WordCorrection
+    from charwise.speller.corrections import WordCorrection
+    from charwise.speller.speller import Speller
     from charwise.teachers import Teacher
 
 #: ``context=`` names: the scorer's bigram evidence alone, or SmolLM2 on the words in doubt
@@ -143,7 +144,7 @@ def choose(lm: Sequence[float], priors: Sequence[float], weight: float, margin: 
 def variants(entry: WordCorrection, keep: int) -> tuple[list[str], list[float]]:
     """The words to score for a looked-at word (the written word first, then its ``keep`` best
     suggestions in its case pattern) and their scorer priors (see the module docstring)."""
-    from charwise.speller.speller import same_case
+    from charwise.speller.corrections import same_case
 
     written = entry.word
     shown = [s for s in entry.suggestions if s.word != written.lower()][:keep]

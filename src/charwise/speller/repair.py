@@ -20,7 +20,8 @@ import threading
 from typing import Sequence
 
 from charwise.languages import check_language
-from charwise.speller.speller import CorrectedText, Speller
+from charwise.speller.corrections import CorrectedText
+from charwise.speller.speller import Speller
 
 _SPELLERS: dict[str, Speller] = {}
 _LOCK = threading.Lock()

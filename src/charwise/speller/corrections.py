@@ -1,0 +1,103 @@
+"""What a correction is: :class:`Suggestion`, :class:`WordCorrection`, :class:`CorrectedText`, and
+the word-level rules the speller applies when it writes a correction (:func:`same_case`,
+:func:`restores_accents`, :func:`word_spans`).
+
+A :class:`CorrectedText` keeps every character of its text that is not a changed word as it was
+(whitespace included), and each :class:`WordCorrection` knows its offsets in the original text, so
+labels aligned to the text stay aligned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, NamedTuple
+
+from charwise.speller.lexicon import strip_accents
+
+
+class Suggestion(NamedTuple):
+    """A candidate for a written word, with the probability that it is the intended word."""
+
+    word: str
+    probability: float
+
+
+@dataclass(slots=True)  # one per word of every text corrected: no __dict__ each
+class WordCorrection:
+    """What the speller did with one word."""
+
+    word: str
+    correction: str
+    looked_at: bool  # False: kept without a look (known, not alphabetic, short, a name by its case)
+    start: int = 0  # where the word is in the text (characters): text[start:end] == word
+    end: int = 0
+    probability: float = 0.0  # that the word is a misspelling of its best suggestion
+    suggestions: list[Suggestion] = field(default_factory=list)
+    real_word: bool = False  # a valid word changed to another of its confusion set (then -> than)
+
+    @property
+    def changed(self) -> bool:
+        return self.correction != self.word
+
+
+@dataclass
+class CorrectedText:
+    """A corrected text, word by word; every character that is not a changed word is kept as it was
+    (whitespace included), and each word knows its offsets in the original ``text``."""
+
+    text: str
+    words: list[WordCorrection]
+
+    def _spliced(self, shown: Any) -> str:
+        parts, pos = [], 0
+        for w in self.words:
+            if w.changed:
+                parts += [self.text[pos : w.start], shown(w)]
+                pos = w.end
+        return "".join(parts) + self.text[pos:]
+
+    @property
+    def corrected(self) -> str:
+        """The text with its corrections in place."""
+        return self._spliced(lambda w: w.correction)
+
+    def marked(self) -> str:
+        """The corrected text with each change shown as ``[written -> correction]``."""
+        return self._spliced(lambda w: f"[{w.word} -> {w.correction}]")
+
+    def to_dict(self) -> dict[str, Any]:
+        words = []
+        for w in self.words:
+            if w.looked_at or w.changed:
+                entry = asdict(w)
+                entry["suggestions"] = [{"word": s.word, "probability": round(s.probability, 4)}
+                                        for s in w.suggestions]
+                entry["probability"] = round(w.probability, 4)
+                entry["changed"] = w.changed
+                words.append(entry)
+        return {"text": self.text, "corrected": self.corrected, "words": words}
+
+
+def word_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
+    """Where each word of ``split_words(text)`` (no limits: words are exact substrings, in order) is."""
+    spans, pos = [], 0
+    for word in words:
+        start = text.index(word, pos)
+        pos = start + len(word)
+        spans.append((start, pos))
+    return spans
+
+
+def restores_accents(word: str, suggestion: str) -> bool:
+    """Whether ``suggestion`` is lower-case ``word`` with accents it lacks put back (``despues`` ->
+    ``después``), and nothing else changed."""
+    return suggestion != word and strip_accents(word) == word and strip_accents(suggestion) == word
+
+
+def same_case(word: str, correction: str) -> str:
+    """``correction`` in the case pattern of ``word`` (``Recieve`` -> ``Receive``)."""
+    if len(word) > 1 and word.isupper():
+        return correction.upper()
+    if word[:1].isupper():
+        return correction[:1].upper() + correction[1:]
+    return correction
