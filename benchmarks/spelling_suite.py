@@ -81,6 +81,7 @@ from typing import Any, Callable
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from charwise.speller.corrections import same_case  # noqa: E402  (the baselines take the word's case as charwise does)
 from speller import RESULTS, rss_mb, shipped_symspell, symspell_index  # noqa: E402  (benchmarks/speller.py)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -168,15 +169,6 @@ def sample(n: int, limit: int | None, seed: int) -> list[int]:
     if limit is None or limit >= n:
         return list(range(n))
     return sorted(random.Random(seed).sample(range(n), limit))
-
-
-def same_case(token: str, word: str) -> str:
-    """``word`` in the case pattern of ``token`` (``Becouse`` -> ``Because``, ``TEH`` -> ``THE``)."""
-    if len(token) > 1 and token.isupper():
-        return word.upper()
-    if token[:1].isupper():
-        return word[:1].upper() + word[1:]
-    return word
 
 
 def pct(a: float, b: float, digits: int = 2) -> float | None:
