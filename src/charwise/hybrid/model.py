@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from itertools import accumulate, chain, islice, repeat
 from typing import Any, Sequence, cast
 
 import torch
@@ -44,11 +45,12 @@ from charwise.devices import check_device
 from charwise.encoders.base import CharEncoder, check_teacher
 from charwise.errors import ConfigError
 from charwise.hybrid.adapter import ModelAdapter
+from charwise.hybrid.batching import padded, split_texts
 from charwise.hybrid.policies import Policy, Repair, get_policy
 from charwise.io import replace_surrogates
 from charwise.presets import DEFAULT_POLICY
 from charwise.teachers import Teacher
-from charwise.words import MAX_WORD_CHARS, shorten_word, split_words
+from charwise.words import MAX_WORD_CHARS, shorten_word
 
 
 @dataclass
@@ -88,7 +90,7 @@ def _check_batch(batch: Sequence[Sequence[str]]) -> list[list[str]]:
         raise TypeError("expected a batch of pre-split sentences (list[list[str]]); use prepare_texts() for raw text")
     out = []
     for sentence in batch:
-        if isinstance(sentence, str) or not all(isinstance(w, str) for w in sentence):
+        if isinstance(sentence, str) or not all(map(isinstance, sentence, repeat(str))):
             raise TypeError("each sentence must be a list of word strings (list[list[str]])")
         out.append(list(sentence))
     return out
@@ -178,18 +180,33 @@ class HybridModel(nn.Module):
     # --- words -> pieces and vectors -------------------------------------------------------
     def word_pieces(self, words: Sequence[str], space_before: Sequence[bool]) -> list[list[int]]:
         """The teacher's ids of each word, spelled as it appears (after a space or glued on)."""
-        spaced = self.adapter.space_prefix
-        keys = [(w, bool(s) and spaced) for w, s in zip(words, space_before)]
+        return self._pieces_of([self._piece_keys(words, space_before)])[0]
+
+    def _piece_keys(self, words: Sequence[str], space_before: Sequence[bool]) -> list[tuple[str, bool]]:
+        """Cache keys of ``words``: the word and whether it is spelled after a space (only for
+        tokenizers where that changes the pieces)."""
+        if self.adapter.space_prefix:
+            return list(zip(words, map(bool, space_before)))
+        return list(zip(words, repeat(False, len(words))))
+
+    def _pieces_of(self, sentences: list[list[tuple[str, bool]]]) -> list[list[list[int]]]:
+        """The pieces of every key of several sentences: one cache pass over the distinct keys and
+        one tokenizer call for those it misses."""
+        data = self._piece_cache.data
+        distinct = list(dict.fromkeys(chain.from_iterable(sentences)))
         # Looked up once into a local map: the cache may evict during this very call.
-        found = {k: self._piece_cache.get(k) for k in dict.fromkeys(keys)}
+        found: dict[tuple[str, bool], list[int] | None] = dict(zip(distinct, map(data.get, distinct)))
         missing = [k for k, v in found.items() if v is None]
+        for key in [k for k, v in found.items() if v is not None] if missing else distinct:
+            data.move_to_end(key)  # hits become the most recently used, as LRUCache.get would make them
         if missing:
             texts = [(" " if s else "") + replace_surrogates(shorten_word(w, self.max_word_chars)) for w, s in missing]
             ids = self.teacher.tokenizer(texts, add_special_tokens=False)["input_ids"]
             for key, row in zip(missing, ids):
                 found[key] = list(row)
                 self._piece_cache.put(key, found[key])
-        return [found[k] for k in keys]
+        filled = cast(dict[tuple[str, bool], list[int]], found)  # every key has its pieces now
+        return [list(map(filled.__getitem__, keys)) for keys in sentences]
 
     def char_vectors(self, words: list[str]) -> torch.Tensor:
         """Character-encoder vectors; cached in inference, differentiable in training."""
@@ -227,76 +244,84 @@ class HybridModel(nn.Module):
             space_before = [[i > 0 for i in range(len(ws))] for ws in batch]
         ad = self.adapter
         limit = ad.max_length - len(ad.prefix_ids) - len(ad.suffix_ids)
-        all_pieces, all_selected, rows, spans_all, truncated = [], [], [], [], []
-        slots: list[tuple[int, int, str]] = []  # (item, position, word) built from characters
         # Every word takes a position at least: words past the window are never tokenised (nor repaired).
         window = max(limit, 0)
-        repairs = self.policy.repairs([words[:window] for words in batch])
-        if len(repairs) != len(batch):
-            raise ValueError(f"policy {self.policy!r} returned repairs for {len(repairs)} of {len(batch)} sentences")
         for b, words in enumerate(batch):
             if len(space_before[b]) != len(words):
                 raise ValueError(f"sentence {b}: {len(words)} words but {len(space_before[b])} space flags")
+            if fixed_pieces is not None and len(fixed_pieces[b]) != len(words):
+                raise ValueError(f"sentence {b}: {len(words)} words but {len(fixed_pieces[b])} fixed_pieces")
+        repairs = self.policy.repairs([words[:window] for words in batch])
+        if len(repairs) != len(batch):
+            raise ValueError(f"policy {self.policy!r} returned repairs for {len(repairs)} of {len(batch)} sentences")
+        kept_all = []
+        for b, words in enumerate(batch):
             kept = words[:window]
-            if repairs[b]:
-                kept = list(kept)
-                for i, repair in repairs[b].items():
-                    kept[i] = repair.correction
-            pieces = self.word_pieces(kept, space_before[b][: len(kept)])
-            selected = [bool(s) for s in self.policy.select(kept, pieces, self.teacher)]
+            for i, repair in repairs[b].items():
+                kept[i] = repair.correction
+            kept_all.append(kept)
+        pieces_all = self._pieces_of([self._piece_keys(kept, space_before[b][: len(kept)])
+                                      for b, kept in enumerate(kept_all)])
+        prefix, suffix = list(ad.prefix_ids), list(ad.suffix_ids)
+        cut = len(prefix) + limit
+        placeholder = ad.unk_id if ad.unk_id is not None else ad.pad_id
+        all_selected, rows, spans_all, truncated = [], [], [], []
+        slots: list[tuple[int, int, str]] = []  # (item, position, word) built from characters
+        values: list[int] = []  # word index runs of all rows, laid end to end (see batching.padded)
+        runs: list[int] = []
+        for b, (words, kept, pieces) in enumerate(zip(batch, kept_all, pieces_all)):
+            selected = list(map(bool, self.policy.select(kept, pieces, self.teacher)))
             if len(selected) != len(kept):
                 raise ValueError(f"policy {self.policy!r} returned {len(selected)} flags for {len(kept)} words")
             if fixed_pieces is not None:
-                if len(fixed_pieces[b]) != len(words):
-                    raise ValueError(f"sentence {b}: {len(words)} words but {len(fixed_pieces[b])} fixed_pieces")
                 for i, fixed in enumerate(fixed_pieces[b][: len(kept)]):
                     if fixed is not None:
                         pieces[i], selected[i] = list(fixed), False
-            dropped = len(words) - len(kept)
-            pieces, selected = pieces + [[] for _ in range(dropped)], selected + [False] * dropped
-            ids, spans = list(ad.prefix_ids), []
-            for i, (word, p) in enumerate(zip(list(kept) + list(words[len(kept):]), pieces)):
-                if i >= len(kept):
-                    spans.append((-1, -1))  # past the window
-                    continue
-                if not p and not selected[i]:
+            # What each word contributes: its pieces, or one placeholder position for a character vector.
+            parts, lengths = pieces, list(map(len, pieces))
+            if 0 in lengths:
+                for i in [i for i, n in enumerate(lengths) if n == 0 and not selected[i]]:
                     # Words the tokenizer erases (only invisible characters) still need a position.
                     if ad.unk_id is not None:
-                        p = [ad.unk_id]
+                        parts = parts if parts is not pieces else list(pieces)
+                        parts[i], lengths[i] = [ad.unk_id], 1
                     else:
                         selected[i] = True
-                start = len(ids)
-                if selected[i]:
-                    slots.append((b, start, shorten_word(word, self.max_word_chars)))
-                    ids.append(ad.unk_id if ad.unk_id is not None else ad.pad_id)
-                else:
-                    ids.extend(p)
-                spans.append((start, len(ids)))
-            cut = len(ad.prefix_ids) + limit
+            picked = [i for i, s in enumerate(selected) if s] if any(selected) else []
+            if picked:
+                parts = parts if parts is not pieces else list(pieces)
+                for i in picked:
+                    parts[i], lengths[i] = [placeholder], 1
+            bounds = list(accumulate(lengths, initial=len(prefix)))
+            ids = prefix + list(chain.from_iterable(parts))
+            spans = list(zip(bounds, islice(bounds, 1, None)))
+            slots.extend((b, bounds[i], shorten_word(kept[i], self.max_word_chars)) for i in picked)
+            dropped = len(words) - len(kept)
             truncated.append(len(ids) > cut or dropped > 0)
             if len(ids) > cut:
                 ids = ids[:cut]
                 spans = [(s, min(e, cut)) if s < cut else (-1, -1) for s, e in spans]
+                lengths = [e - s for s, e in spans]  # 0 for words cut away: (-1, -1)
                 slots = [slot for slot in slots if slot[0] != b or slot[1] < cut]
-            rows.append(ids + list(ad.suffix_ids))
-            all_pieces.append(pieces)
+            values.append(-1)
+            values.extend(range(len(kept)))
+            values.append(-1)
+            runs.append(len(ids) - sum(lengths))  # the prefix (less, in a window too small to hold it)
+            runs.extend(lengths)
+            runs.append(len(suffix))
+            rows.append(ids + suffix)
+            if dropped:
+                pieces = pieces + [[] for _ in range(dropped)]
+                selected += [False] * dropped
+                spans += [(-1, -1)] * dropped  # past the window
+            pieces_all[b] = pieces
             all_selected.append(selected)
             spans_all.append(spans)
         if any(truncated):
             warnings.warn(f"{sum(truncated)} of {len(batch)} texts exceed the model's {ad.max_length} positions "
                           "and were truncated", stacklevel=2)
         device = input_table(self.model).weight.device
-        width = max((len(r) for r in rows), default=0)
-        input_ids = torch.full((len(rows), width), ad.pad_id, dtype=torch.long)
-        attention = torch.zeros((len(rows), width), dtype=torch.long)
-        word_index = torch.full((len(rows), width), -1, dtype=torch.long)
-        for b, ids in enumerate(rows):
-            input_ids[b, : len(ids)] = torch.tensor(ids, dtype=torch.long)
-            attention[b, : len(ids)] = 1
-            for i, (s, e) in enumerate(spans_all[b]):
-                if s >= 0:
-                    word_index[b, s:e] = i
-        input_ids, attention, word_index = input_ids.to(device), attention.to(device), word_index.to(device)
+        input_ids, attention, word_index = padded(rows, (values, runs), ad.pad_id, device)
         embeds = input_table(self.model)(input_ids)
         if slots:
             unique = list(dict.fromkeys(w for _, _, w in slots))
@@ -307,7 +332,7 @@ class HybridModel(nn.Module):
             rows_of = torch.tensor([where[s[2]] for s in slots], device=device)
             # Out-of-place, so gradients reach both the table and the character encoder.
             embeds = embeds.index_put((items, positions), vectors[rows_of])
-        return HybridInputs(embeds, attention, input_ids, word_index, spans_all, all_selected, all_pieces, truncated,
+        return HybridInputs(embeds, attention, input_ids, word_index, spans_all, all_selected, pieces_all, truncated,
                             repairs)
 
     def prepare_texts(self, texts: Sequence[str]) -> HybridInputs:
@@ -318,7 +343,7 @@ class HybridModel(nn.Module):
         ad = self.adapter
         window = max(1, ad.max_length - len(ad.prefix_ids) - len(ad.suffix_ids))
         # One word more than fits, so that a text that does not fit is seen to be truncated.
-        splits = [split_words(t, max_words=window + 1, max_word_chars=self.max_word_chars) for t in texts]
+        splits = split_texts(texts, max_words=window + 1, max_word_chars=self.max_word_chars)
         shortened = sum(s.truncated and len(s.words) <= window for s in splits)
         if shortened:
             warnings.warn(f"{shortened} of {len(texts)} texts were cut before tokenising: words longer than "

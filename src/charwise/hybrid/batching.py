@@ -1,0 +1,120 @@
+"""Array work behind :meth:`HybridModel.prepare <charwise.hybrid.model.HybridModel.prepare>`: raw
+texts to words with regular expressions, and rows of ids to padded index tensors in one go.
+
+:func:`split_texts` gives exactly what :func:`charwise.words.split_words` gives (the same words,
+space flags and ``truncated`` flag, under the same limits): each character is mapped to its class
+under the splitter's own rules (:func:`charwise.words._kind`), and the splitter's loop becomes a
+regular expression over those classes. Texts of ASCII characters only (most running text) skip the
+mapping: a second expression reads them directly.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from itertools import chain
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from charwise.words import _JOINERS, SplitText, _check_limit, _kind, shorten_word
+
+# One letter per character class of the splitter: S space, W word (L*, N*, "_"), M combining mark
+# (a word character that also extends a run of symbols), F format (Cf), Y symbol (S*, Co),
+# J joiner (apostrophe or hyphen, which keeps a word together between two word characters),
+# P any other punctuation (one word each).
+_TOKEN = re.compile(r"F*[WM](?:[WMF]|J[WM])*|F*Y[YFM]*|F+|[JP]")
+_MAX_CLASSES = 1 << 16  # characters whose class is remembered (a text of rare characters cannot grow it further)
+
+
+def _char_class(char: str) -> str:
+    kind = _kind(char)
+    if kind == "word":
+        return "M" if unicodedata.category(char)[0] == "M" else "W"
+    if kind == "punct":
+        return "J" if char in _JOINERS else "P"
+    return {"space": "S", "format": "F", "symbol": "Y"}[kind]
+
+
+_ASCII_CLASSES = {code: _char_class(chr(code)) for code in range(128)}
+_classes: dict[int, str] = dict(_ASCII_CLASSES)
+
+
+def _ascii_pattern() -> re.Pattern[str]:
+    """The splitter for ASCII text, its character sets read from the classes (ASCII has no marks and
+    no format characters, so a word is word characters joined by single joiners)."""
+    def chars(*classes: str) -> str:
+        return "".join(re.escape(chr(c)) for c, k in _ASCII_CLASSES.items() if k in classes)
+
+    assert not set(_ASCII_CLASSES.values()) & {"M", "F"}, "ASCII characters changed class"
+    word, joiner = f"[{chars('W')}]", f"[{chars('J')}]"
+    return re.compile(f"([{chars('S')}]*)({word}+(?:{joiner}{word}+)*|[{chars('Y')}]+|[{chars('J', 'P')}])")
+
+
+_ASCII_TOKEN = _ascii_pattern()
+
+
+def _classes_of(text: str) -> str:
+    """One class letter per character of ``text``."""
+    table = _classes
+    if not text.isascii():
+        new = [c for c in set(text) if ord(c) not in table]
+        if new:
+            if len(table) + len(new) > _MAX_CLASSES:
+                table.clear()
+                table.update(_ASCII_CLASSES)
+            table.update((ord(c), _char_class(c)) for c in new)
+    return text.translate(table)
+
+
+def split_texts(texts: Sequence[str], *, max_words: int | None = None,
+                max_word_chars: int | None = None) -> list[SplitText]:
+    """:func:`charwise.words.split_words` of each text, with the same limits and results."""
+    _check_limit("max_words", max_words)
+    _check_limit("max_word_chars", max_word_chars)
+    cap = max_words * (max_word_chars + 1) if max_words is not None and max_word_chars is not None else None
+    out = []
+    for text in texts:
+        if not isinstance(text, str):
+            raise TypeError(f"split_words() takes a string, got {type(text).__name__}")
+        truncated = False
+        if cap is not None and len(text) > cap:
+            text, truncated = text[:cap], True  # split_words reads no further either
+        if text.isascii():
+            found = _ASCII_TOKEN.findall(text)
+            if max_words is not None and len(found) > max_words:
+                found, truncated = found[:max_words], True
+            words = [w for _, w in found]
+            space_before = [s != "" for s, _ in found]
+        else:
+            classes = _classes_of(text)
+            spans = [m.span() for m in _TOKEN.finditer(classes)]
+            if max_words is not None and len(spans) > max_words:
+                spans, truncated = spans[:max_words], True
+            words = [text[s:e] for s, e in spans]
+            space_before = [s > 0 and classes[s - 1] == "S" for s, _ in spans]
+        if max_word_chars is not None and words and max(map(len, words)) > max_word_chars:
+            words, truncated = [shorten_word(w, max_word_chars) for w in words], True
+        out.append(SplitText(words, space_before, truncated))
+    return out
+
+
+def padded(rows: Sequence[Sequence[int]], segments: tuple[list[int], list[int]], pad_id: int,
+           device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(input_ids, attention_mask, word_index)`` for ``rows`` of ids, right-padded with ``pad_id``.
+
+    ``segments`` are ``(values, lengths)`` runs that, laid end to end, give the word index of every
+    id of every row in order (``-1`` for special tokens); padding gets ``-1`` too.
+    """
+    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    width = int(lengths.max()) if len(rows) else 0
+    real = np.arange(width) < lengths[:, None]  # (B, T): row-major order is the rows' order
+    total = int(lengths.sum())
+    input_ids = np.full((len(rows), width), pad_id, dtype=np.int64)
+    input_ids[real] = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=total)
+    word_index = np.full((len(rows), width), -1, dtype=np.int64)
+    values, runs = segments
+    word_index[real] = np.repeat(np.asarray(values, dtype=np.int64), np.asarray(runs, dtype=np.int64))
+    return (torch.from_numpy(input_ids).to(device), torch.from_numpy(real.astype(np.int64)).to(device),
+            torch.from_numpy(word_index).to(device))
