@@ -83,7 +83,8 @@ def map_table(path: Path, name: str) -> np.ndarray:
         raise ValueError(f"{path}: {name} has {end - start} bytes for shape {shape}")
     if 8 + int(size) + end > os.path.getsize(path):
         raise ValueError(f"{path}: the file ends before {name} does")
-    return np.memmap(path, dtype=dtype, mode="r", offset=8 + int(size) + start, shape=shape)
+    mapped = np.memmap(path, dtype=dtype, mode="r", offset=8 + int(size) + start, shape=shape)
+    return mapped.view(np.ndarray)  # the same pages; a plain array indexes several times faster than a memmap
 
 
 class LRUCache:

@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import asdict, dataclass, field
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-import torch
+import numpy as np
 
 from charwise.errors import ConfigError
 from charwise.words import MAX_WORD_CHARS, shorten_word
+
+if TYPE_CHECKING:
+    import torch
 
 PAD, WORD, PIECE, END = 0, 1, 2, 3
 NUM_RESERVED = 4
@@ -133,15 +136,21 @@ class CharVocab:
 
     def batch(self, texts: Sequence[str], word_start: Sequence[bool] | bool = True) -> torch.Tensor:
         """Padded ``(n, L)`` LongTensor for a list of strings (``L`` >= 2 even for empty strings)."""
+        import torch
+
+        return torch.from_numpy(self.batch_array(texts, word_start))
+
+    def batch_array(self, texts: Sequence[str], word_start: Sequence[bool] | bool = True) -> np.ndarray:
+        """:meth:`batch` as an int64 numpy array (torch-free: the speller's encoder runs in numpy)."""
         if isinstance(word_start, bool):
             word_start = [word_start] * len(texts)
         if len(word_start) != len(texts):
             raise ValueError("texts and word_start differ in length")
         rows = [self.encode(t, s) for t, s in zip(texts, word_start)]
         width = max((len(r) for r in rows), default=2)
-        out = torch.zeros((len(rows), width), dtype=torch.long)
+        out = np.zeros((len(rows), width), dtype=np.int64)
         for i, r in enumerate(rows):
-            out[i, : len(r)] = torch.tensor(r, dtype=torch.long)
+            out[i, : len(r)] = r
         return out
 
     def to_dict(self) -> dict:

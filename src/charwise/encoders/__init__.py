@@ -1,24 +1,56 @@
 """Character encoders: every one maps strings to vectors of the teacher's dimension.
 
-Importing this package registers :class:`CharEncoderConfig` / :class:`CharEncoder` with
+The names below are loaded on first use (PEP 562), so that the torch-free parts of this package
+(:mod:`charwise.encoders.arrays`, the numpy side of :mod:`charwise.encoders.manifold`) import
+without torch. Importing :mod:`charwise.encoders.base` (which any of these names does) imports
+every encoder kind and registers :class:`CharEncoderConfig` / :class:`CharEncoder` with
 ``transformers.AutoConfig`` / ``AutoModel`` (``model_type = "charwise-encoder"``).
 """
 
-from charwise.encoders.base import (
-    ENCODERS,
-    CharEncoder,
-    CharEncoderConfig,
-    CheckpointError,
-    build_encoder,
-    check_teacher,
-)
-from charwise.encoders.bilstm import BiLSTMConfig, BiLSTMEncoder
-from charwise.encoders.cnn import CNNConfig, CNNEncoder
-from charwise.encoders.shipped import resolve_encoder
-from charwise.encoders.transformer import TransformerConfig, TransformerEncoder
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from charwise.encoders.base import (
+        ENCODERS,
+        CharEncoder,
+        CharEncoderConfig,
+        CheckpointError,
+        build_encoder,
+        check_teacher,
+    )
+    from charwise.encoders.bilstm import BiLSTMConfig, BiLSTMEncoder
+    from charwise.encoders.cnn import CNNConfig, CNNEncoder
+    from charwise.encoders.shipped import resolve_encoder
+    from charwise.encoders.transformer import TransformerConfig, TransformerEncoder
+
+#: public name -> the module it is loaded from on first use
+_LAZY = {
+    **dict.fromkeys(("ENCODERS", "CharEncoder", "CharEncoderConfig", "CheckpointError", "build_encoder",
+                     "check_teacher"), "charwise.encoders.base"),
+    "BiLSTMConfig": "charwise.encoders.bilstm", "BiLSTMEncoder": "charwise.encoders.bilstm",
+    "CNNConfig": "charwise.encoders.cnn", "CNNEncoder": "charwise.encoders.cnn",
+    "resolve_encoder": "charwise.encoders.shipped",
+    "TransformerConfig": "charwise.encoders.transformer", "TransformerEncoder": "charwise.encoders.transformer",
+}
 
 __all__ = [
     "ENCODERS", "CharEncoder", "CharEncoderConfig", "CheckpointError", "build_encoder", "check_teacher",
     "resolve_encoder", "CNNConfig", "CNNEncoder", "TransformerConfig", "TransformerEncoder", "BiLSTMConfig",
     "BiLSTMEncoder",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'charwise.encoders' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

@@ -436,7 +436,11 @@ def build_encoder(
     return cls(config)
 
 
-# After `import charwise` (or `charwise.encoders`), transformers' Auto classes know charwise
+# After `import charwise` (or this module), transformers' Auto classes know charwise
 # encoders: AutoModel.from_pretrained(DIR) loads one without trust_remote_code.
 AutoConfig.register(MODEL_TYPE, CharEncoderConfig, exist_ok=True)
 AutoModel.register(CharEncoderConfig, CharEncoder, exist_ok=True)
+
+# Every kind registers itself in ENCODERS when imported: whoever reads an encoder from here can
+# load any kind. Imported last, because each kind's module imports this one.
+from charwise.encoders import bilstm, cnn, transformer  # noqa: E402, F401

@@ -41,12 +41,14 @@ Example::
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
-import torch.nn.functional as F
+import numpy as np
 
 from charwise.errors import ConfigError
+
+if TYPE_CHECKING:
+    import torch
 
 METRICS = ("cosine", "csls")
 #: Rows each hub score averages over (Lample et al. 2018 use 10).
@@ -107,6 +109,8 @@ class RowIndex:
     """
 
     def __init__(self, table: torch.Tensor, candidates: torch.Tensor) -> None:
+        import torch.nn.functional as F
+
         if candidates.sum() < 2:
             raise ConfigError("the manifold projection needs at least two candidate rows")
         self.ids = candidates.nonzero().squeeze(1)  # the table row of each candidate
@@ -123,12 +127,16 @@ class RowIndex:
     @property
     def hub(self) -> torch.Tensor:
         """Mean cosine of each row to its :data:`HUB_NEIGHBOURS` nearest other rows (computed once, chunked)."""
+        import torch
+
         if self._hub is None:
             with torch.inference_mode(False):  # cached: an ordinary tensor, usable by training too
                 self._hub = self._hub_scores()
         return self._hub
 
     def _hub_scores(self) -> torch.Tensor:
+        import torch
+
         k = min(HUB_NEIGHBOURS, self.unit.shape[0] - 1)
         parts = []
         for start in range(0, self.unit.shape[0], 2048):
@@ -138,6 +146,8 @@ class RowIndex:
 
     def neighbours(self, vectors: torch.Tensor, k: int, metric: str) -> tuple[torch.Tensor, torch.Tensor]:
         """``(scores, row positions)`` of the ``k`` best candidates, best first (differentiable in ``vectors``)."""
+        import torch.nn.functional as F
+
         scores = F.normalize(vectors.float(), dim=-1) @ self.unit.T
         if metric == "csls":
             scores = 2 * scores - self.hub[None, :]
@@ -146,6 +156,8 @@ class RowIndex:
 
 def mixture(scores: torch.Tensor, positions: torch.Tensor, index: RowIndex, config: ManifoldConfig) -> torch.Tensor:
     """``sum_i softmax(scores / temperature)_i * row_i`` for the top-``k`` ``(scores, positions)``."""
+    import torch
+
     k = min(config.k, scores.shape[1])
     weights = torch.softmax(scores[:, :k] / config.temperature, dim=1)
     return torch.einsum("nk,nkd->nd", weights, index.rows[positions[:, :k]])
@@ -153,6 +165,8 @@ def mixture(scores: torch.Tensor, positions: torch.Tensor, index: RowIndex, conf
 
 def gate(scores: torch.Tensor, config: ManifoldConfig) -> torch.Tensor:
     """The blend weight of the mixture, ``(n, 1)``: ``gate_max`` times a sigmoid of the top-2 margin."""
+    import torch
+
     margin = scores[:, 0] - scores[:, 1]
     return config.gate_max * torch.sigmoid(config.gate_scale * (margin - config.gate_shift))[:, None]
 
@@ -164,3 +178,46 @@ def project(vectors: torch.Tensor, index: RowIndex, config: ManifoldConfig) -> t
     scores, positions = index.neighbours(vectors, config.k, config.metric)
     g = gate(scores, config)
     return (g * mixture(scores, positions, index, config) + (1 - g) * vectors.float()).to(vectors.dtype)
+
+
+# --- the same projection in numpy (the speller runs its encoder without torch) -------------------
+
+def hub_scores_array(unit: np.ndarray) -> np.ndarray:
+    """:attr:`RowIndex.hub` of unit rows ``(V, d)`` in numpy: each row's mean cosine to its
+    :data:`HUB_NEIGHBOURS` nearest other rows."""
+    k = min(HUB_NEIGHBOURS, unit.shape[0] - 1)
+    parts = []
+    for start in range(0, unit.shape[0], 2048):
+        sims = unit[start : start + 2048] @ unit.T
+        top = -np.partition(-sims, k, axis=1)[:, : k + 1]  # the k + 1 largest, the row itself among them
+        parts.append((top.sum(axis=1) - top.max(axis=1)) / k)
+    return np.concatenate(parts).astype(np.float32)
+
+
+def project_array(vectors: np.ndarray, unit: np.ndarray, norms: np.ndarray, config: ManifoldConfig,
+                  hub: np.ndarray | None = None) -> np.ndarray:
+    """:func:`project` in numpy: ``vectors`` ``(n, d)`` float32 raw character vectors, ``unit`` the
+    candidate rows at unit length ``(V, d)`` and ``norms`` their lengths ``(V,)`` (a row is
+    ``unit * norm``); ``hub`` (:func:`hub_scores_array`) for ``metric="csls"``."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if vectors.shape[0] == 0:
+        return vectors
+    queries = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    scores = queries @ unit.T
+    if config.metric == "csls":
+        if hub is None:
+            raise ConfigError("the csls projection needs the rows' hub scores")
+        scores = 2 * scores - hub[None, :]
+    k = min(config.k, unit.shape[0])
+    top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+    top_scores = np.take_along_axis(scores, top, axis=1)
+    order = np.argsort(-top_scores, axis=1, kind="stable")
+    positions = np.take_along_axis(top, order, axis=1)
+    best = np.take_along_axis(top_scores, order, axis=1).astype(np.float64)
+    weights = np.exp((best - best[:, :1]) / config.temperature)
+    weights /= weights.sum(axis=1, keepdims=True)
+    rows = unit[positions] * norms[positions][:, :, None]  # (n, k, d)
+    mixed = np.einsum("nk,nkd->nd", weights, rows)
+    margin = best[:, 0] - best[:, 1]
+    g = config.gate_max / (1.0 + np.exp(-np.clip(config.gate_scale * (margin - config.gate_shift), -60, 60)))
+    return (g[:, None] * mixed + (1 - g[:, None]) * vectors).astype(np.float32)

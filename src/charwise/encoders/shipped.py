@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from charwise.encoders.base import CONFIG_FILE, CharEncoder, check_teacher
+from charwise.encoders.arrays import CONFIG_FILE, CharCNNArrays
 from charwise.errors import CheckpointError, ConfigError, MissingInputError
+
+if TYPE_CHECKING:
+    from charwise.encoders.base import CharEncoder
 
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "pretrained"
 MODEL_ENCODER_DIR = "charwise-encoder"  # inside a model directory: the encoder it was trained to read
@@ -30,20 +33,45 @@ def shipped_decoder(name: str | os.PathLike) -> Path | None:
 
 def load(name_or_path: str | os.PathLike = "minilm") -> CharEncoder:
     """A shipped encoder by teacher name (``"minilm"``) or any encoder directory by path."""
+    from charwise.encoders.base import CharEncoder
+
+    path, shipped = _encoder_directory(name_or_path)
+    encoder = CharEncoder.from_pretrained(path)
+    if not shipped:
+        _check_teacher_label(encoder, path)
+    return encoder
+
+
+def load_for_inference(name_or_path: str | os.PathLike = "minilm") -> CharEncoder | CharCNNArrays:
+    """:func:`load`, but a CNN encoder is read into numpy (:class:`~charwise.encoders.arrays.CharCNNArrays`:
+    no torch import, the same raw vectors); any other kind is a torch encoder."""
+    path, shipped = _encoder_directory(name_or_path)
+    try:
+        kind = json.loads((path / CONFIG_FILE).read_text(encoding="utf-8")).get("encoder_type", "cnn")
+    except (OSError, ValueError, AttributeError):
+        kind = None  # torch's loader says what is wrong with the directory
+    if kind != "cnn":
+        return load(path)
+    encoder = CharCNNArrays.from_pretrained(path)
+    if not shipped:
+        _check_teacher_label(encoder, path)
+    return encoder
+
+
+def _encoder_directory(name_or_path: str | os.PathLike) -> tuple[Path, bool]:
+    """(the directory, whether it is a shipped encoder) of a shipped name or an encoder directory."""
     name = str(name_or_path)
     if name in available():
-        return CharEncoder.from_pretrained(SHIPPED_DIR / name)
+        return SHIPPED_DIR / name, True
     path = Path(name).expanduser()
     if path.is_dir():
-        encoder = CharEncoder.from_pretrained(path)
-        _check_teacher_label(encoder, path)
-        return encoder
+        return path, False
     raise MissingInputError(
         f"no encoder '{name}': shipped encoders are {available() or 'none'}; or pass a directory"
     )
 
 
-def _check_teacher_label(encoder: CharEncoder, path: Path) -> None:
+def _check_teacher_label(encoder: CharEncoder | CharCNNArrays, path: Path) -> None:
     """An encoder that names a built-in teacher must have that teacher's dimension and vocabulary
     (known from the shipped encoder's config, without loading the teacher)."""
     info = encoder.teacher_info
@@ -82,6 +110,8 @@ def resolve_encoder(
     'oov'"``) and how to pass one (``option``, e.g. ``"--char-encoder DIR"``), or returns None when
     ``required`` is false. An encoder trained for another vocabulary or dimension raises ValueError.
     """
+    from charwise.encoders.base import CharEncoder, check_teacher
+
     if isinstance(name_or_path, CharEncoder):
         encoder = name_or_path
     else:

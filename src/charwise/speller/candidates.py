@@ -161,14 +161,14 @@ class CandidateFinder:
 
     def nearest(self, projected: np.ndarray, k: int) -> list[dict[str, int]]:
         """For each projected vector, its ``k`` nearest rows' words -> rank (0: the nearest)."""
-        import torch
-
         words = self.vectors.row_words
         if k <= 0 or not words or not len(projected):
             return [{} for _ in range(len(projected))]
-        sims = torch.from_numpy(projected) @ self.vectors.row_matrix.T
-        top = sims.topk(min(k, len(words)), dim=1).indices.tolist()
-        return [{words[r]: rank for rank, r in enumerate(row)} for row in top]
+        sims = projected @ self.vectors.row_array.T
+        k = min(k, len(words))
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        top = np.take_along_axis(top, np.argsort(-np.take_along_axis(sims, top, axis=1), axis=1, kind="stable"), axis=1)
+        return [{words[r]: rank for rank, r in enumerate(row)} for row in top.tolist()]
 
     def gather(self, words: list[str], projected: np.ndarray, neighbours: int) -> CandidateBatch:
         """The candidates of lower-case ``words`` (``projected``: their projected unit vectors, one

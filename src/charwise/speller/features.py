@@ -53,9 +53,8 @@ from charwise.typos.keyboards import neighbours as keyboard_neighbours
 from charwise.typos.sounds import sound_key
 
 if TYPE_CHECKING:
-    from charwise.encoders.base import CharEncoder
     from charwise.speller.lexicon import Lexicon
-    from charwise.speller.vectors import LexiconVectors
+    from charwise.speller.vectors import LexiconVectors, WordEncoder
 
 LAYOUT = {"en": "us", "es": "es"}  # the keyboard of a language's slips
 RANK_FEATURES: tuple[str, ...] = (
@@ -169,7 +168,7 @@ class Featurizer:
         vectors: the lexicon's vectors, when they are already built for this lexicon and encoder.
     """
 
-    def __init__(self, lexicon: Lexicon, encoder: CharEncoder, *, max_distance: int = 2, per_key: int = 10,
+    def __init__(self, lexicon: Lexicon, encoder: WordEncoder, *, max_distance: int = 2, per_key: int = 10,
                  neighbours: int = 20, vectors: LexiconVectors | None = None) -> None:
         from charwise.speller.vectors import LexiconVectors
 
@@ -188,7 +187,7 @@ class Featurizer:
         self._context: NgramContext | None = None
 
     @property
-    def encoder(self) -> CharEncoder:
+    def encoder(self) -> WordEncoder:
         return self.vectors.encoder
 
     @property

@@ -4,11 +4,12 @@
 lexicon (106k words, 802k deletes at distance 2) takes about 2.3 s, every time a process corrects
 its first unknown word. :func:`edit_index` builds it once,
 writes its tables to ``$CHARWISE_CACHE/speller/edit-index-*.safetensors`` (atomically; no pickle:
-UTF-8 bytes and integer arrays) and later reads them back in about 0.3 s: the deletes become a
-read-only mapping (:class:`FrozenDeletes`) that decodes a delete's words when symspellpy asks
-for them. The file is keyed by a hash of the words, their counts, the index settings and
-symspellpy's version; a damaged file is rebuilt, and a symspellpy whose internals differ from
-what is read back (``_deletes``, ``_words``, ``_max_length``) is built the usual way.
+UTF-8 bytes and integer arrays) and later maps them into memory: the deletes become a read-only
+mapping (:class:`FrozenDeletes`, a hash table over the file's arrays) that decodes a delete's
+words when symspellpy asks for them, so no Python object is made per delete. The file is keyed
+by a hash of the words, their counts, the index settings and symspellpy's version; a damaged
+file is rebuilt, and a symspellpy whose internals differ from what is read back (``_deletes``,
+``_words``, ``_max_length``) is built the usual way.
 
 The lookups are the same as the built index's (tested).
 
@@ -22,40 +23,93 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from charwise.cache import array_text, load_tables, save_tables, text_array
+from charwise.cache import array_text, load_tables, map_table, save_tables, text_array
 
-FORMAT = 1  # the file's layout; a new one is a new key
+FORMAT = 2  # the file's layout; a new one is a new key
+
+
+def _slot(key: bytes) -> int:
+    """A key's hash, stable across processes (``hash()`` of a string is salted per process)."""
+    return zlib.crc32(key)
 
 
 class FrozenDeletes(Mapping[str, list[str]]):
-    """symspellpy's ``delete -> words`` table, read-only, over flat arrays: ``keys[i]``'s words are
-    ``words[values[offsets[i]:offsets[i + 1]]]``."""
+    """symspellpy's ``delete -> words`` table, read-only, over flat (memory-mapped) arrays: key
+    ``i`` is ``blob[starts[i]:starts[i + 1] - 1]`` (UTF-8, newline-separated) and its words are
+    ``words[values[offsets[i]:offsets[i + 1]]]``; ``slots`` is an open-addressing hash table of
+    the key numbers (-1: empty; a power of two long, at most half full), so that a look-up costs a
+    hash and a comparison or two, and no Python object is made per key."""
 
-    def __init__(self, keys: list[str], offsets: np.ndarray, values: np.ndarray, words: list[str]) -> None:
-        self._position = dict(zip(keys, range(len(keys))))
+    def __init__(self, blob: np.ndarray, starts: np.ndarray, slots: np.ndarray, offsets: np.ndarray,
+                 values: np.ndarray, words: list[str]) -> None:
+        if len(slots) & (len(slots) - 1) or len(slots) < 2 * (len(starts) - 1):
+            raise ValueError("the hash table is not a power of two at least twice the number of keys")
+        self._blob = memoryview(blob.data)  # slices compare with bytes without a copy
+        self._starts = starts
+        self._slots = slots
+        self._last: tuple[bytes, int] = (b"", -1)  # symspellpy asks `in`, then for the words: one search
+        self._mask = len(slots) - 1
         self._offsets = offsets
         self._values = values
         self._words = words
 
+    @staticmethod
+    def tables(keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The arrays :meth:`__init__` reads (``blob``, ``starts``, ``slots``) for ``keys``, in order."""
+        encoded = [k.encode("utf-8", "surrogatepass") for k in keys]
+        starts = np.zeros(len(keys) + 1, dtype=np.int64)
+        np.cumsum([len(k) + 1 for k in encoded], out=starts[1:])
+        slots = np.full(max(2, 1 << (2 * len(keys) - 1).bit_length()), -1, dtype=np.int32)
+        mask = len(slots) - 1
+        for i, key in enumerate(encoded):
+            h = _slot(key) & mask
+            while slots[h] >= 0:
+                h = (h + 1) & mask
+            slots[h] = i
+        return {"blob": np.frombuffer(b"".join(k + b"\n" for k in encoded), dtype=np.uint8), "starts": starts,
+                "slots": slots}
+
+    def _find(self, key: object) -> int:
+        """The number of ``key``, or -1."""
+        if not isinstance(key, str):
+            return -1
+        encoded = key.encode("utf-8", "surrogatepass")
+        if self._last[0] == encoded and self._last[1] >= 0:
+            return self._last[1]
+        slots, starts, blob, mask = self._slots, self._starts, self._blob, self._mask
+        h = _slot(encoded) & mask
+        while True:
+            i = slots.item(h)
+            if i < 0:
+                return -1
+            start, end = starts.item(i), starts.item(i + 1) - 1
+            if end - start == len(encoded) and blob[start:end] == encoded:
+                self._last = (encoded, i)
+                return i
+            h = (h + 1) & mask
+
     def __getitem__(self, key: str) -> list[str]:
-        i = self._position[key]
+        i = self._find(key)
+        if i < 0:
+            raise KeyError(key)
         words = self._words
         return [words[j] for j in self._values[int(self._offsets[i]) : int(self._offsets[i + 1])].tolist()]
 
     def __contains__(self, key: object) -> bool:
-        return key in self._position
+        return self._find(key) >= 0
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._position)
+        return iter(array_text(np.frombuffer(self._blob[:-1], dtype=np.uint8)) if len(self._blob) else [])
 
     def __len__(self) -> int:
-        return len(self._position)
+        return len(self._starts) - 1
 
 
 def edit_index(words: Sequence[str], counts: Sequence[int], max_distance: int, prefix_length: int,
@@ -145,21 +199,25 @@ def _write(index: Any, path: Path) -> None:
     values = np.fromiter((position[w] for k in keys for w in index._deletes[k]), dtype=np.int32,
                          count=int(sizes.sum()))
     tables = {"words": text_array(words), "counts": np.asarray([index._words[w] for w in words], dtype=np.int64),
-              "keys": text_array(keys), "offsets": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
-              "values": values, "max_length": np.asarray([index._max_length], dtype=np.int64)}
+              "offsets": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+              "values": values, "max_length": np.asarray([index._max_length], dtype=np.int64),
+              **FrozenDeletes.tables(keys)}
     save_tables(tables, path)
 
 
 def _read(path: Path, max_distance: int, prefix_length: int) -> Any:
-    tables = load_tables(path)
-    words, keys = array_text(tables["words"]), array_text(tables["keys"])
+    # memory-mapped: the deletes stay in the file, shared between processes, never Python objects
+    tables = {name: map_table(path, name) for name in ("words", "counts", "offsets", "values", "max_length",
+                                                       "blob", "starts", "slots")}
+    words = array_text(tables["words"])
     offsets = tables["offsets"]
-    if len(offsets) != len(keys) + 1 or len(words) != len(tables["counts"]):
+    if len(offsets) != len(tables["starts"]) or len(words) != len(tables["counts"]):
         raise ValueError(f"{path}: inconsistent tables")
     index = _new(max_distance, prefix_length)
     if not _readable_back(index):
         raise ValueError("this symspellpy keeps its tables elsewhere")
     index._words = dict(zip(words, tables["counts"].tolist()))
-    index._deletes = FrozenDeletes(keys, offsets, tables["values"], words)
+    index._deletes = FrozenDeletes(tables["blob"], tables["starts"], tables["slots"], offsets, tables["values"],
+                                   words)
     index._max_length = int(tables["max_length"][0])
     return index

@@ -31,7 +31,6 @@ Example::
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,27 +41,15 @@ from transformers import AutoConfig, AutoModel, PretrainedConfig, PreTrainedMode
 
 from charwise.errors import CheckpointError, ConfigError
 from charwise.model_files import load_model_directory, save_model_directory
-from charwise.speller.context import CONTEXT_FEATURES
-from charwise.speller.features import CONTEXT_WORD_FEATURES, RANK_FEATURES, WORD_FEATURES
-
-MODEL_TYPE = "charwise-speller"
-
-
-def rank_scores(parts: Mapping[str, Any], rows: np.ndarray) -> np.ndarray:
-    """The ranker: candidate scores ``(n,)`` of feature rows ``(n, len(RANK_FEATURES))`` from the
-    parameters ``rank_mean``, ``rank_scale``, ``rank_weight``, ``rank_bias`` (and, for the
-    perceptron, ``rank_hidden_weight`` and ``rank_hidden_bias``)."""
-    z = (rows - parts["rank_mean"]) / parts["rank_scale"]
-    if "rank_hidden_weight" in parts:
-        z = np.tanh(z @ parts["rank_hidden_weight"].T + parts["rank_hidden_bias"])
-    return z @ parts["rank_weight"] + parts["rank_bias"]
-
-
-def judge_probabilities(parts: Mapping[str, Any], rows: np.ndarray) -> np.ndarray:
-    """The judge: probabilities ``(m,)`` of word rows ``(m, len(WORD_FEATURES))`` from the
-    parameters ``word_mean``, ``word_scale``, ``word_weight``, ``word_bias``."""
-    logits = ((rows - parts["word_mean"]) / parts["word_scale"]) @ parts["word_weight"] + parts["word_bias"]
-    return 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
+from charwise.speller.features import RANK_FEATURES, WORD_FEATURES
+from charwise.speller.scoring import (  # noqa: F401 - rank_scores, judge_probabilities: re-exported
+    MODEL_TYPE,
+    FeatureColumns,
+    check_settings,
+    judge_probabilities,
+    part_shapes,
+    rank_scores,
+)
 
 
 class SpellScorerConfig(PretrainedConfig):
@@ -85,12 +72,7 @@ class SpellScorerConfig(PretrainedConfig):
     def check(self) -> None:
         """Raise a one-line ConfigError unless a scorer can be built from this config (called by the
         model, not here: transformers builds configs with no arguments)."""
-        threshold, rank_hidden = self.threshold, self.rank_hidden
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
-            raise ConfigError(f"threshold must be a probability in [0, 1], got {threshold!r}")
-        self.threshold = float(threshold)
-        if isinstance(rank_hidden, bool) or not isinstance(rank_hidden, int) or rank_hidden < 0:
-            raise ConfigError(f"rank_hidden must be an integer >= 0, got {rank_hidden!r}")
+        self.threshold, self.rank_hidden = check_settings(self.threshold, self.rank_hidden)
 
 
 class SpellScorer(PreTrainedModel):
@@ -102,32 +84,14 @@ class SpellScorer(PreTrainedModel):
     def __init__(self, config: SpellScorerConfig) -> None:
         config.check()
         super().__init__(config)
-        unknown = [f for f in config.rank_features if f not in RANK_FEATURES]
-        unknown += [f for f in config.word_features if f not in WORD_FEATURES]
-        if unknown:
-            raise ConfigError(f"this scorer was trained on features this charwise does not compute "
-                              f"({', '.join(unknown)}): retrain it with `charwise speller train`")
-        # The featurizer computes every feature; a scorer reads the columns it was fitted on, by name
-        # (a scorer fitted before a feature family existed keeps reading only its own).
-        self.rank_columns = np.array([RANK_FEATURES.index(f) for f in config.rank_features], dtype=np.int64)
-        self.word_columns = np.array([WORD_FEATURES.index(f) for f in config.word_features], dtype=np.int64)
-        n, m = len(self.rank_columns), len(self.word_columns)
+        columns = FeatureColumns.of(config.rank_features, config.word_features)
+        self.rank_columns, self.word_columns = columns.rank, columns.word
         #: whether the scorer reads context evidence (:mod:`charwise.speller.context`): a caller
         #: gives it each word's neighbours only then
-        self.reads_context = bool(set(config.rank_features) & set(CONTEXT_FEATURES)
-                                  or set(config.word_features) & set(CONTEXT_WORD_FEATURES))
-        self.rank_mean = nn.Parameter(torch.zeros(n), requires_grad=False)
-        self.rank_scale = nn.Parameter(torch.ones(n), requires_grad=False)
-        h = config.rank_hidden
-        if h:
-            self.rank_hidden_weight = nn.Parameter(torch.zeros(h, n), requires_grad=False)
-            self.rank_hidden_bias = nn.Parameter(torch.zeros(h), requires_grad=False)
-        self.rank_weight = nn.Parameter(torch.zeros(h or n), requires_grad=False)
-        self.rank_bias = nn.Parameter(torch.zeros(()), requires_grad=False)
-        self.word_mean = nn.Parameter(torch.zeros(m), requires_grad=False)
-        self.word_scale = nn.Parameter(torch.ones(m), requires_grad=False)
-        self.word_weight = nn.Parameter(torch.zeros(m), requires_grad=False)
-        self.word_bias = nn.Parameter(torch.zeros(()), requires_grad=False)
+        self.reads_context = columns.reads_context
+        for name, shape in part_shapes(len(self.rank_columns), len(self.word_columns), config.rank_hidden).items():
+            start = torch.ones(shape) if name.endswith("_scale") else torch.zeros(shape)
+            setattr(self, name, nn.Parameter(start, requires_grad=False))
         self.training_info: dict[str, Any] = {}
         # The parameters are the one source of truth; scoring reads float64 numpy copies of them,
         # remade whenever the parameters' state (_weights_state) is not the one they were made from.

@@ -68,9 +68,12 @@ from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, RealWor
 from charwise.words import split_words
 
 if TYPE_CHECKING:
-    from charwise.encoders.base import CharEncoder
     from charwise.speller.neural import LMReranker
     from charwise.speller.scorer import SpellScorer
+    from charwise.speller.scoring import ScorerArrays
+    from charwise.speller.vectors import WordEncoder
+
+    Scorer = SpellScorer | ScorerArrays  # the fitted model, or its arrays read without torch
 
 SHIPPED_SCORERS = {"en": "speller-minilm-en", "es": "speller-e5-es"}
 DEFAULT_ENCODERS = {"en": "minilm", "es": "e5-multilingual"}
@@ -134,7 +137,7 @@ def _starts_after(word: str, start: bool) -> bool:
     return True if word and word[-1] in SENTENCE_END else start
 
 
-def check_scorer_language(scorer: SpellScorer, language: str) -> None:
+def check_scorer_language(scorer: Scorer, language: str) -> None:
     """A one-line :class:`ConfigError` unless ``scorer`` was trained for ``language``'s words."""
     if scorer.config.language != language:
         raise ConfigError(f"the scorer was trained for {scorer.config.language!r} words, the lexicon is "
@@ -148,7 +151,7 @@ class Speller:
     ``settings``' ``max_distance`` and ``per_key``), shared instead of built again.
     """
 
-    def __init__(self, lexicon: Lexicon, encoder: CharEncoder, scorer: SpellScorer,
+    def __init__(self, lexicon: Lexicon, encoder: WordEncoder, scorer: Scorer,
                  settings: SpellerSettings | None = None, *, featurizer: Featurizer | None = None) -> None:
         check_scorer_language(scorer, lexicon.language)
         self.settings = settings or SpellerSettings()
@@ -171,7 +174,7 @@ class Speller:
         self.context_model: LMReranker | None = None
 
     @classmethod
-    def from_featurizer(cls, featurizer: Featurizer, scorer: SpellScorer,
+    def from_featurizer(cls, featurizer: Featurizer, scorer: Scorer,
                         settings: SpellerSettings | None = None) -> "Speller":
         """The speller of ``featurizer``'s lexicon and encoder with ``scorer`` (default settings but
         the featurizer's candidate settings)."""
@@ -186,13 +189,13 @@ class Speller:
         return self.featurizer.index
 
     @property
-    def scorer(self) -> SpellScorer:
+    def scorer(self) -> Scorer:
         """The learned scorer. Assigning another one forgets every cached score (they were its
         predecessor's); a scorer whose weights change in place is noticed by the cache keys."""
         return self._scorer
 
     @scorer.setter
-    def scorer(self, scorer: SpellScorer) -> None:
+    def scorer(self, scorer: Scorer) -> None:
         check_scorer_language(scorer, self.language)
         self._scorer = scorer
         self._scored.clear()
@@ -204,7 +207,7 @@ class Speller:
 
     # --- loading --------------------------------------------------------------------------------
     @classmethod
-    def load(cls, language: str = "en", *, encoder: str | CharEncoder | None = None,
+    def load(cls, language: str = "en", *, encoder: str | WordEncoder | None = None,
              scorer: str | os.PathLike | None = None, lexicon: Lexicon | None = None,
              word_files: tuple[str | os.PathLike, ...] = (), settings: SpellerSettings | None = None,
              context: str | None = None, device: str | None = None) -> "Speller":
@@ -213,19 +216,26 @@ class Speller:
         the default: the scorer's bigram evidence alone) or ``"smollm2"`` (SmolLM2 judges the words
         in doubt again, on ``device``; English only: :mod:`charwise.speller.neural`).
 
+        A CNN encoder named by a string (the shipped ones are) runs in numpy and the scorer is read
+        as arrays (:class:`~charwise.speller.scoring.ScorerArrays`): the speller then never imports
+        torch or transformers, which would take longer than everything else it loads. Pass a torch
+        :class:`~charwise.encoders.base.CharEncoder` to embed with torch instead.
+
         Loading leaves the global random generators (torch, numpy, ``random``) as they were: a policy
         may load its speller in the middle of a seeded training run, and the run must stay the same
         whether or not it was resumed after that point."""
+        import contextlib
         import random
-
-        import torch
+        import sys
 
         if context not in (None, "ngram"):
             from charwise.speller.neural import check_context
 
             check_context(context, language)  # before the slow part
         python_state, numpy_state = random.getstate(), np.random.get_state()
-        with torch.random.fork_rng(devices=[]):
+        # torch's generator can only be in use if torch is imported already
+        torch = sys.modules.get("torch")
+        with torch.random.fork_rng(devices=[]) if torch is not None else contextlib.nullcontext():
             try:
                 speller = cls._load(language, encoder, scorer, lexicon, word_files, settings)
                 if context not in (None, "ngram"):
@@ -238,19 +248,18 @@ class Speller:
                 np.random.set_state(numpy_state)
 
     @classmethod
-    def _load(cls, language: str, encoder: str | CharEncoder | None, scorer: str | os.PathLike | None,
+    def _load(cls, language: str, encoder: str | WordEncoder | None, scorer: str | os.PathLike | None,
               lexicon: Lexicon | None, word_files: tuple[str | os.PathLike, ...],
               settings: SpellerSettings | None) -> "Speller":
-        from charwise.encoders.shipped import SHIPPED_DIR
-        from charwise.encoders.shipped import load as load_encoder
-        from charwise.speller.scorer import SpellScorer
+        from charwise.encoders.shipped import SHIPPED_DIR, load_for_inference
+        from charwise.speller.scoring import ScorerArrays
 
         check_language(language)
         scorer_path = Path(scorer) if scorer is not None else SHIPPED_DIR / SHIPPED_SCORERS[language]
-        model = SpellScorer.from_pretrained(scorer_path)
+        model = ScorerArrays.from_pretrained(scorer_path)
         if encoder is None:
             encoder = model.config.encoder
-        char_encoder = load_encoder(encoder) if isinstance(encoder, str) else encoder
+        char_encoder = load_for_inference(encoder) if isinstance(encoder, (str, os.PathLike)) else encoder
         teacher_name = char_encoder.teacher_info.get("name")
         if lexicon is None:
             lexicon = Lexicon.build(language, teacher=teacher_name, word_files=word_files)
@@ -302,7 +311,7 @@ class Speller:
                 self._scored.put((key, setting), result)
         return [scored[key] for key in keys]
 
-    def _score_batch(self, words: list[str], keep: int, scorer: SpellScorer,
+    def _score_batch(self, words: list[str], keep: int, scorer: Scorer,
                      contexts: list[Context] | None = None) -> list[tuple[list[Suggestion], float]]:
         """(suggestions, probability of the best) for each lower-case word: one featurizer call, one
         ranker call and one judge call for the batch."""

@@ -10,37 +10,116 @@ What the speller's encoder features and encoder-neighbour candidates read, compu
   lower-cased), unit length: the rows a written word's nearest neighbours are searched among, and
   the ``cos_row`` feature of a candidate that has one.
 
-:meth:`LexiconVectors.embed` gives the written words' raw and projected vectors in one encoder pass.
+:meth:`LexiconVectors.embed` gives the written words' raw and projected vectors in one encoder pass,
+in numpy (:func:`~charwise.encoders.manifold.project_array`). The encoder is a torch
+:class:`~charwise.encoders.base.CharEncoder` or, what :meth:`Speller.load <charwise.speller.Speller.load>`
+uses, the same CNN run in numpy (:class:`~charwise.encoders.arrays.CharCNNArrays`): the speller then
+never imports torch. The teacher's rows it projects onto (:class:`TeacherRows`) are cached beside
+the vectors, so the teacher is loaded once, not on every start.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
-from charwise.cache import cache_root, map_table
+from charwise.cache import array_text, cache_root, map_table, save_tables, text_array
+from charwise.encoders.arrays import CharCNNArrays, weights_key
+from charwise.encoders.manifold import hub_scores_array, project_array
+from charwise.errors import CheckpointError
 from charwise.io import atomic_file
 
 if TYPE_CHECKING:
     from charwise.encoders.base import CharEncoder
     from charwise.speller.lexicon import Lexicon
 
+#: What the speller embeds with: a torch encoder, or a CNN run in numpy (no torch import)
+WordEncoder = Union["CharEncoder", CharCNNArrays]
+ROWS_FORMAT = 1  # bump when the teacher-rows cache changes
 
-def encoder_key(encoder: CharEncoder) -> str:
+
+def encoder_key(encoder: WordEncoder) -> str:
     """A short hash of the encoder's weights (every tensor of its state dict, by name)."""
-    h = hashlib.sha256()
-    for name, tensor in sorted(encoder.state_dict().items()):
-        h.update(name.encode())
-        h.update(tensor.detach().cpu().float().numpy().tobytes())
-    return h.hexdigest()[:16]
+    if isinstance(encoder, CharCNNArrays):
+        return encoder.key
+    return weights_key({name: t.detach().cpu().float().numpy() for name, t in encoder.state_dict().items()})
+
+
+def raw_vectors(encoder: WordEncoder, words: list[str], batch_size: int = 1024) -> np.ndarray:
+    """The encoder's raw (unprojected) vectors of ``words``, float32 ``(n, dim)``."""
+    if isinstance(encoder, CharCNNArrays):
+        return encoder.embed(words, batch_size=batch_size)
+    return encoder.embed(words, manifold=False, batch_size=batch_size).detach().cpu().float().numpy()
 
 
 def unit_rows(vectors: Any) -> np.ndarray:
-    """A ``(n, d)`` tensor as float32 numpy rows of length one (a zero row stays zero)."""
-    array = vectors.detach().cpu().float().numpy()
+    """``(n, d)`` vectors (a tensor or an array) as float32 numpy rows of length one (a zero row stays zero)."""
+    array = vectors.detach().cpu().float().numpy() if hasattr(vectors, "detach") else np.asarray(vectors, np.float32)
     return array / np.maximum(np.linalg.norm(array, axis=1, keepdims=True), 1e-8)
+
+
+@dataclass
+class TeacherRows:
+    """The teacher's rows a whole word's vector is projected onto and searched among: its
+    ``normal`` word-start rows, in row order, as unit rows and their lengths (a row is
+    ``unit * norm``). ``surfaces``: each row's string."""
+
+    surfaces: list[str]
+    unit: np.ndarray  # (V, d) float32
+    norms: np.ndarray  # (V,) float32
+
+    @classmethod
+    def of(cls, encoder: WordEncoder) -> "TeacherRows":
+        """The rows of the encoder's teacher: a torch encoder's own teacher; a numpy one's from
+        the cache under ``$CHARWISE_CACHE/speller`` (built once, by loading the teacher)."""
+        if not isinstance(encoder, CharCNNArrays):
+            return cls.from_teacher(encoder.teacher)
+        info = encoder.teacher_info
+        name = info.get("name")
+        if not name:
+            raise CheckpointError("this encoder does not record its teacher")
+        stem = f"rows-{ROWS_FORMAT}-{name}-{info.get('vocab_hash')}-{encoder.dim}"
+        path = cache_root() / "speller" / f"{stem}.safetensors"
+        if path.is_file():
+            try:
+                # memory-mapped: only the unit rows are large, and every batch reads them all
+                unit, norms = map_table(path, "unit"), np.array(map_table(path, "norms"))
+                surfaces = array_text(map_table(path, "surfaces"))
+                if unit.shape == (len(surfaces), encoder.dim) and norms.shape == (len(surfaces),):
+                    return cls(surfaces, unit, norms)
+            except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
+                pass
+        from charwise.teachers import Teacher
+
+        teacher = Teacher.load(name)
+        if teacher.dim != encoder.dim or info.get("vocab_hash") not in (None, teacher.vocab_hash):
+            raise CheckpointError(f"the encoder was trained for another '{name}' teacher "
+                                  "(its dimension or vocabulary differs)")
+        rows = cls.from_teacher(teacher)
+        try:
+            save_tables({"surfaces": text_array(rows.surfaces), "unit": rows.unit, "norms": rows.norms}, path)
+        except OSError:
+            pass  # a read-only cache directory costs a rebuild next time, nothing else
+        return rows
+
+    @classmethod
+    def from_teacher(cls, teacher: Any) -> "TeacherRows":
+        ids = (teacher.normal_mask & teacher.word_start_mask).nonzero().squeeze(1)
+        rows = teacher.embeddings[ids].detach().float().cpu().numpy()
+        norms = np.linalg.norm(rows, axis=1)
+        unit = rows / np.maximum(norms, 1e-12)[:, None]  # torch's F.normalize
+        return cls([teacher.vocab.surfaces[i] for i in ids.tolist()], unit.astype(np.float32), norms.astype(np.float32))
+
+    def whole_words(self) -> dict[str, int]:
+        """Lower-cased surface -> position of its row (:meth:`Teacher.whole_word_rows`: a surface
+        that several rows share keeps its first; lower-cased, the last such surface wins)."""
+        first: dict[str, int] = {}
+        for position, surface in enumerate(self.surfaces):
+            first.setdefault(surface, position)
+        return {surface.lower(): position for surface, position in first.items()}
 
 
 class LexiconVectors:
@@ -50,32 +129,30 @@ class LexiconVectors:
         words: the lexicon's words, in its order (``position[word]`` is a word's index).
         vectors: ``(len(words), dim)`` float16, unit length.
         row_words: the lexicon words that are whole-word rows of the teacher, in row order.
-        row_matrix: their rows, unit length, a float32 tensor ``(len(row_words), dim)``.
+        row_array: their rows, unit length, float32 ``(len(row_words), dim)``.
         row_of: ``(len(words),)`` int64: a word's index in ``row_words``, -1 when it has no row.
     """
 
-    def __init__(self, lexicon: Lexicon, encoder: CharEncoder) -> None:
-        import torch
-
+    def __init__(self, lexicon: Lexicon, encoder: WordEncoder) -> None:
         self.lexicon = lexicon
         self.encoder = encoder
         self.words = lexicon.words()
         self.position = {w: i for i, w in enumerate(self.words)}
+        self.key = encoder_key(encoder)
         self.vectors = self._load_or_embed()
-        teacher = encoder.teacher
-        rows = {w.lower(): r for w, r in teacher.whole_word_rows().items() if w.lower() in self.position}
+        self.teacher_rows = TeacherRows.of(encoder)
+        rows = {w: r for w, r in self.teacher_rows.whole_words().items() if w in self.position}
         self.row_words = list(rows)
-        table = teacher.embeddings[list(rows.values())].float() if rows else torch.zeros(0, teacher.dim)
-        self.row_matrix = torch.nn.functional.normalize(table, dim=-1)
-        self.row_array = self.row_matrix.numpy()
+        self.row_array = np.ascontiguousarray(self.teacher_rows.unit[list(rows.values())], dtype=np.float32)
         self.row_of = np.full(len(self.words), -1, dtype=np.int64)
         self.row_of[[self.position[w] for w in self.row_words]] = np.arange(len(self.row_words))
+        self._hub: np.ndarray | None = None
 
     def _load_or_embed(self) -> np.ndarray:
         from safetensors.numpy import save
 
         key = hashlib.sha256("\n".join(self.words).encode("utf-8", "surrogatepass"))
-        key.update(encoder_key(self.encoder).encode())
+        key.update(self.key.encode())
         path = cache_root() / "speller" / f"vectors-{self.lexicon.language}-{key.hexdigest()[:16]}.safetensors"
         if path.is_file():
             try:
@@ -85,7 +162,7 @@ class LexiconVectors:
                     return stored
             except Exception:  # noqa: BLE001 - a damaged cache is recomputed
                 pass
-        vectors = unit_rows(self.encoder.embed(self.words, manifold=False, batch_size=2048)).astype(np.float16)
+        vectors = unit_rows(raw_vectors(self.encoder, self.words, batch_size=2048)).astype(np.float16)
         try:
             with atomic_file(path, "wb") as f:
                 f.write(save({"vectors": vectors}))
@@ -97,14 +174,12 @@ class LexiconVectors:
         """``(raw, projected)``: unit float32 vectors ``(len(words), dim)`` of the written words, the
         encoder's own and their projection onto the teacher's rows (the raw ones again when the
         encoder has no projection), from one encoder pass."""
-        import torch
-
-        vectors = self.encoder.embed(words, manifold=False)
+        vectors = raw_vectors(self.encoder, words)
         raw = unit_rows(vectors)
-        if self.encoder.manifold is None:
+        manifold = self.encoder.manifold
+        if manifold is None:
             return raw, raw
-        from charwise.encoders.manifold import project
-
-        with torch.inference_mode():
-            projected = unit_rows(project(vectors, self.encoder.row_index(False), self.encoder.manifold))
-        return raw, projected
+        rows = self.teacher_rows
+        if manifold.metric == "csls" and self._hub is None:
+            self._hub = hub_scores_array(rows.unit)
+        return raw, unit_rows(project_array(vectors, rows.unit, rows.norms, manifold, self._hub))
