@@ -303,3 +303,19 @@ def test_real_minilm_equals_reference(policy):
     with torch.inference_mode():
         compare_texts(hm, texts)
         compare_texts(hm, texts)
+
+
+@pytest.mark.parametrize("family", ["wordpiece", "byte-bpe", "sentencepiece"])
+def test_one_tokenizer_call_equals_word_by_word(teachers, family):
+    """Pre-split sequences cut apart by word_ids() give every word its pieces as tokenised alone:
+    special-token strings, words the tokenizer erases, inner spaces, long words, empty words."""
+    from charwise.hybrid.batching import tokenize_words
+
+    tokenizer = teachers[family].tokenizer
+    words = ["", " ", "the", " the", "The", " naïve", "[CLS]", " [SEP]", "<s>", "</s>", " <pad>", "<|endoftext|>",
+             "[UNK]", "<mask>", "[MASK]", "\u200b", " \u200b", "a b", " 😀", "x" * 300, "\ufffd", "日本語", " ,"]
+    # as prepare() sends them: lone surrogates replaced
+    words += [replace_surrogates(w) + str(i) for i, w in enumerate(random_texts(7, 150))]
+    want = [list(tokenizer(w, add_special_tokens=False)["input_ids"]) for w in words]
+    assert tokenize_words(tokenizer, words) == want
+    assert tokenize_words(tokenizer, []) == []

@@ -1,19 +1,25 @@
 """Array work behind :meth:`HybridModel.prepare <charwise.hybrid.model.HybridModel.prepare>`: raw
-texts to words with regular expressions, and rows of ids to padded index tensors in one go.
+texts to words with regular expressions, words to pieces in one tokenizer call, and rows of ids to
+padded index tensors in one go.
 
 :func:`split_texts` gives exactly what :func:`charwise.words.split_words` gives (the same words,
 space flags and ``truncated`` flag, under the same limits): each character is mapped to its class
 under the splitter's own rules (:func:`charwise.words._kind`), and the splitter's loop becomes a
 regular expression over those classes. Texts of ASCII characters only (most running text) skip the
 mapping: a second expression reads them directly.
+
+:func:`tokenize_words` gives each word exactly the pieces that tokenising it alone gives: a fast
+tokenizer encodes every word of pre-split input on its own (normaliser, pre-tokenizer, model: the
+steps a single text goes through), so words are sent as pre-split sequences and cut apart again by
+:meth:`~transformers.BatchEncoding.word_ids`, which saves the per-text work of the Python wrapper.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from itertools import chain
-from typing import Sequence
+from itertools import accumulate, chain
+from typing import Any, Sequence
 
 import numpy as np
 import torch
@@ -25,6 +31,7 @@ from charwise.words import _JOINERS, SplitText, _check_limit, _kind, shorten_wor
 # J joiner (apostrophe or hyphen, which keeps a word together between two word characters),
 # P any other punctuation (one word each).
 _TOKEN = re.compile(r"F*[WM](?:[WMF]|J[WM])*|F*Y[YFM]*|F+|[JP]")
+_WORDS_PER_SEQUENCE = 64  # words sent as one pre-split sequence (the tokenizer spreads sequences over threads)
 _MAX_CLASSES = 1 << 16  # characters whose class is remembered (a text of rare characters cannot grow it further)
 
 
@@ -118,3 +125,31 @@ def padded(rows: Sequence[Sequence[int]], segments: tuple[list[int], list[int]],
     word_index[real] = np.repeat(np.asarray(values, dtype=np.int64), np.asarray(runs, dtype=np.int64))
     return (torch.from_numpy(input_ids).to(device), torch.from_numpy(real.astype(np.int64)).to(device),
             torch.from_numpy(word_index).to(device))
+
+
+def tokenize_words(tokenizer: Any, words: Sequence[str]) -> list[list[int]]:
+    """The ids of each of ``words`` tokenised on its own, without special tokens.
+
+    A fast tokenizer gets them in one call of pre-split sequences (the module says why the pieces are
+    the same); any other tokenizer, or a sequence whose tokens do not all belong to a word, gets one
+    text per word, as before.
+    """
+    if not words:
+        return []
+    if not getattr(tokenizer, "is_fast", False):
+        return [list(row) for row in tokenizer(list(words), add_special_tokens=False)["input_ids"]]
+    groups = [list(words[i : i + _WORDS_PER_SEQUENCE]) for i in range(0, len(words), _WORDS_PER_SEQUENCE)]
+    # verbose=False: a sequence of many words may be longer than the model's window, which is no error here
+    encoded = tokenizer(groups, is_split_into_words=True, add_special_tokens=False, return_attention_mask=False,
+                        return_token_type_ids=False, verbose=False)
+    out: list[list[int]] = []
+    for g, group in enumerate(groups):
+        ids, owners = encoded["input_ids"][g], encoded.word_ids(g)
+        if None in owners:  # a token of no word: cannot be cut apart safely
+            out.extend(list(row) for row in tokenizer(group, add_special_tokens=False)["input_ids"])
+            continue
+        # tokens come word by word, in order; a word the tokenizer erases owns none
+        counts = np.bincount(np.asarray(owners, dtype=np.int64), minlength=len(group)).tolist() if owners else []
+        bounds = list(accumulate(counts or [0] * len(group), initial=0))
+        out.extend(ids[start:end] for start, end in zip(bounds, bounds[1:]))
+    return out

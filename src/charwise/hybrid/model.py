@@ -45,7 +45,7 @@ from charwise.devices import check_device
 from charwise.encoders.base import CharEncoder, check_teacher
 from charwise.errors import ConfigError
 from charwise.hybrid.adapter import ModelAdapter
-from charwise.hybrid.batching import padded, split_texts
+from charwise.hybrid.batching import padded, split_texts, tokenize_words
 from charwise.hybrid.policies import Policy, Repair, get_policy
 from charwise.io import replace_surrogates
 from charwise.presets import DEFAULT_POLICY
@@ -201,10 +201,9 @@ class HybridModel(nn.Module):
             data.move_to_end(key)  # hits become the most recently used, as LRUCache.get would make them
         if missing:
             texts = [(" " if s else "") + replace_surrogates(shorten_word(w, self.max_word_chars)) for w, s in missing]
-            ids = self.teacher.tokenizer(texts, add_special_tokens=False)["input_ids"]
-            for key, row in zip(missing, ids):
-                found[key] = list(row)
-                self._piece_cache.put(key, found[key])
+            for key, row in zip(missing, tokenize_words(self.teacher.tokenizer, texts)):
+                found[key] = row
+                self._piece_cache.put(key, row)
         filled = cast(dict[tuple[str, bool], list[int]], found)  # every key has its pieces now
         return [list(map(filled.__getitem__, keys)) for keys in sentences]
 
