@@ -581,6 +581,19 @@ def render_speller(data: dict[str, Any]) -> Lines:
                           "outside top-1"], rows, right=set(range(1, 8)))
 
 
+def render_speller_speed(data: dict[str, Any]) -> Lines:
+    """benchmarks/speller_speed.py: start-up of `charwise correct`, words/s beside SymSpell."""
+    start = data["start_up"]
+    lines = [f"{data['machine']}, {data['threads']} thread(s). `charwise correct` on one word, warm cache, "
+             "fresh process (median): " + "; ".join(
+                 f"{k.split()[1]} {v['seconds']:g} s, {v['peak_mb']:,} MB peak" for k, v in start.items()
+                 if k.startswith("correct")) + f"; `import charwise` {start['import charwise']['seconds']:g} s. "
+             f"Clean UD EWT test text: {data['clean_words_per_second']:,} words/s.", ""]
+    rows = [[name, f"{rate:,}"] for name, rate in data["misspelled_words_per_second"].items()]
+    return lines + table([f"misspelled words ({data['misspelled_words']:,}, same words, same run)", "words/s"],
+                         rows, right={1})
+
+
 def render_pretraining(data: dict[str, Any]) -> Lines:
     c = data["config"]
     lines = [f"Mode {c['mode']}, {c['steps']:,} steps of {c['batch_size']} sentences (at most {c['max_words']} words), "
@@ -801,6 +814,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "speller_": render_speller,
     "speller_dev": render_generic,  # benchmarks/speller_dev.py: thresholds by scorer, development data
     "speller_neural": render_speller_neural,
+    "speller_speed": render_speller_speed,
     "real_words": render_real_words,
     "front_end": render_front_end,
     "spelling_suite": render_spelling_suite,

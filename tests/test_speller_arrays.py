@@ -61,7 +61,7 @@ def test_a_directory_that_does_not_fit_is_refused_in_one_line(make_encoder, tmp_
 
 
 @pytest.mark.parametrize("metric", ["cosine", "csls"])
-def test_the_numpy_projection_gives_the_torch_one(metric):
+def test_the_numpy_projection_gives_the_torch_one(metric, monkeypatch):
     generator = torch.Generator().manual_seed(0)
     table = torch.randn(300, 16, generator=generator)
     candidates = torch.rand(300, generator=generator) > 0.3
@@ -75,6 +75,8 @@ def test_the_numpy_projection_gives_the_torch_one(metric):
     np.testing.assert_allclose(hub, index.hub.numpy(), atol=1e-5)
     got = project_array(vectors.numpy(), unit, norms, config, hub if metric == "csls" else None)
     np.testing.assert_allclose(got, project(vectors, index, config).numpy(), atol=1e-5, rtol=1e-4)
+    monkeypatch.setattr("charwise.encoders.manifold.SCORE_BLOCK", 3 * len(unit))  # three queries at a time
+    np.testing.assert_allclose(project_array(vectors.numpy(), unit, norms, config, hub), got, atol=1e-6)
 
 
 def test_the_scorer_arrays_score_as_the_scorer_does(tmp_path):

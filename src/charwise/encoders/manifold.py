@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 METRICS = ("cosine", "csls")
 #: Rows each hub score averages over (Lample et al. 2018 use 10).
 HUB_NEIGHBOURS = 10
+#: Scores computed at once by the numpy projection (queries x rows): memory bounded in the input
+SCORE_BLOCK = 1 << 23
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,11 @@ def project_array(vectors: np.ndarray, unit: np.ndarray, norms: np.ndarray, conf
     vectors = np.asarray(vectors, dtype=np.float32)
     if vectors.shape[0] == 0:
         return vectors
+    # a block of queries at a time: the score matrix stays about 32 MB, however many words come
+    block = max(1, SCORE_BLOCK // max(1, unit.shape[0]))
+    if vectors.shape[0] > block:
+        return np.concatenate([project_array(vectors[i : i + block], unit, norms, config, hub)
+                               for i in range(0, vectors.shape[0], block)])
     queries = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     scores = queries @ unit.T
     if config.metric == "csls":

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from charwise.encoders.manifold import SCORE_BLOCK
 from charwise.errors import ConfigError
 from charwise.speller.index_files import sound_keys
 from charwise.speller.lexicon import USER
@@ -164,11 +165,17 @@ class CandidateFinder:
         words = self.vectors.row_words
         if k <= 0 or not words or not len(projected):
             return [{} for _ in range(len(projected))]
-        sims = projected @ self.vectors.row_array.T
+        rows = self.vectors.row_array
         k = min(k, len(words))
-        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        top = np.take_along_axis(top, np.argsort(-np.take_along_axis(sims, top, axis=1), axis=1, kind="stable"), axis=1)
-        return [{words[r]: rank for rank, r in enumerate(row)} for row in top.tolist()]
+        nearest: list[dict[str, int]] = []
+        block = max(1, SCORE_BLOCK // len(rows))  # the score matrix stays about 32 MB
+        for start in range(0, len(projected), block):
+            sims = projected[start : start + block] @ rows.T
+            top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+            order = np.argsort(-np.take_along_axis(sims, top, axis=1), axis=1, kind="stable")
+            nearest += [{words[r]: rank for rank, r in enumerate(row)}
+                        for row in np.take_along_axis(top, order, axis=1).tolist()]
+        return nearest
 
     def gather(self, words: list[str], projected: np.ndarray, neighbours: int) -> CandidateBatch:
         """The candidates of lower-case ``words`` (``projected``: their projected unit vectors, one

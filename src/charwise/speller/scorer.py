@@ -13,8 +13,10 @@ Two small models over standardised features (:mod:`charwise.speller.features`):
 
 Both are fitted by scikit-learn (:mod:`charwise.training.scorer`) and stored as a Hugging Face model
 directory (``config.json`` + ``model.safetensors``) so that loading checks names and shapes strictly
-and no pickle is ever read. Their arithmetic is written once, :func:`rank_scores` and
-:func:`judge_probabilities` over a mapping of parameter arrays: the scorer calls them (and its torch
+and no pickle is ever read. Their arithmetic is written once, :func:`~charwise.speller.scoring.rank_scores`
+and :func:`~charwise.speller.scoring.judge_probabilities` over a mapping of parameter arrays
+(:mod:`charwise.speller.scoring`, which also reads a saved scorer into numpy without torch, what
+:meth:`Speller.load <charwise.speller.Speller.load>` does): the scorer calls them (and its torch
 ``forward`` calls the ranker's), and training calls them on the arrays it has just fitted. Scoring
 runs in numpy, on float64 copies of the parameters that are derived from them, never set apart: the
 copies are remade whenever a parameter changes (in place, by ``load_state_dict`` or
