@@ -121,7 +121,7 @@ def edit_index(words: Sequence[str], counts: Sequence[int], max_distance: int, p
         path = cache / f"edit-index-{_key(words, counts, max_distance, prefix_length)}.safetensors"
         if path.is_file():
             try:
-                return _read(path, max_distance, prefix_length)
+                return _read(path, words, counts, max_distance, prefix_length)
             except Exception:  # noqa: BLE001 - a damaged file (or changed symspellpy internals) is rebuilt
                 pass
     index = _new(max_distance, prefix_length)
@@ -205,17 +205,21 @@ def _write(index: Any, path: Path) -> None:
     save_tables(tables, path)
 
 
-def _read(path: Path, max_distance: int, prefix_length: int) -> Any:
+def _read(path: Path, words: Sequence[str], counts: Sequence[int], max_distance: int, prefix_length: int) -> Any:
     # memory-mapped: the deletes stay in the file, shared between processes, never Python objects
     tables = {name: map_table(path, name) for name in ("words", "counts", "offsets", "values", "max_length",
                                                        "blob", "starts", "slots")}
-    words = array_text(tables["words"])
     offsets = tables["offsets"]
     if len(offsets) != len(tables["starts"]) or len(words) != len(tables["counts"]):
         raise ValueError(f"{path}: inconsistent tables")
+    # the caller's words (the lexicon's own strings, not a second copy of each), checked against the file's
+    if (not np.array_equal(tables["words"], text_array(words))
+            or not np.array_equal(tables["counts"], np.asarray(counts, dtype=np.int64))):
+        raise ValueError(f"{path}: the words differ from the index's")
     index = _new(max_distance, prefix_length)
     if not _readable_back(index):
         raise ValueError("this symspellpy keeps its tables elsewhere")
+    words = list(words)
     index._words = dict(zip(words, tables["counts"].tolist()))
     index._deletes = FrozenDeletes(tables["blob"], tables["starts"], tables["slots"], offsets, tables["values"],
                                    words)

@@ -131,6 +131,7 @@ class LexiconVectors:
         row_words: the lexicon words that are whole-word rows of the teacher, in row order.
         row_array: their rows, unit length, float32 ``(len(row_words), dim)``.
         row_of: ``(len(words),)`` int64: a word's index in ``row_words``, -1 when it has no row.
+        projection_rows: ``(unit, norms)`` of :class:`TeacherRows`, what the raw vectors are projected onto.
     """
 
     def __init__(self, lexicon: Lexicon, encoder: WordEncoder) -> None:
@@ -140,10 +141,11 @@ class LexiconVectors:
         self.position = {w: i for i, w in enumerate(self.words)}
         self.key = encoder_key(encoder)
         self.vectors = self._load_or_embed()
-        self.teacher_rows = TeacherRows.of(encoder)
-        rows = {w: r for w, r in self.teacher_rows.whole_words().items() if w in self.position}
+        teacher_rows = TeacherRows.of(encoder)  # its surfaces are not kept: 150k strings for e5
+        self.projection_rows = (teacher_rows.unit, teacher_rows.norms)
+        rows = {w: r for w, r in teacher_rows.whole_words().items() if w in self.position}
         self.row_words = list(rows)
-        self.row_array = np.ascontiguousarray(self.teacher_rows.unit[list(rows.values())], dtype=np.float32)
+        self.row_array = np.ascontiguousarray(teacher_rows.unit[list(rows.values())], dtype=np.float32)
         self.row_of = np.full(len(self.words), -1, dtype=np.int64)
         self.row_of[[self.position[w] for w in self.row_words]] = np.arange(len(self.row_words))
         self._hub: np.ndarray | None = None
@@ -179,7 +181,7 @@ class LexiconVectors:
         manifold = self.encoder.manifold
         if manifold is None:
             return raw, raw
-        rows = self.teacher_rows
+        unit, norms = self.projection_rows
         if manifold.metric == "csls" and self._hub is None:
-            self._hub = hub_scores_array(rows.unit)
-        return raw, unit_rows(project_array(vectors, rows.unit, rows.norms, manifold, self._hub))
+            self._hub = hub_scores_array(unit)
+        return raw, unit_rows(project_array(vectors, unit, norms, manifold, self._hub))
