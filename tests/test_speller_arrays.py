@@ -4,6 +4,7 @@ Each gives what its torch counterpart gives, and ``charwise correct`` never impo
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 
+from charwise.cache import StringTable
 from charwise.encoders.arrays import CharCNNArrays
 from charwise.encoders.manifold import ManifoldConfig, RowIndex, hub_scores_array, project, project_array
 from charwise.encoders.shipped import SHIPPED_DIR, load, load_for_inference
@@ -111,7 +113,7 @@ def test_a_scorer_directory_that_does_not_fit_is_refused(tmp_path, make_encoder)
 
 def test_the_delete_table_finds_every_key_and_nothing_else():
     keys = [f"k{i}" for i in range(3000)] + ["", "ñandú", "\udcff"]
-    tables = FrozenDeletes.tables(keys)
+    tables = StringTable.arrays(keys)
     offsets = np.arange(len(keys) + 1, dtype=np.int64)
     words = [f"w{i}" for i in range(len(keys))]
     deletes = FrozenDeletes(tables["blob"], tables["starts"], tables["slots"], offsets,
@@ -166,3 +168,22 @@ def test_correct_never_imports_torch(cache):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["I received it", "[]"]
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_the_zipf_table_answers_as_wordfreq(language, tmp_path, monkeypatch):
+    from wordfreq import get_frequency_dict
+    from wordfreq import zipf_frequency as wordfreq_zipf
+
+    from charwise.speller.frequencies import ZipfTable
+
+    monkeypatch.setenv("CHARWISE_CACHE", str(tmp_path))
+    built, read = ZipfTable(language), ZipfTable(language)  # the second reads the file the first wrote
+    assert list((tmp_path / "speller").glob(f"zipf-*-{language}-*.safetensors"))
+    listed = list(get_frequency_dict(language))
+    rng = random.Random(0)
+    words = rng.sample(listed, 3000) + [w.upper() for w in rng.sample(listed, 200)] + [
+        "recieve", "despues", "Día", "e\u0301l", "", " ", "co-operate", "don't", "l'homme", "abc123", "2024",
+        "rock'n'roll", "new york", "😀", "\ufeffthe", "ßtraße", "ǅemal", "xqzvw", "naïve"]
+    for word in words:
+        assert built.get(word) == read.get(word) == wordfreq_zipf(word, language), word

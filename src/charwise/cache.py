@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zlib
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Sequence
@@ -85,6 +86,68 @@ def map_table(path: Path, name: str) -> np.ndarray:
         raise ValueError(f"{path}: the file ends before {name} does")
     mapped = np.memmap(path, dtype=dtype, mode="r", offset=8 + int(size) + start, shape=shape)
     return mapped.view(np.ndarray)  # the same pages; a plain array indexes several times faster than a memmap
+
+
+class StringTable:
+    """Strings to their numbers (their order when the table was made), over three flat arrays that
+    can be memory-mapped from a file (:func:`map_table`), so that no Python object is made per
+    string: string ``i`` is ``blob[starts[i]:starts[i + 1] - 1]`` (UTF-8, each followed by a
+    newline) and ``slots`` is an open-addressing hash table of the numbers (-1: empty; a power of two
+    long, at most half full). A look-up costs a CRC-32 and a comparison or two.
+
+    Example::
+
+        arrays = StringTable.arrays(["teh", "the"])      # save them with save_tables(...)
+        StringTable(**arrays).find("the")                  # 1; -1 for a string it lacks
+    """
+
+    def __init__(self, blob: np.ndarray, starts: np.ndarray, slots: np.ndarray) -> None:
+        if len(slots) & (len(slots) - 1) or len(slots) < 2 * (len(starts) - 1):
+            raise ValueError("the hash table is not a power of two at least twice the number of strings")
+        self._bytes = blob
+        self._blob = memoryview(blob.data)  # slices compare with bytes without a copy
+        self._starts = starts
+        self._slots = slots
+        self._mask = len(slots) - 1
+
+    @staticmethod
+    def arrays(strings: Sequence[str]) -> dict[str, np.ndarray]:
+        """``blob``, ``starts`` and ``slots`` (:meth:`__init__`'s arguments) for ``strings``, all different."""
+        encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
+        starts = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(s) + 1 for s in encoded], out=starts[1:])
+        slots = np.full(max(2, 1 << (2 * len(encoded) - 1).bit_length()), -1, dtype=np.int32)
+        mask = len(slots) - 1
+        for i, s in enumerate(encoded):
+            h = zlib.crc32(s) & mask  # stable across processes, unlike hash()
+            while slots[h] >= 0:
+                h = (h + 1) & mask
+            slots[h] = i
+        return {"blob": np.frombuffer(b"".join(s + b"\n" for s in encoded), dtype=np.uint8), "starts": starts,
+                "slots": slots}
+
+    def find(self, string: object) -> int:
+        """The number of ``string``, or -1."""
+        if not isinstance(string, str):
+            return -1
+        encoded = string.encode("utf-8", "surrogatepass")
+        slots, starts, blob, mask = self._slots, self._starts, self._blob, self._mask
+        h = zlib.crc32(encoded) & mask
+        while True:
+            i = slots.item(h)
+            if i < 0:
+                return -1
+            start, end = starts.item(i), starts.item(i + 1) - 1
+            if end - start == len(encoded) and blob[start:end] == encoded:
+                return i
+            h = (h + 1) & mask
+
+    def strings(self) -> list[str]:
+        """Every string, in order."""
+        return array_text(self._bytes[:-1]) if len(self._bytes) else []
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
 
 
 class LRUCache:

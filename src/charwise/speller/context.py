@@ -104,7 +104,7 @@ class NgramContext:
             return max(math.log10(count / self.total), FLOOR)
         zipf = self.fallback_zipf.get(word)
         if zipf is None:
-            from wordfreq import zipf_frequency
+            from charwise.speller.frequencies import zipf_frequency
 
             zipf = zipf_frequency(word, self.language)
         return max(zipf - 9.0, FLOOR) if zipf > 0 else FLOOR

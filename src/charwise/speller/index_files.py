@@ -23,77 +23,34 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
-import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from charwise.cache import array_text, load_tables, map_table, save_tables, text_array
+from charwise.cache import StringTable, array_text, load_tables, map_table, save_tables, text_array
 
 FORMAT = 2  # the file's layout; a new one is a new key
 
 
-def _slot(key: bytes) -> int:
-    """A key's hash, stable across processes (``hash()`` of a string is salted per process)."""
-    return zlib.crc32(key)
-
-
 class FrozenDeletes(Mapping[str, list[str]]):
-    """symspellpy's ``delete -> words`` table, read-only, over flat (memory-mapped) arrays: key
-    ``i`` is ``blob[starts[i]:starts[i + 1] - 1]`` (UTF-8, newline-separated) and its words are
-    ``words[values[offsets[i]:offsets[i + 1]]]``; ``slots`` is an open-addressing hash table of
-    the key numbers (-1: empty; a power of two long, at most half full), so that a look-up costs a
-    hash and a comparison or two, and no Python object is made per key."""
+    """symspellpy's ``delete -> words`` table, read-only, over flat (memory-mapped) arrays: the
+    deletes are a :class:`~charwise.cache.StringTable` (``blob``, ``starts``, ``slots``) and
+    delete ``i``'s words are ``words[values[offsets[i]:offsets[i + 1]]]``."""
 
     def __init__(self, blob: np.ndarray, starts: np.ndarray, slots: np.ndarray, offsets: np.ndarray,
                  values: np.ndarray, words: list[str]) -> None:
-        if len(slots) & (len(slots) - 1) or len(slots) < 2 * (len(starts) - 1):
-            raise ValueError("the hash table is not a power of two at least twice the number of keys")
-        self._blob = memoryview(blob.data)  # slices compare with bytes without a copy
-        self._starts = starts
-        self._slots = slots
-        self._last: tuple[bytes, int] = (b"", -1)  # symspellpy asks `in`, then for the words: one search
-        self._mask = len(slots) - 1
+        self._keys = StringTable(blob, starts, slots)
         self._offsets = offsets
         self._values = values
         self._words = words
-
-    @staticmethod
-    def tables(keys: Sequence[str]) -> dict[str, np.ndarray]:
-        """The arrays :meth:`__init__` reads (``blob``, ``starts``, ``slots``) for ``keys``, in order."""
-        encoded = [k.encode("utf-8", "surrogatepass") for k in keys]
-        starts = np.zeros(len(keys) + 1, dtype=np.int64)
-        np.cumsum([len(k) + 1 for k in encoded], out=starts[1:])
-        slots = np.full(max(2, 1 << (2 * len(keys) - 1).bit_length()), -1, dtype=np.int32)
-        mask = len(slots) - 1
-        for i, key in enumerate(encoded):
-            h = _slot(key) & mask
-            while slots[h] >= 0:
-                h = (h + 1) & mask
-            slots[h] = i
-        return {"blob": np.frombuffer(b"".join(k + b"\n" for k in encoded), dtype=np.uint8), "starts": starts,
-                "slots": slots}
+        self._last: tuple[object, int] = ("", -1)  # symspellpy asks `in`, then for the words: one search
 
     def _find(self, key: object) -> int:
-        """The number of ``key``, or -1."""
-        if not isinstance(key, str):
-            return -1
-        encoded = key.encode("utf-8", "surrogatepass")
-        if self._last[0] == encoded and self._last[1] >= 0:
-            return self._last[1]
-        slots, starts, blob, mask = self._slots, self._starts, self._blob, self._mask
-        h = _slot(encoded) & mask
-        while True:
-            i = slots.item(h)
-            if i < 0:
-                return -1
-            start, end = starts.item(i), starts.item(i + 1) - 1
-            if end - start == len(encoded) and blob[start:end] == encoded:
-                self._last = (encoded, i)
-                return i
-            h = (h + 1) & mask
+        if key != self._last[0] or self._last[1] < 0:
+            self._last = (key, self._keys.find(key))
+        return self._last[1]
 
     def __getitem__(self, key: str) -> list[str]:
         i = self._find(key)
@@ -106,10 +63,10 @@ class FrozenDeletes(Mapping[str, list[str]]):
         return self._find(key) >= 0
 
     def __iter__(self) -> Iterator[str]:
-        return iter(array_text(np.frombuffer(self._blob[:-1], dtype=np.uint8)) if len(self._blob) else [])
+        return iter(self._keys.strings())
 
     def __len__(self) -> int:
-        return len(self._starts) - 1
+        return len(self._keys)
 
 
 def edit_index(words: Sequence[str], counts: Sequence[int], max_distance: int, prefix_length: int,
@@ -201,7 +158,7 @@ def _write(index: Any, path: Path) -> None:
     tables = {"words": text_array(words), "counts": np.asarray([index._words[w] for w in words], dtype=np.int64),
               "offsets": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
               "values": values, "max_length": np.asarray([index._max_length], dtype=np.int64),
-              **FrozenDeletes.tables(keys)}
+              **StringTable.arrays(keys)}
     save_tables(tables, path)
 
 

@@ -196,9 +196,9 @@ class Lexicon:
         entry = self.entries.get(word.lower())
         if entry is not None:
             return entry.zipf
-        from wordfreq import zipf_frequency
+        from charwise.speller.frequencies import zipf_frequency
 
-        return float(zipf_frequency(word.lower(), self.language))
+        return zipf_frequency(word.lower(), self.language)
 
     def words(self) -> list[str]:
         return list(self.entries)
