@@ -25,6 +25,7 @@ import numpy as np
 from charwise.cache import StringTable, cache_root, map_table, save_tables
 
 FORMAT = 1  # the table's layout; a new one is a new file
+ANSWERS = 100_000  # answers remembered (running text asks about the same words again and again)
 
 
 class ZipfTable:
@@ -32,6 +33,7 @@ class ZipfTable:
 
     def __init__(self, language: str) -> None:
         self.language = language
+        self._answers: dict[str, float] = {}
         version = _wordfreq_version()
         path = cache_root() / "speller" / f"zipf-{FORMAT}-{language}-{version}.safetensors"
         try:
@@ -60,6 +62,14 @@ class ZipfTable:
 
     def get(self, word: str) -> float:
         """wordfreq's ``zipf_frequency(word, language)``."""
+        answer = self._answers.get(word)
+        if answer is None:
+            if len(self._answers) >= ANSWERS:  # wordfreq's own "drop everything" cache, for the same reason
+                self._answers.clear()
+            answer = self._answers[word] = self._look_up(word)
+        return answer
+
+    def _look_up(self, word: str) -> float:
         from wordfreq import lossy_tokenize
         from wordfreq import zipf_frequency as wordfreq_zipf
 
