@@ -9,10 +9,11 @@ has work to do). all-MiniLM-L6-v2 (MiniLM architecture and tokenizer), batch siz
 Every timing is the median of ``--repeats`` passes after a warm-up pass (caches warm: the
 speller's scores, the policy's word pieces and character vectors), measured in one process:
 
-* **preparation**: ``HybridModel.prepare_texts`` per batch (policy decisions, speller look-ups,
-  word-by-word tokenisation, index tensors) for ``none`` and ``repair``, against the fast
-  tokenizer's own call on the same texts (``tokenizer(texts, padding=True, truncation=True)``):
-  the ratio is what preparation costs in tokenizer units;
+* **preparation**: ``HybridModel.prepare_texts`` per batch (word splitting, policy decisions,
+  speller look-ups, word pieces from the cache, index tensors, the table look-up) for ``none`` and
+  ``repair``, against the fast tokenizer's own call on the same texts
+  (``tokenizer(texts, padding=True, truncation=True)``): the ratio is what preparation costs in
+  tokenizer units;
 * **model**: the transformer's forward pass on the tokenizer's batch (what preparation has to keep
   up with; on a GPU it is small, so preparation becomes the bottleneck). The batches of these three
   hold the texts sorted by length, as sentence-transformers batches them;

@@ -64,15 +64,17 @@ _ASCII_TOKEN = _ascii_pattern()
 
 def _classes_of(text: str) -> str:
     """One class letter per character of ``text``."""
+    global _classes
     table = _classes
     if not text.isascii():
         new = [c for c in set(text) if ord(c) not in table]
         if new:
             if len(table) + len(new) > _MAX_CLASSES:
-                table.clear()
-                table.update(_ASCII_CLASSES)
+                # a fresh table rather than clear(): another thread may be translating with this one
+                table = dict(_ASCII_CLASSES)
             table.update((ord(c), _char_class(c)) for c in new)
-    return text.translate(table)
+            _classes = table
+    return text.translate(table)  # this table holds every character of the text
 
 
 def split_texts(texts: Sequence[str], *, max_words: int | None = None,
