@@ -34,7 +34,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, islice, repeat
-from typing import Any, Sequence, cast
+from typing import Any, Sequence, Union, cast
 
 import torch
 from torch import nn
@@ -51,6 +51,9 @@ from charwise.io import replace_surrogates
 from charwise.presets import DEFAULT_POLICY
 from charwise.teachers import Teacher
 from charwise.words import MAX_WORD_CHARS, shorten_word
+
+# A word's key in the piece cache: the word, or (word, spelled after a space) where that matters.
+_PieceKey = Union[str, tuple[str, bool]]
 
 
 @dataclass
@@ -182,29 +185,30 @@ class HybridModel(nn.Module):
         """The teacher's ids of each word, spelled as it appears (after a space or glued on)."""
         return self._pieces_of([self._piece_keys(words, space_before)])[0]
 
-    def _piece_keys(self, words: Sequence[str], space_before: Sequence[bool]) -> list[tuple[str, bool]]:
-        """Cache keys of ``words``: the word and whether it is spelled after a space (only for
-        tokenizers where that changes the pieces)."""
+    def _piece_keys(self, words: Sequence[str], space_before: Sequence[bool]) -> list[_PieceKey]:
+        """Cache keys of ``words``: with a tokenizer that spells a word differently after a space,
+        the word and whether one precedes it; otherwise the word alone (cheaper to hash)."""
         if self.adapter.space_prefix:
             return list(zip(words, map(bool, space_before)))
-        return list(zip(words, repeat(False, len(words))))
+        return list(words)
 
-    def _pieces_of(self, sentences: list[list[tuple[str, bool]]]) -> list[list[list[int]]]:
+    def _pieces_of(self, sentences: list[list[_PieceKey]]) -> list[list[list[int]]]:
         """The pieces of every key of several sentences: one cache pass over the distinct keys and
         one tokenizer call for those it misses."""
         data = self._piece_cache.data
         distinct = list(dict.fromkeys(chain.from_iterable(sentences)))
         # Looked up once into a local map: the cache may evict during this very call.
-        found: dict[tuple[str, bool], list[int] | None] = dict(zip(distinct, map(data.get, distinct)))
+        found: dict[_PieceKey, list[int] | None] = dict(zip(distinct, map(data.get, distinct)))
         missing = [k for k, v in found.items() if v is None]
         for key in [k for k, v in found.items() if v is not None] if missing else distinct:
             data.move_to_end(key)  # hits become the most recently used, as LRUCache.get would make them
         if missing:
-            texts = [(" " if s else "") + replace_surrogates(shorten_word(w, self.max_word_chars)) for w, s in missing]
+            spelled = [key if isinstance(key, tuple) else (key, False) for key in missing]
+            texts = [(" " if s else "") + replace_surrogates(shorten_word(w, self.max_word_chars)) for w, s in spelled]
             for key, row in zip(missing, tokenize_words(self.teacher.tokenizer, texts)):
                 found[key] = row
                 self._piece_cache.put(key, row)
-        filled = cast(dict[tuple[str, bool], list[int]], found)  # every key has its pieces now
+        filled = cast(dict[_PieceKey, list[int]], found)  # every key has its pieces now
         return [list(map(filled.__getitem__, keys)) for keys in sentences]
 
     def char_vectors(self, words: list[str]) -> torch.Tensor:
@@ -238,7 +242,13 @@ class HybridModel(nn.Module):
         are read as their correction (:attr:`HybridInputs.repairs`); positions and word indices
         stay those of the words given.
         """
-        batch = _check_batch(batch)
+        return self._prepare(_check_batch(batch), space_before, fixed_pieces)
+
+    def _prepare(
+        self, batch: list[list[str]], space_before: Sequence[Sequence[bool]] | None = None,
+        fixed_pieces: Sequence[Sequence[list[int] | None]] | None = None,
+    ) -> HybridInputs:
+        """:meth:`prepare` of a batch already checked (lists of strings)."""
         if space_before is None:
             space_before = [[i > 0 for i in range(len(ws))] for ws in batch]
         ad = self.adapter
@@ -318,7 +328,7 @@ class HybridModel(nn.Module):
             spans_all.append(spans)
         if any(truncated):
             warnings.warn(f"{sum(truncated)} of {len(batch)} texts exceed the model's {ad.max_length} positions "
-                          "and were truncated", stacklevel=2)
+                          "and were truncated", stacklevel=3)  # the caller of prepare() or prepare_texts()
         device = input_table(self.model).weight.device
         input_ids, attention, word_index = padded(rows, (values, runs), ad.pad_id, device)
         embeds = input_table(self.model)(input_ids)
@@ -348,7 +358,7 @@ class HybridModel(nn.Module):
             warnings.warn(f"{shortened} of {len(texts)} texts were cut before tokenising: words longer than "
                           f"{self.max_word_chars} characters are read as their first and last halves, and "
                           "text past what the window can hold is dropped", stacklevel=2)
-        return self.prepare([s.words for s in splits], [s.space_before for s in splits])
+        return self._prepare([s.words for s in splits], [s.space_before for s in splits])
 
     def forward(
         self,
