@@ -53,6 +53,7 @@ CONFUSION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("every", "very"), ("an", "and"), ("on", "one"),
     ),
 }
+GAINS_SIZE = 100_000  # (left, word, right) triples whose gain is remembered, then forgotten at once
 
 
 @dataclass
@@ -73,6 +74,7 @@ class RealWordChecker:
                  settings: RealWordSettings | None = None) -> None:
         self.context = context
         self.settings = settings or RealWordSettings()
+        self._gains: dict[tuple[str, str, str], tuple[str, float] | None] = {}  # the context is read-only
         self.alternatives: dict[str, tuple[str, ...]] = {}
         for members in sets:
             for word in members:
@@ -114,6 +116,14 @@ class RealWordChecker:
         left, right = adjacent_words(words, index)
         if not others or left is None or right is None:
             return None  # one side only is too little evidence against a valid word (``call it off .``)
+        key = (left, written, right)
+        if key not in self._gains:  # running text repeats its word triples ("want to go")
+            if len(self._gains) >= GAINS_SIZE:
+                self._gains.clear()
+            self._gains[key] = self._gain(written, others, left, right)
+        return self._gains[key]
+
+    def _gain(self, written: str, others: Sequence[str], left: str, right: str) -> tuple[str, float] | None:
         base_left, base_right, _ = self.fit(written, left, right)
         best: tuple[str, float] | None = None
         for other in others:

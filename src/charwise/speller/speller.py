@@ -79,6 +79,7 @@ SHIPPED_SCORERS = {"en": "speller-minilm-en", "es": "speller-e5-es"}
 DEFAULT_ENCODERS = {"en": "minilm", "es": "e5-multilingual"}
 SENTENCE_END = frozenset(".!?¿¡")
 SCORE_CACHE_SIZE = 50_000  # scored words remembered across calls
+WORD_KINDS_SIZE = 200_000  # words whose kind (looked at or not) is remembered, then forgotten at once
 Context = tuple[str | None, str | None]  # a word's left and right neighbour, lower-case
 NO_CONTEXT: Context = (None, None)
 
@@ -164,6 +165,7 @@ class Speller:
                                                                            self.settings.per_key):
             raise ConfigError("the featurizer's max_distance and per_key differ from the settings'")
         self._scored = LRUCache(SCORE_CACHE_SIZE)
+        self._word_kinds: tuple[tuple[int, int], dict[str, tuple[bool, bool, bool, bool]]] = ((0, 0), {})
         self._real_word_checker: RealWordChecker | None = None
         self.lexicon = lexicon
         self.encoder = encoder
@@ -350,16 +352,34 @@ class Speller:
     def looked_at(self, words: list[str], start: bool = True) -> list[bool]:
         """Which words the speller considers (see the module docstring); ``start``: whether the
         words begin a sentence (False for the continuation of a text cut in windows)."""
+        # What a word is does not change between sentences: running text repeats its words, so
+        # each one is judged once (for both places in a sentence) and remembered.
+        lengths = (self.settings.min_length, self.settings.max_length)
+        if self._word_kinds[0] != lengths or len(self._word_kinds[1]) >= WORD_KINDS_SIZE:
+            self._word_kinds = (lengths, {})
+        kinds = self._word_kinds[1]
         flags = []
         for word in words:
-            look = (self.settings.min_length <= len(word) <= self.settings.max_length and word.isalpha()
-                    and not self.lexicon.knows(word)
-                    and (word.isascii() or self.language != "en")
-                    and not any(c.isupper() for c in word[1:]) and not (word[:1].isupper() and not start)
-                    and not (start and word[:1].isupper() and word.lower() in self.lexicon.entries))
-            flags.append(look)
-            start = _starts_after(word, start)
+            kind = kinds.get(word)
+            if kind is None:
+                kind = kinds[word] = self._word_kind(word)
+            flags.append(kind[0] if start else kind[1])
+            if kind[2]:  # a word with a letter or digit: what follows no longer starts the sentence
+                start = False
+            if kind[3]:
+                start = True
         return flags
+
+    def _word_kind(self, word: str) -> tuple[bool, bool, bool, bool]:
+        """(looked at when it starts a sentence, looked at inside one, holds a letter or digit,
+        ends a sentence): what :meth:`looked_at` needs to know of a word."""
+        look = (self.settings.min_length <= len(word) <= self.settings.max_length and word.isalpha()
+                and not self.lexicon.knows(word)
+                and (word.isascii() or self.language != "en")
+                and not any(c.isupper() for c in word[1:]))
+        capital = word[:1].isupper()
+        return (look and not (capital and word.lower() in self.lexicon.entries), look and not capital,
+                any(c.isalnum() for c in word), bool(word) and word[-1] in SENTENCE_END)
 
     @staticmethod
     def sentence_start_after(words: Sequence[str], start: bool = True) -> bool:
