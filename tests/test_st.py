@@ -137,6 +137,43 @@ def test_encode_equals_sentence_encoder(tiny_bert_dir, tiny_encoder):
     assert shared[0] is enc.module
 
 
+def test_encode_prepares_the_next_batch_while_the_model_runs(tiny_bert_dir, tiny_encoder, monkeypatch):
+    import threading
+
+    enc = SentenceEncoder(str(tiny_bert_dir), policy="oov", encoder=tiny_encoder, max_length=64)
+    texts = ["a cat sat", "the dogg barked", "hello wrld", "x", "", "naïve café"]
+    alone = torch.cat([enc.encode([t]) for t in texts])
+    threads, overlapped = [], []
+    second_started = threading.Event()
+    prepare, states = enc.hybrid.prepare_texts, enc.module.states
+
+    def watched_prepare(batch):
+        threads.append(threading.current_thread().name)
+        if len(threads) == 2:
+            second_started.set()
+        return prepare(batch)
+
+    def watched_states(inputs):
+        if not overlapped:  # the model's first batch: the second is being prepared meanwhile
+            overlapped.append(second_started.wait(timeout=30))
+        return states(inputs)
+
+    monkeypatch.setattr(enc.hybrid, "prepare_texts", watched_prepare)
+    monkeypatch.setattr(enc.module, "states", watched_states)
+    together = enc.encode(texts, batch_size=2)
+    torch.testing.assert_close(together, alone, atol=1e-6, rtol=1e-5)  # batching and threads change nothing
+    assert overlapped == [True] and len(threads) == 3
+    assert all(name.startswith("charwise-prepare") for name in threads)
+    assert enc.encode([]).shape == (0, 16)
+
+    def broken(batch):
+        raise ValueError("preparation failed")
+
+    monkeypatch.setattr(enc.hybrid, "prepare_texts", broken)
+    with pytest.raises(ValueError, match="preparation failed"):
+        enc.encode(texts, batch_size=2)
+
+
 # --- gradients ------------------------------------------------------------------------------------
 def _assert_encoder_grads(module: CharwiseHybrid) -> None:
     for name, p in module.hybrid.encoder.named_parameters():

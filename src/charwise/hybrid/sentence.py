@@ -7,6 +7,7 @@ then :func:`mean_pool` and L2 normalisation, without needing sentence-transforme
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
 import torch
@@ -14,7 +15,7 @@ import torch.nn.functional as F
 
 from charwise.encoders.base import CharEncoder
 from charwise.errors import ConfigError
-from charwise.hybrid.model import HybridModel
+from charwise.hybrid.model import HybridInputs, HybridModel
 from charwise.hybrid.policies import Policy
 from charwise.hybrid.st import CharwiseHybrid
 from charwise.presets import DEFAULT_POLICY
@@ -82,25 +83,43 @@ class SentenceEncoder:
         """``(len(sentences), dim)`` float32 vectors on the CPU, in input order.
 
         Sentences are batched longest-first so that padding stays small. An empty or
-        whitespace-only sentence gets the vector of the special tokens alone.
+        whitespace-only sentence gets the vector of the special tokens alone. The next batch is
+        prepared (policy, speller, pieces, input vectors) on a second thread while the model runs
+        on this one: on a GPU the model's turn is short, and preparation would otherwise leave it
+        idle between batches.
         """
         if isinstance(sentences, str):
             raise TypeError("encode() takes a list of sentences, not a single string")
-        if batch_size < 1:
-            raise ConfigError(f"batch_size must be positive, got {batch_size}")
-        out = torch.empty((len(sentences), self.dim))
-        order = sorted(range(len(sentences)), key=lambda i: -len(sentences[i]))
-        starts = range(0, len(order), batch_size)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ConfigError(f"batch_size must be positive, got {batch_size!r}")
+        texts = self.module.checked_texts(sentences)
+        out = torch.empty((len(texts), self.dim))
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+
+        def prepare(idx: list[int]) -> HybridInputs:
+            with torch.inference_mode():  # grad mode is per thread
+                return self.hybrid.prepare_texts([texts[i] for i in idx])
+
+        bar = None
         if progress:
             from tqdm.auto import tqdm
 
-            starts = tqdm(starts, desc="encode", unit="batch")
-        with torch.inference_mode():
-            for start in starts:
-                idx = order[start : start + batch_size]
-                features = self.module(self.module.preprocess([sentences[i] for i in idx]))
-                pooled = mean_pool(features["token_embeddings"], features["attention_mask"])
+            bar = tqdm(total=len(batches), desc="encode", unit="batch")
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="charwise-prepare") as preparer, \
+                torch.inference_mode():
+            pending = preparer.submit(prepare, batches[0]) if batches else None
+            for n, idx in enumerate(batches):
+                assert pending is not None
+                inputs = pending.result()
+                if n + 1 < len(batches):
+                    pending = preparer.submit(prepare, batches[n + 1])
+                pooled = mean_pool(self.module.states(inputs), inputs.attention_mask)
                 if normalize:
                     pooled = F.normalize(pooled, p=2, dim=1)
                 out[torch.tensor(idx)] = pooled.float().cpu()
+                if bar is not None:
+                    bar.update(1)
+        if bar is not None:
+            bar.close()
         return out

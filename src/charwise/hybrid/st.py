@@ -223,6 +223,16 @@ class CharwiseHybrid(nn.Module):
         ``prompt`` is prepended to every text. ``task`` and other sentence-transformers keywords are
         accepted and ignored; ``max_length`` is ignored with a warning (set :attr:`max_seq_length`).
         """
+        max_length = kwargs.get("max_length")
+        if max_length is not None and max_length != self.max_seq_length and not self._warned_max_length:
+            self._warned_max_length = True
+            warnings.warn(f"CharwiseHybrid ignores max_length={max_length}; it truncates to max_seq_length="
+                          f"{self.max_seq_length} positions", stacklevel=2)
+        return encode_texts(self.checked_texts(inputs, prompt))
+
+    def checked_texts(self, inputs: Sequence[str], prompt: str | None = None) -> list[str]:
+        """The texts :meth:`preprocess` encodes: each of ``inputs`` (a text, else a one-line error),
+        after ``prompt``, cut to what the model's window can hold."""
         if isinstance(inputs, str):
             raise TypeError("preprocess() takes a list of texts, not a single string")
         texts = []
@@ -235,12 +245,7 @@ class CharwiseHybrid(nn.Module):
             # What the window can hold at most (HybridModel.prepare_texts reads no further): the
             # code points of the rest of a very long text are never stored.
             texts.append(text[: (self.max_seq_length + 1) * (self.hybrid.max_word_chars + 1)])
-        max_length = kwargs.get("max_length")
-        if max_length is not None and max_length != self.max_seq_length and not self._warned_max_length:
-            self._warned_max_length = True
-            warnings.warn(f"CharwiseHybrid ignores max_length={max_length}; it truncates to max_seq_length="
-                          f"{self.max_seq_length} positions", stacklevel=2)
-        return encode_texts(texts)
+        return texts
 
     def tokenize(self, texts: Sequence[str], **kwargs: Any) -> dict[str, torch.Tensor]:
         """The name sentence-transformers < 6 uses for :meth:`preprocess`."""
@@ -256,11 +261,12 @@ class CharwiseHybrid(nn.Module):
             input_ids=inputs.input_ids,
             attention_mask=inputs.attention_mask,
             word_index=inputs.word_index,
-            token_embeddings=self._states(inputs),
+            token_embeddings=self.states(inputs),
         )
         return out
 
-    def _states(self, inputs: HybridInputs) -> torch.Tensor:
+    def states(self, inputs: HybridInputs) -> torch.Tensor:
+        """The model's last hidden states ``(batch, positions, hidden)`` for prepared ``inputs``."""
         model = self.hybrid.model
         base = getattr(model, "base_model", model)
         if base is model:
