@@ -90,6 +90,10 @@ class RealWordChecker:
                               f"{', '.join(CONFUSION_SETS)}")
         return cls(NgramContext.load(language), CONFUSION_SETS[language], settings)
 
+    def clear_cache(self) -> None:
+        """Forget the gains computed so far."""
+        self._gains.clear()
+
     def __contains__(self, word: object) -> bool:
         return isinstance(word, str) and word.lower() in self.alternatives
 

@@ -271,8 +271,12 @@ class Speller:
 
     def clear_cache(self) -> None:
         """Forget the scores of earlier calls (they are reused while the scorer, its weights and the
-        settings they depend on stay the same)."""
+        settings they depend on stay the same) and which words are looked at: the next call
+        computes everything again."""
         self._scored.clear()
+        self._word_kinds = ((0, 0), {})
+        if self._real_word_checker is not None:
+            self._real_word_checker.clear_cache()
 
     # --- suggestions ----------------------------------------------------------------------------
     def suggest(self, words: list[str], k: int | None = None) -> list[list[Suggestion]]:
