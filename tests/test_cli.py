@@ -434,3 +434,22 @@ def test_correct_checks_its_input_before_loading_the_models(tmp_path, capsys, mo
     out = tmp_path / "out.txt"
     assert main(["correct", str(empty), "--out", str(out)]) == 0
     assert out.read_text(encoding="utf-8") == "" and "0 words corrected" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [
+    ["encode", "{file}", "--out", "{out}/vectors.npy"],
+    ["embed", "{file}", "--out", "{out}/vectors.npy"],
+    ["tag", "predict", "{out}", "{file}"],
+    ["correct", "{file}"],
+], ids=lambda c: " ".join(c[:2]))
+def test_a_binary_input_is_refused_before_torch_loads(tmp_path, command):
+    """The models' seconds of loading (torch's import first) never come before the one-line refusal."""
+    binary = tmp_path / "image.bin"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")
+    argv = [part.format(file=binary, out=tmp_path) for part in command]
+    code = ("import sys\nfrom charwise.cli import main\ncode = main(sys.argv[1:])\n"
+            "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))\nsys.exit(code)")
+    result = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert result.stdout.splitlines() == ["[]"]
+    assert len(result.stderr.strip().splitlines()) == 1 and "not UTF-8 text" in result.stderr

@@ -23,6 +23,7 @@ functions.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 from pathlib import Path
@@ -130,8 +131,9 @@ def input_windows(args: argparse.Namespace, path: str) -> Iterator[TextWindow]:
 
 
 def _read_with_warnings(reader: Callable[..., Iterator[Any]], args: argparse.Namespace, path: str) -> Iterator[Any]:
-    """``reader(path, ...)`` under the command's input options (a missing file refused at once,
-    before the first item is asked for), then one warning line on stderr for each thing it noted."""
+    """``reader(path, ...)`` under the command's input options (a missing file refused at once, a
+    file's binary or undecodable start too: :func:`read_first`), then one warning line on stderr
+    for each thing it noted."""
     if path != "-":
         check_input_file(path)
 
@@ -142,7 +144,19 @@ def _read_with_warnings(reader: Callable[..., Iterator[Any]], args: argparse.Nam
         for message in report.warnings(source, args.max_line_chars):
             print(f"charwise: warning: {message}", file=sys.stderr)
 
-    return read()
+    # standard input is left to be read when it is needed: the other options are checked first
+    return read_first(read()) if path != "-" else read()
+
+
+def read_first(items: Iterator[Any]) -> Iterator[Any]:
+    """``items`` with its first item read now, the rest still lazily: a command reads a file this
+    way before it loads its models, so that a binary or undecodable file is refused in a fraction of
+    a second instead of after the models' seconds of loading."""
+    first = next(items, _NOTHING)
+    return items if first is _NOTHING else itertools.chain([first], items)
+
+
+_NOTHING = object()
 
 
 def argument_text(args: argparse.Namespace, text: str, what: str) -> str:

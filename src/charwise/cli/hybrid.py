@@ -101,15 +101,16 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
     from tqdm.auto import tqdm
 
-    from charwise.hybrid.policies import get_policy
-    from charwise.hybrid.sentence import SentenceEncoder
-
     check_min("--batch-size", args.batch_size, 1)
     check_min("--max-length", args.max_length, 1)
     check_input_options(args)
-    get_policy(args.policy)  # a bad policy fails before any model loads
     check_output_file(args.out, "--out")
-    lines = input_lines(args, args.file)  # a missing input fails before the model loads; read later
+    # a missing or undecodable file fails before torch and the model load; the rest is read later
+    lines = input_lines(args, args.file)
+    from charwise.hybrid.policies import get_policy
+    from charwise.hybrid.sentence import SentenceEncoder
+
+    get_policy(args.policy)  # a bad policy fails before any model loads (and before stdin is read)
     encoder = SentenceEncoder(args.teacher, policy=args.policy, encoder=args.encoder, max_length=args.max_length)
     bar = tqdm(desc="encode", unit=" sentences", disable=None, file=sys.stderr)
     cut = 0

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
-from charwise.cli.common import add_input_options, check_input_options, check_min
+from charwise.cli.common import add_input_options, check_input_options, check_min, read_first
 from charwise.errors import ConfigError, InputError
 from charwise.io import (
     FORMATS,
@@ -390,21 +390,24 @@ def _tag_pieces(tagger: Any, pieces: Iterable[tuple[list[str], list[str] | None,
 
 
 def cmd_tag_predict(args: argparse.Namespace) -> int:
-    from charwise.devices import check_device
-    from charwise.hybrid.policies import get_policy
-    from charwise.tagging.model import load_tagger
-
     check_input_options(args)
     if args.file != "-":
         check_input_file(args.file)
     if args.out:
         check_output_file(args.out, "--out")
+    # A bad file fails before torch and the model load: CoNLL is read through once (a window at a
+    # time) first, plain text's first window is read now.
+    format, windows, report = _prediction_input(args.file, args.format, args.errors, args.max_line_chars)
+    if args.file != "-":
+        windows = read_first(windows)
+    from charwise.devices import check_device
+    from charwise.hybrid.policies import get_policy
+    from charwise.tagging.model import load_tagger
+
     if args.policy is not None:
         get_policy(args.policy)
     if args.device is not None:
         check_device(args.device)
-    # A bad file fails before the model loads: it is read through once (a window at a time) first.
-    format, windows, report = _prediction_input(args.file, args.format, args.errors, args.max_line_chars)
     sentences: list[list[str]] = []
     columns: dict[str, list[list[str]]] = {}
     if format != "text":  # CoNLL and CoNLL-U are read whole, with their columns
