@@ -296,6 +296,16 @@ def test_refusals(bert_model, repaired_bert):
         RepairInput(nn.Linear(2, 2))
     with pytest.raises(TypeError, match="torch module"):
         RepairInput("Transformer")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="unknown device"):
+        repairing(bert_model, device="gpu0")
+    if not torch.cuda.is_available():
+        with pytest.raises(ConfigError, match="no CUDA device"):
+            repairing(bert_model, device="cuda")
+
+
+def test_device_puts_the_model_there(bert_model):
+    model = repairing(bert_model, "en", device="cpu")
+    assert str(model.device) == "cpu" and all(p.device.type == "cpu" for p in model.parameters())
 
 
 def test_missing_extra_is_a_one_line_error(monkeypatch, bert_model):

@@ -337,17 +337,22 @@ class RepairInput(nn.Module):
         return cls(inner, language, threshold=threshold)
 
 
-def repairing(model: Any, language: str = "en", *, threshold: float | None = None) -> Any:
+def repairing(model: Any, language: str = "en", *, threshold: float | None = None,
+              device: str | None = None) -> Any:
     """A ``SentenceTransformer`` that repairs misspelled words before ``model`` reads them.
 
     The new model's modules are ``[RepairInput(model[0]), *model[1:]]``: the same module objects
     (weights shared, not copied), on the same device, with the same prompts, similarity function
-    and truncation. Texts without a confident misspelling get exactly ``model``'s vectors.
+    and truncation. Texts without a confident misspelling get exactly ``model``'s vectors. The
+    speller runs on the CPU without torch (:mod:`charwise.speller`): only the model's inputs go to
+    its device, once per batch.
 
     Args:
         model: a ``sentence_transformers.SentenceTransformer``.
         language: the language of the texts it will read (``"en"`` or ``"es"``).
         threshold: see :class:`RepairInput`.
+        device: where the model runs (``"cuda"``, ``"cpu"``...); default: where ``model`` is. Its
+            modules are shared, so ``model`` moves there too.
 
     Example::
 
@@ -362,6 +367,10 @@ def repairing(model: Any, language: str = "en", *, threshold: float | None = Non
     st = _require_sentence_transformers()
     if not isinstance(model, st.SentenceTransformer):
         raise TypeError(f"repairing() takes a sentence_transformers.SentenceTransformer, got {type(model).__name__}")
+    if device is not None:
+        from charwise.devices import check_device
+
+        device = str(check_device(device))
     names = list(model._modules)
     modules = [model._modules[name] for name in names]
     if not modules:
@@ -370,7 +379,8 @@ def repairing(model: Any, language: str = "en", *, threshold: float | None = Non
         raise ConfigError("this SentenceTransformer already repairs its inputs (its first module is a RepairInput)")
     first = RepairInput(modules[0], language, threshold=threshold)
     repaired = _repairing_class()(
-        modules=[first, *modules[1:]], device=str(model.device), prompts=dict(getattr(model, "prompts", {}) or {}),
+        modules=[first, *modules[1:]], device=device or str(model.device),
+        prompts=dict(getattr(model, "prompts", {}) or {}),
         default_prompt_name=getattr(model, "default_prompt_name", None),
         similarity_fn_name=getattr(model, "similarity_fn_name", None),
         truncate_dim=getattr(model, "truncate_dim", None),
