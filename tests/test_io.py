@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import charwise
 import charwise.io as cio
 from charwise.corpora import parse_labelled_conll, parse_labelled_conllu, read_sentences
 from charwise.errors import CharwiseError, ConfigError, InputError, MissingInputError
@@ -183,7 +184,7 @@ def test_write_json_and_text(tmp_path):
 def test_data_root_honours_charwise_data(monkeypatch, tmp_path):
     monkeypatch.delenv(cio.DATA_ENV, raising=False)
     default = data_root()
-    assert default == Path(cio.__file__).resolve().parent / "data"
+    assert default == Path(charwise.__file__).resolve().parent / "data" and (default / "ud_en_ewt").is_dir()
     monkeypatch.setenv("CHARWISE_DATA", str(tmp_path))
     assert data_root() == tmp_path
     monkeypatch.setenv("CHARWISE_DATA", "~/somewhere")
