@@ -21,6 +21,7 @@ the vectors, so the teacher is loaded once, not on every start.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Union
 
@@ -81,8 +82,9 @@ class TeacherRows:
         name = info.get("name")
         if not name:
             raise CheckpointError("this encoder does not record its teacher")
-        stem = f"rows-{ROWS_FORMAT}-{name}-{info.get('vocab_hash')}-{encoder.dim}"
-        path = cache_root() / "speller" / f"{stem}.safetensors"
+        # keyed by the teacher's identity (a name may be a directory path: hashed, not spelled out)
+        key = hashlib.sha256(json.dumps([ROWS_FORMAT, str(name), info.get("vocab_hash"), encoder.dim]).encode())
+        path = cache_root() / "speller" / f"rows-{key.hexdigest()[:16]}.safetensors"
         if path.is_file():
             try:
                 # memory-mapped: only the unit rows are large, and every batch reads them all
