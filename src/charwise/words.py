@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from charwise.errors import ConfigError
 
-_JOINERS = {"'", "\u2019", "-"}
+JOINERS = {"'", "\u2019", "-"}  # keep a word together between two word characters (don't, well-known)
 MAX_WORD_CHARS = 256  # characters of a word that hybrid models and character encoders read
 
 
@@ -51,7 +51,9 @@ def shorten_word(word: str, max_chars: int = MAX_WORD_CHARS) -> str:
     return word[:head] + word[len(word) - max_chars // 2 :]
 
 
-def _kind(char: str) -> str:
+def char_kind(char: str) -> str:
+    """The splitter's class of a character: ``space``, ``word`` (letters, digits, marks, ``_``),
+    ``format`` (Cf), ``symbol`` (S*, private use) or ``punct``."""
     if char.isspace():
         return "space"
     cat = unicodedata.category(char)
@@ -64,7 +66,8 @@ def _kind(char: str) -> str:
     return "punct"
 
 
-def _check_limit(name: str, value: int | None) -> None:
+def check_limit(name: str, value: int | None) -> None:
+    """A one-line ConfigError unless ``value`` is a positive integer or None."""
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
         raise ConfigError(f"{name} must be a positive integer or None, got {value!r}")
 
@@ -77,8 +80,8 @@ def split_words(text: str, *, max_words: int | None = None, max_word_chars: int 
     """
     if not isinstance(text, str):
         raise TypeError(f"split_words() takes a string, got {type(text).__name__}")
-    _check_limit("max_words", max_words)
-    _check_limit("max_word_chars", max_word_chars)
+    check_limit("max_words", max_words)
+    check_limit("max_word_chars", max_word_chars)
     words: list[str] = []
     space_before: list[bool] = []
     seen_space = False
@@ -88,7 +91,7 @@ def split_words(text: str, *, max_words: int | None = None, max_word_chars: int 
         n, truncated = max_words * (max_word_chars + 1), True
     i = 0
     while i < n:
-        kind = _kind(text[i])
+        kind = char_kind(text[i])
         if kind == "space":
             seen_space, i = True, i + 1
             continue
@@ -99,14 +102,14 @@ def split_words(text: str, *, max_words: int | None = None, max_word_chars: int 
         if kind != "punct":
             run = kind if kind != "format" else ""  # a leading format character takes the next kind
             while i < n:
-                char, nxt = text[i], _kind(text[i])
+                char, nxt = text[i], char_kind(text[i])
                 if nxt == "format" or nxt == run:
                     i += 1
                 elif not run and nxt in ("word", "symbol"):
                     run, i = nxt, i + 1
                 elif run == "symbol" and unicodedata.category(char)[0] == "M":
                     i += 1  # variation selectors and enclosing keycaps belong to the emoji
-                elif run == "word" and char in _JOINERS and i + 1 < n and _kind(text[i + 1]) == "word":
+                elif run == "word" and char in JOINERS and i + 1 < n and char_kind(text[i + 1]) == "word":
                     i += 2
                 else:
                     break

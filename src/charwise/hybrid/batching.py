@@ -4,7 +4,7 @@ padded index tensors in one go.
 
 :func:`split_texts` gives exactly what :func:`charwise.words.split_words` gives (the same words,
 space flags and ``truncated`` flag, under the same limits): each character is mapped to its class
-under the splitter's own rules (:func:`charwise.words._kind`), and the splitter's loop becomes a
+under the splitter's own rules (:func:`charwise.words.char_kind`), and the splitter's loop becomes a
 regular expression over those classes. Texts of ASCII characters only (most running text) skip the
 mapping: a second expression reads them directly.
 
@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from charwise.words import _JOINERS, SplitText, _check_limit, _kind, shorten_word
+from charwise.words import JOINERS, SplitText, char_kind, check_limit, shorten_word
 
 # One letter per character class of the splitter: S space, W word (L*, N*, "_"), M combining mark
 # (a word character that also extends a run of symbols), F format (Cf), Y symbol (S*, Co),
@@ -36,11 +36,11 @@ _MAX_CLASSES = 1 << 16  # characters whose class is remembered (a text of rare c
 
 
 def _char_class(char: str) -> str:
-    kind = _kind(char)
+    kind = char_kind(char)
     if kind == "word":
         return "M" if unicodedata.category(char)[0] == "M" else "W"
     if kind == "punct":
-        return "J" if char in _JOINERS else "P"
+        return "J" if char in JOINERS else "P"
     return {"space": "S", "format": "F", "symbol": "Y"}[kind]
 
 
@@ -80,8 +80,8 @@ def _classes_of(text: str) -> str:
 def split_texts(texts: Sequence[str], *, max_words: int | None = None,
                 max_word_chars: int | None = None) -> list[SplitText]:
     """:func:`charwise.words.split_words` of each text, with the same limits and results."""
-    _check_limit("max_words", max_words)
-    _check_limit("max_word_chars", max_word_chars)
+    check_limit("max_words", max_words)
+    check_limit("max_word_chars", max_word_chars)
     cap = max_words * (max_word_chars + 1) if max_words is not None and max_word_chars is not None else None
     out = []
     for text in texts:
