@@ -10,10 +10,10 @@ It does make transformers' ``AutoConfig`` / ``AutoModel`` know every charwise mo
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from charwise import auto as _auto
+from charwise.lazy import lazy_names
 
 if TYPE_CHECKING:
     from charwise.encoders import CharEncoder, build_encoder
@@ -53,17 +53,7 @@ __all__ = [
 __version__ = "0.2.0"
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'charwise' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_names(__name__, globals(), _LAZY)
 
 
 _auto.install()  # transformers' Auto classes learn charwise's model types (charwise.auto)

@@ -9,8 +9,9 @@ every encoder kind and registers :class:`CharEncoderConfig` / :class:`CharEncode
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from charwise.lazy import lazy_names
 
 if TYPE_CHECKING:
     from charwise.encoders.base import (
@@ -43,14 +44,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'charwise.encoders' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_names(__name__, globals(), _LAZY)
