@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from report import pyplot, write_result  # this folder is on the path: the script runs from it
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -152,19 +154,11 @@ def main(argv: list[str] | None = None) -> int:
               "texts": len(texts), "batch": args.batch, "repeats": args.repeats, "cpus": os.cpu_count(),
               "platform": platform.platform(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
               "devices": rows}
-    from charwise.io import write_json
-
-    write_json(args.out, result)  # atomically
-    plot(result, args.out.with_suffix(".png"))
-    print(f"wrote {args.out}")
-    return 0
+    return write_result(args.out, result, plot)
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     devices = list(result["devices"])
     fig, axes = plt.subplots(1, len(devices), figsize=(6 * len(devices), 4), squeeze=False)

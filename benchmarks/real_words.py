@@ -22,6 +22,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from report import pyplot, write_result  # this folder is on the path: the script runs from it
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -95,19 +97,11 @@ def main(argv: list[str] | None = None) -> int:
               "role": "development: UD EWT dev + WNUT17 dev, seeded swaps", "sentences": len(sentences),
               "words": total_words, "errors": len(errors), "clean_set_words": len(clean_positions),
               "shipped_margin": checker.settings.margin, "margins": rows}
-    from charwise.io import write_json
-
-    write_json(args.out, result)  # atomically
-    plot(result, args.out.with_suffix(".png"))
-    print(f"wrote {args.out}")
-    return 0
+    return write_result(args.out, result, plot)
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     margins = [float(m) for m in result["margins"]]
     fig, ax = plt.subplots(figsize=(6, 4))

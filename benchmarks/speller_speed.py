@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from report import pyplot, write_result  # this folder is on the path: the script runs from it
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 RESULTS = Path(__file__).resolve().parent / "results"
 WORDS = {"en": "I recieved it", "es": "despues de la fista"}
@@ -127,10 +129,7 @@ def working_speed() -> dict[str, Any]:
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rates = result["misspelled_words_per_second"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.5))
@@ -154,17 +153,12 @@ def main() -> int:
     args = parser.parse_args()
     if args.repeats < 1:
         parser.error("--repeats must be >= 1")
-    from charwise.io import write_json
-
     result: dict[str, Any] = {"command": " ".join(["OMP_NUM_THREADS=1 python benchmarks/speller_speed.py",
                                                    *sys.argv[1:]]),
                               "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
                               "threads": os.environ.get("OMP_NUM_THREADS", "unset"),
                               "start_up": start_up(args.repeats), **working_speed()}
-    write_json(args.out, result)  # atomically
-    plot(result, args.out.with_suffix(".png"))
-    print(f"wrote {args.out}")
-    return 0
+    return write_result(args.out, result, plot)
 
 
 if __name__ == "__main__":
