@@ -45,7 +45,7 @@ def reference_prepare(hm: HybridModel, batch: Sequence[Sequence[str]],
     all_pieces, all_selected, rows, spans_all, truncated = [], [], [], [], []
     slots: list[tuple[int, int, str]] = []
     window = max(limit, 0)
-    repairs = hm.policy.repairs([words[:window] for words in batch])
+    repairs = hm.policy.repairs([words[:window] for words in batch], [list(s[:window]) for s in space_before])
     for b, words in enumerate(batch):
         kept = words[:window]
         if repairs[b]:

@@ -63,8 +63,10 @@ def test_bad_settings_and_languages_are_one_line_errors():
         RealWordSettings(margin=-1)
     with pytest.raises(ConfigError, match="no confusion sets for 'es'"):
         RealWordChecker.load("es")
-    with pytest.raises(ConfigError, match="real_words must be True or False"):
-        SpellerSettings(real_words="yes")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="unknown change kind 'real_words'"):
+        SpellerSettings(changes=("real_words",))
+    with pytest.raises(ConfigError, match="must be a collection of change kinds"):
+        SpellerSettings(changes="real_word")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="margin must be a number"):
         SpellerSettings(real_word_margin=-0.5)
 
@@ -87,7 +89,8 @@ def test_the_speller_changes_real_words_with_offsets_and_marks_them(speller):
     text = "It is bigger then mine, said he."
     result = speller.correct(text)
     changed = [w for w in result.words if w.changed]
-    assert [(w.word, w.correction, w.real_word) for w in changed] == [("then", "than", True)]
+    assert [(w.word, w.correction, w.real_word, w.kind) for w in changed] == [("then", "than", True, "real_word")]
+    assert 0.99 <= changed[0].probability < 1  # the context's odds of 10^2 or more, as a probability
     assert text[changed[0].start : changed[0].end] == "then"
     assert result.corrected == "It is bigger than mine, said he."
     assert [w["word"] for w in result.to_dict()["words"] if w["real_word"]] == ["then"]
@@ -95,7 +98,7 @@ def test_the_speller_changes_real_words_with_offsets_and_marks_them(speller):
 
 def test_real_words_can_be_turned_off(speller):
     off = Speller(speller.lexicon, speller.encoder, speller.scorer,
-                  SpellerSettings(threshold=0.5, neighbours=3, real_words=False))
+                  SpellerSettings(threshold=0.5, neighbours=3, changes=("spelling", "accent")))
     assert off.real_word_checker is None
     assert off.correct("It is bigger then mine.").corrected == "It is bigger then mine."
 

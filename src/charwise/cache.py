@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import zlib
 from collections import OrderedDict
 from pathlib import Path
@@ -151,23 +152,29 @@ class StringTable:
 
 
 class LRUCache:
-    """A bounded mapping that forgets the least recently used entry."""
+    """A bounded mapping that forgets the least recently used entry; safe to share between threads
+    (a lookup and its move to the end are one step under a lock: another thread may evict the key
+    between them otherwise)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.data: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
 
     def get(self, key: Any) -> Any:
-        value = self.data.get(key)
-        if value is not None:
-            self.data.move_to_end(key)
-        return value
+        with self._lock:
+            value = self.data.get(key)
+            if value is not None:
+                self.data.move_to_end(key)
+            return value
 
     def put(self, key: Any, value: Any) -> None:
-        self.data[key] = value
-        self.data.move_to_end(key)
-        while len(self.data) > self.size:
-            self.data.popitem(last=False)
+        with self._lock:
+            self.data[key] = value
+            self.data.move_to_end(key)
+            while len(self.data) > self.size:
+                self.data.popitem(last=False)
 
     def clear(self) -> None:
-        self.data.clear()
+        with self._lock:
+            self.data.clear()

@@ -24,8 +24,10 @@ split with their window as ``max_words`` and :data:`MAX_WORD_CHARS`.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Sequence
 
 from charwise.errors import ConfigError
 
@@ -125,3 +127,102 @@ def split_words(text: str, *, max_words: int | None = None, max_word_chars: int 
 def join_words(words: list[str], space_before: list[bool]) -> str:
     """The inverse of :func:`split_words` up to the kind and amount of whitespace."""
     return "".join((" " if s and i else "") + w for i, (w, s) in enumerate(zip(words, space_before)))
+
+
+# --- protected spans: what is not a word of the language and must reach a model as written ---------
+# URL endings a bare domain may have (``youtu.be``, ``bit.ly``): the common generic and country ones.
+_TLDS = ("com|org|net|edu|gov|mil|int|info|biz|io|co|ai|app|dev|me|tv|ly|be|gl|fm|am|to|us|uk|ca|au|de|fr|es|"
+         "it|nl|ru|jp|cn|in|br|mx|ar|ch|se|no|dk|fi|pl|ie|nz|za|kr|tk|xyz|online|site|news|blog")
+_UNITS = ("km|cm|mm|nm|m|mi|ft|in|kg|mg|g|lb|lbs|oz|ml|l|mph|kph|km/h|ms|s|sec|secs|min|mins|h|hr|hrs|"
+          "kb|mb|gb|tb|kbps|mbps|hz|khz|mhz|ghz|px|pt|em|v|w|kw|kwh|mah|k|x|am|pm|°c|°f|°|%")
+#: The built-in protected kinds, each a regular expression over the text (checked in this order).
+PROTECTED_PATTERNS: dict[str, str] = {
+    "url": (r"(?i)(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"]+[^\s<>\"'.,;:!?)\]}]"
+            rf"|(?<![\w@.])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:{_TLDS})\b(?:/[^\s<>\"]*[^\s<>\"'.,;:!?)\]}}])?"),
+    "email": r"(?i)\b[a-z0-9._%+-]+@(?:[a-z0-9-]+\.)+[a-z]{2,}\b",
+    "handle": r"(?<![\w@])@\w+",
+    "hashtag": r"(?<![\w#&])#\w+",
+    "path": (r"(?:(?<![\w/])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]*)+|\b[A-Za-z]:\\[^\s]+"
+             r"|\b[\w-]+(?:/[\w-]+)*\.(?:py|js|ts|json|ya?ml|toml|txt|csv|tsv|md|html?|css|cpp|h|rs|go|java|sh|"
+             r"cfg|ini|log|xml|pdf|png|jpe?g|gif|zip|gz|tar|parquet|ipynb|safetensors)\b)"),
+    "identifier": (r"\b[A-Za-z]\w*_\w*[A-Za-z0-9]\w*\b|\b[a-z]+[A-Z]\w*\b"
+                   r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}\b|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\("),
+    "number": rf"(?i)(?<![\w.])[-+]?\d+(?:[.,:]\d+)*\s?(?:{_UNITS})?(?![\w])",
+    "emoticon": (r"(?<!\w)(?:[:;=8][-o'^]?[)(\]\[dDpP/\\|*3oO$@]|[xX][dDpP]|<3|</3|\^[_.]?\^|-_-|o_O|O_o|T_T)"
+                 r"(?![\w])"),
+}
+# one pass over the text: the alternatives in one expression (the case-blind ones scoped, "(?i:...)")
+_BUILT_IN = re.compile("|".join(f"(?i:{p[4:]})" if p.startswith("(?i)") else f"(?:{p})"
+                               for p in PROTECTED_PATTERNS.values()))
+
+
+def compile_patterns(patterns: Sequence[str | re.Pattern[str]]) -> tuple[re.Pattern[str], ...]:
+    """The user's own protected patterns, compiled (a one-line ConfigError for one that is invalid or
+    that matches the empty string, which would protect nothing or everything)."""
+    if isinstance(patterns, (str, re.Pattern)):
+        patterns = [patterns]
+    compiled = []
+    for pattern in patterns:
+        if isinstance(pattern, re.Pattern):
+            compiled.append(pattern)
+            continue
+        if not isinstance(pattern, str):
+            raise ConfigError(f"a protected pattern is a regular expression (str), got {type(pattern).__name__}")
+        try:
+            regex = re.compile(pattern)
+        except re.error as error:
+            raise ConfigError(f"invalid protected pattern {pattern!r}: {error}") from None
+        if regex.fullmatch(""):
+            raise ConfigError(f"the protected pattern {pattern!r} matches the empty string: give one that "
+                              "matches what to keep")
+        compiled.append(regex)
+    return tuple(compiled)
+
+
+def protected_spans(text: str, patterns: Sequence[str | re.Pattern[str]] = ()) -> list[tuple[int, int]]:
+    """The character spans of ``text`` that no correction may change: URLs (with or without a
+    scheme), e-mail addresses, @handles, #hashtags, file paths, code identifiers (``snake_case``,
+    ``camelCase``, dotted names), numbers with units, emoticons (:data:`PROTECTED_PATTERNS`), and
+    what the user's ``patterns`` (regular expressions) match. Sorted, possibly overlapping."""
+    spans = [m.span() for m in _BUILT_IN.finditer(text) if m.end() > m.start()]
+    for regex in compile_patterns(patterns):
+        spans += [m.span() for m in regex.finditer(text) if m.end() > m.start()]
+    return sorted(spans)
+
+
+def protected_words(text: str, spans: Sequence[tuple[int, int]],
+                    patterns: Sequence[str | re.Pattern[str]] = ()) -> list[bool]:
+    """For each word at ``spans`` (offsets into ``text``, in order), whether it touches a protected
+    span of the text (:func:`protected_spans`): the one decision of what a correction leaves alone."""
+    merged: list[list[int]] = []  # the protected spans as disjoint, sorted intervals
+    for start, end in protected_spans(text, patterns):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    flags, j = [], 0
+    for start, end in spans:
+        while j < len(merged) and merged[j][1] <= start:
+            j += 1
+        flags.append(j < len(merged) and merged[j][0] < end)
+    return flags
+
+
+def words_protected(words: Sequence[str], space_before: Sequence[bool] | None = None,
+                    patterns: Sequence[str | re.Pattern[str]] = ()) -> list[bool]:
+    """:func:`protected_words` for words already split (by :func:`split_words`, or at whitespace when
+    ``space_before`` is None): the text is put back together to find the spans (``@`` and ``joejonas``
+    glued together are one handle)."""
+    if space_before is None:
+        space_before = [True] * len(words)
+    if len(space_before) != len(words):
+        raise ValueError(f"{len(words)} words but {len(space_before)} space flags")
+    text, spans, pos = [], [], 0
+    for i, (word, space) in enumerate(zip(words, space_before)):
+        if space and i:
+            text.append(" ")
+            pos += 1
+        text.append(word)
+        spans.append((pos, pos + len(word)))
+        pos += len(word)
+    return protected_words("".join(text), spans, patterns)

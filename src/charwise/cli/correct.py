@@ -30,7 +30,9 @@ from charwise.io import TextWindow, check_output_dir, check_output_file, text_wi
 
 CORRECT_BLOCK = 256  # lines corrected at a time (the first block is one line, so output starts at once)
 LANGUAGE_CHOICES = ("en", "es")
-CONTEXT_CHOICES = ("ngram", "smollm2")  # charwise.speller.neural.CONTEXT_MODELS (not imported: startup time)
+CONTEXT_CHOICES = ("ngram", "smollm2")
+# charwise.speller.corrections.CHANGE_KINDS (not imported: startup time; a test keeps them equal)
+CHANGE_KINDS = ("spelling", "real_word", "accent", "normalisation", "split", "merge")  # charwise.speller.neural.CONTEXT_MODELS (not imported: startup time)
 
 
 def add_parser(sub: Any) -> None:
@@ -54,6 +56,11 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--context", default="ngram", choices=CONTEXT_CHOICES,
                    help="context for words in doubt: ngram (bigrams, fast) or smollm2 (a neural LM, English only)")
     c.add_argument("--device", help="where --context smollm2 runs: cpu (default), cuda, cuda:1...")
+    c.add_argument("--protect", action="append", default=[], metavar="REGEX",
+                   help="leave what this regular expression matches as written (repeatable); URLs, e-mails, "
+                        "@handles, #hashtags, paths, identifiers, numbers and emoticons always are")
+    c.add_argument("--skip", action="append", default=[], metavar="KIND", choices=CHANGE_KINDS,
+                   help=f"never make this kind of change (repeatable): {', '.join(CHANGE_KINDS)}")
     add_input_options(c, windows=True)
     c.set_defaults(func=cmd_correct)
 
@@ -90,6 +97,9 @@ def cmd_correct(args: argparse.Namespace) -> int:
         check_unit("--threshold", args.threshold)
     if args.out:
         check_output_file(args.out, "--out")
+    from charwise.words import compile_patterns
+
+    compile_patterns(args.protect)  # a bad pattern is refused before anything loads
     text = argument_text(args, args.text, "--text") if args.text is not None else None
     windows = text_windows(text, args.max_line_chars) if text is not None else input_windows(args, args.file)
     # the first line is read (and checked: a binary or non-UTF-8 file is refused) before the models
@@ -108,7 +118,9 @@ def cmd_correct(args: argparse.Namespace) -> int:
 
         check_device(args.device)
     speller = Speller.load(args.language, encoder=args.encoder, scorer=args.scorer, word_files=tuple(args.lexicon),
-                           settings=SpellerSettings(threshold=args.threshold, suggestions=args.suggestions),
+                           settings=SpellerSettings(threshold=args.threshold, suggestions=args.suggestions,
+                                                    protect=tuple(args.protect),
+                                                    changes=tuple(k for k in CHANGE_KINDS if k not in args.skip)),
                            context=args.context, device=args.device)
     bar = tqdm(desc="correct", unit=" lines", disable=None if text is None and args.file != "-" else True,
                file=sys.stderr)

@@ -261,7 +261,8 @@ class HybridModel(nn.Module):
                 raise ValueError(f"sentence {b}: {len(words)} words but {len(space_before[b])} space flags")
             if fixed_pieces is not None and len(fixed_pieces[b]) != len(words):
                 raise ValueError(f"sentence {b}: {len(words)} words but {len(fixed_pieces[b])} fixed_pieces")
-        repairs = self.policy.repairs([words[:window] for words in batch])
+        repairs = self.policy.repairs([words[:window] for words in batch],
+                                      [list(spaces[:window]) for spaces in space_before])
         if len(repairs) != len(batch):
             raise ValueError(f"policy {self.policy!r} returned repairs for {len(repairs)} of {len(batch)} sentences")
         kept_all = []

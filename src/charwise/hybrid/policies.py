@@ -55,8 +55,11 @@ class Policy(ABC):
     def select(self, words: Sequence[str], pieces: Sequence[Sequence[int]], teacher) -> list[bool]:
         """One flag per word; ``pieces[i]`` are the teacher's ids for ``words[i]`` in context."""
 
-    def repairs(self, sentences: Sequence[Sequence[str]]) -> list[dict[int, Repair]]:
+    def repairs(self, sentences: Sequence[Sequence[str]],
+                space_before: Sequence[Sequence[bool]] | None = None) -> list[dict[int, Repair]]:
         """Per sentence, the words (by index) to read as another word before tokenising; none by default.
+        ``space_before`` (per word: whitespace before it; default: every word) tells which words were
+        written together (``@`` + ``joejonas``: one handle, never repaired).
 
         Called once per batch, before :meth:`select`, which then sees the repaired words. A repair
         replaces one word by one word, so word counts and positions never change.
@@ -184,8 +187,9 @@ class RepairPolicy(Policy):
             self._speller = shared_speller(self.language)
         return self._speller
 
-    def repairs(self, sentences):
-        corrected = self.speller.correct_words([list(words) for words in sentences], self.threshold)
+    def repairs(self, sentences, space_before=None):
+        corrected = self.speller.correct_words([list(words) for words in sentences], self.threshold,
+                                               space_before=space_before)
         return [{i: Repair(w.word, w.correction, w.probability) for i, w in enumerate(words) if w.changed}
                 for words in corrected]
 

@@ -15,6 +15,23 @@ from typing import Any, NamedTuple
 from charwise.speller.lexicon import strip_accents
 
 
+#: What a change is (:attr:`WordCorrection.kind`); each can be switched off with
+#: ``SpellerSettings(changes=...)`` or ``charwise correct --skip KIND``.
+CHANGE_KINDS = ("spelling", "real_word", "accent", "normalisation", "split", "merge")
+
+
+def check_change_kinds(kinds: object, name: str = "changes") -> tuple[str, ...]:
+    """``kinds`` as a tuple of known change kinds (a one-line ConfigError otherwise)."""
+    from charwise.errors import ConfigError
+
+    if isinstance(kinds, str) or not isinstance(kinds, (tuple, list, set, frozenset)):
+        raise ConfigError(f"{name} must be a collection of change kinds ({', '.join(CHANGE_KINDS)}), got {kinds!r}")
+    unknown = [k for k in kinds if k not in CHANGE_KINDS]
+    if unknown:
+        raise ConfigError(f"unknown change kind {unknown[0]!r} in {name} (known: {', '.join(CHANGE_KINDS)})")
+    return tuple(k for k in CHANGE_KINDS if k in kinds)
+
+
 class Suggestion(NamedTuple):
     """A candidate for a written word, with the probability that it is the intended word."""
 
@@ -31,13 +48,21 @@ class WordCorrection:
     looked_at: bool  # False: kept without a look (known, not alphabetic, short, a name by its case)
     start: int = 0  # where the word is in the text (characters): text[start:end] == word
     end: int = 0
-    probability: float = 0.0  # that the word is a misspelling of its best suggestion
+    # for a looked-at word: that it is a misspelling of its best suggestion; for a changed word: that
+    # the change is right (never 0 for a change that was made)
+    probability: float = 0.0
     suggestions: list[Suggestion] = field(default_factory=list)
-    real_word: bool = False  # a valid word changed to another of its confusion set (then -> than)
+    kind: str = ""  # what the change is (one of CHANGE_KINDS); "" while the word is unchanged
+    protected: bool = False  # inside a URL, e-mail, @handle, #hashtag, path, identifier... never changed
 
     @property
     def changed(self) -> bool:
         return self.correction != self.word
+
+    @property
+    def real_word(self) -> bool:
+        """A valid word changed to another of its confusion set (then -> than)."""
+        return self.kind == "real_word"
 
 
 @dataclass
@@ -74,6 +99,7 @@ class CorrectedText:
                                         for s in w.suggestions]
                 entry["probability"] = round(w.probability, 4)
                 entry["changed"] = w.changed
+                entry["real_word"] = w.real_word
                 words.append(entry)
         return {"text": self.text, "corrected": self.corrected, "words": words}
 

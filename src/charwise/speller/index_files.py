@@ -45,12 +45,17 @@ class FrozenDeletes(Mapping[str, list[str]]):
         self._offsets = offsets
         self._values = values
         self._words = words
-        self._last: tuple[object, int] = ("", -1)  # symspellpy asks `in`, then for the words: one search
+        # symspellpy asks `in`, then for the words: one search. The pair is read and written as one
+        # tuple (one reference swap), so threads sharing the index never see a key with another's row.
+        self._last: tuple[object, int] = ("", -1)
 
     def _find(self, key: object) -> int:
-        if key != self._last[0] or self._last[1] < 0:
-            self._last = (key, self._keys.find(key))
-        return self._last[1]
+        last = self._last
+        if key == last[0] and last[1] >= 0:
+            return last[1]
+        found = self._keys.find(key)
+        self._last = (key, found)
+        return found
 
     def __getitem__(self, key: str) -> list[str]:
         i = self._find(key)

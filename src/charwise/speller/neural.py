@@ -365,6 +365,7 @@ class LMReranker:
         lm = self.score(sentences, targets, words)
         for entry, w, p, scores in zip(entries, words, priors, lm):
             entry.correction = w[choose(scores, p, self.settings.weight, self.settings.margin)]
+            entry.kind = "spelling" if entry.changed else ""
         return len(targets)
 
 

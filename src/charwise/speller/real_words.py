@@ -18,6 +18,10 @@ written word's, and both of the member's pairs were seen in the counts (never on
 The margin was chosen on development sentences (UD EWT dev, members swapped in at random) so that
 clean text is left alone: ``benchmarks/real_words.py`` reports both sides.
 
+Sets that informal text defeats are left out: read by hand on 20,000 lines of tweets and web text,
+``off`` -> ``of`` (``log off now``, ``day off tmrw``), ``too`` -> ``to`` and ``thought`` -> ``though``
+were wrong more often than right, since the bigram counts come from edited text.
+
 Sets whose members differ only by an apostrophe (``its``/``it's``, ``your``/``you're``) are not
 here: the English bigram counts were taken with apostrophes stripped (``its a`` counts ``it's a``),
 so they cannot tell those apart.
@@ -46,9 +50,9 @@ CONFUSION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("begin", "being"), ("breath", "breathe"), ("cite", "sight", "site"), ("country", "county"),
         ("desert", "dessert"), ("lead", "led"), ("lose", "loose"), ("passed", "past"), ("peace", "piece"),
         ("principal", "principle"), ("quiet", "quite"), ("than", "then"), ("their", "there"),
-        ("weather", "whether"), ("to", "too"), ("were", "where"), ("chose", "choose"),
-        ("later", "latter"), ("though", "thought", "through"), ("lightening", "lightning"),
-        ("week", "weak"), ("form", "from"), ("of", "off"), ("dose", "does"), ("wonder", "wander"),
+        ("weather", "whether"), ("were", "where"), ("chose", "choose"),
+        ("later", "latter"), ("though", "through"), ("lightening", "lightning"),
+        ("week", "weak"), ("form", "from"), ("dose", "does"), ("wonder", "wander"),
         ("hear", "here"), ("no", "know"), ("new", "knew"), ("buy", "by"), ("brake", "break"),
         ("every", "very"), ("an", "and"), ("on", "one"),
     ),
@@ -92,7 +96,7 @@ class RealWordChecker:
 
     def clear_cache(self) -> None:
         """Forget the gains computed so far."""
-        self._gains.clear()
+        self._gains = {}
 
     def __contains__(self, word: object) -> bool:
         return isinstance(word, str) and word.lower() in self.alternatives
@@ -121,11 +125,14 @@ class RealWordChecker:
         if not others or left is None or right is None:
             return None  # one side only is too little evidence against a valid word (``call it off .``)
         key = (left, written, right)
-        if key not in self._gains:  # running text repeats its word triples ("want to go")
-            if len(self._gains) >= GAINS_SIZE:
-                self._gains.clear()
-            self._gains[key] = self._gain(written, others, left, right)
-        return self._gains[key]
+        gains = self._gains  # running text repeats its word triples ("want to go")
+        if key in gains:
+            return gains[key]
+        found = self._gain(written, others, left, right)
+        if len(gains) >= GAINS_SIZE:
+            self._gains = gains = {}  # a fresh table: a thread reading the old one keeps reading it
+        gains[key] = found
+        return found
 
     def _gain(self, written: str, others: Sequence[str], left: str, right: str) -> tuple[str, float] | None:
         base_left, base_right, _ = self.fit(written, left, right)

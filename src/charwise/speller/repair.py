@@ -17,7 +17,7 @@ Example::
 from __future__ import annotations
 
 import threading
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from charwise.languages import check_language
 from charwise.speller.corrections import CorrectedText
@@ -37,20 +37,24 @@ def shared_speller(language: str = "en") -> Speller:
     return speller
 
 
-def repair(texts: Sequence[str], language: str = "en", *, threshold: float | None = None,
-           speller: Speller | None = None) -> list[CorrectedText]:
+def repair(texts: Iterable[str], language: str = "en", *, threshold: float | None = None,
+           speller: Speller | None = None, protect: Sequence[str] = ()) -> list[CorrectedText]:
     """Each text with its confidently misspelled words corrected, and what changed.
 
     Returns one :class:`~charwise.speller.CorrectedText` per text: ``.corrected`` is the repaired
     text (every character that is not a changed word kept as it was), ``.words`` says for each word
     what it became, with what probability and where it is (``start``/``end`` offsets in the input,
     so labels on the original text still align). ``threshold`` overrides the speller's tuned one;
-    ``speller`` replaces the shared one of ``language``.
+    ``speller`` replaces the shared one of ``language``. ``texts`` may be any iterable of strings (a
+    list, a generator); it is read whole. URLs, e-mail addresses, @handles, #hashtags, paths, code
+    identifiers, numbers with units and emoticons are never changed, nor what the regular
+    expressions of ``protect`` match.
     """
     if isinstance(texts, str):
         raise TypeError("repair() takes a list of texts, not a single string")
+    texts = list(texts)
     for text in texts:
         if not isinstance(text, str):
             raise TypeError(f"repair() takes texts (str), got {type(text).__name__}")
     speller = speller or shared_speller(language)
-    return speller.correct_lines(list(texts), threshold)
+    return speller.correct_lines(texts, threshold, protect=protect)

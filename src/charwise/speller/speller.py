@@ -28,8 +28,13 @@ whose best candidate only puts back its missing accents (``despues`` -> ``despuÃ
 
 Valid words can be the wrong word too (``bigger then mine``): in English, a known word of a
 confusion set is changed to another member when the sentence's bigram counts favour it a hundred
-times over (:mod:`charwise.speller.real_words`; ``real_words=False`` turns this off); such changes
-have ``real_word=True``.
+times over (:mod:`charwise.speller.real_words`); such changes have ``kind="real_word"``.
+
+What is not a word of the language is never changed: URLs, e-mail addresses, @handles, #hashtags,
+file paths, code identifiers, numbers with units and emoticons (:func:`charwise.words.protected_spans`),
+and whatever the patterns of ``settings.protect`` (or a call's ``protect=``) match. Every change has a
+kind (:data:`~charwise.speller.corrections.CHANGE_KINDS`); ``settings.changes`` lists the kinds the
+speller may make (all by default).
 
 Example (run by tests/test_doctests.py)::
 
@@ -45,7 +50,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, overload
 
 import numpy as np
 
@@ -55,9 +60,11 @@ from charwise.languages import check_language
 from charwise.speller.candidates import CandidateIndex
 from charwise.speller.context import neighbours
 from charwise.speller.corrections import (
+    CHANGE_KINDS,
     CorrectedText,
     Suggestion,
     WordCorrection,
+    check_change_kinds,
     restores_accents,
     same_case,
     word_spans,
@@ -65,7 +72,7 @@ from charwise.speller.corrections import (
 from charwise.speller.features import Featurizer, rank_order, segment_max
 from charwise.speller.lexicon import ACCENTED, Lexicon
 from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, RealWordSettings
-from charwise.words import split_words
+from charwise.words import compile_patterns, protected_words, split_words, words_protected
 
 if TYPE_CHECKING:
     from charwise.speller.neural import LMReranker
@@ -113,9 +120,11 @@ class SpellerSettings:
     min_length: int = 3
     max_length: int = 40  # longer "words" (hashes, URLs run together, noise) are no misspelling of a word
     batch_size: int = 512  # words scored at a time
-    # valid words that the sentence says are another word of their confusion set (then/than)
-    real_words: bool = True
     real_word_margin: float = 2.0  # log10: how much better the other word must fit (a hundred times)
+    # the kinds of change the speller may make (CHANGE_KINDS: spelling, real_word, accent...)
+    changes: tuple[str, ...] = CHANGE_KINDS
+    # the user's own protected patterns (regular expressions), beside the built-in URLs, handles...
+    protect: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name, low in (("neighbours", 0), ("per_key", 0), ("max_distance", 1), ("suggestions", 1),
@@ -124,8 +133,9 @@ class SpellerSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
-        if not isinstance(self.real_words, bool):
-            raise ConfigError(f"real_words must be True or False, got {self.real_words!r}")
+        self.changes = check_change_kinds(self.changes)
+        compile_patterns(self.protect)  # a bad pattern is refused here, not at the first text
+        self.protect = tuple(self.protect) if not isinstance(self.protect, str) else (self.protect,)
         RealWordSettings(self.real_word_margin)  # the margin's check
         for name in ("threshold", "capital_threshold", "accent_threshold"):
             check_threshold(getattr(self, name), name)
@@ -393,58 +403,94 @@ class Speller:
             start = _starts_after(word, start)
         return start
 
-    def correct(self, text: str) -> CorrectedText:
-        """Correct one text (a sentence or a line)."""
-        return self.correct_lines([text])[0]
+    @overload
+    def correct(self, text: str, **options: Any) -> CorrectedText: ...
+
+    @overload
+    def correct(self, text: Sequence[str], **options: Any) -> list[CorrectedText]: ...
+
+    def correct(self, text: str | Sequence[str], **options: Any) -> CorrectedText | list[CorrectedText]:
+        """Correct one text (a sentence or a line), or each text of a list (as
+        :meth:`correct_lines`, with the same ``options``)."""
+        if isinstance(text, str):
+            return self.correct_lines([text], **options)[0]
+        return self.correct_lines(list(text), **options)
 
     def correct_lines(self, texts: list[str], threshold: float | None = None, *,
-                      starts: Sequence[bool] | None = None) -> list[CorrectedText]:
+                      starts: Sequence[bool] | None = None, protect: Sequence[str] = ()) -> list[CorrectedText]:
         """Correct several texts at once (their unknown words are scored together); ``threshold``
         overrides :attr:`threshold` for this call. ``starts`` says for each text whether it begins
         a sentence (default: all do); a long text corrected window by window gives each window the
-        :meth:`sentence_start_after` of the one before, so that it is corrected as if whole."""
+        :meth:`sentence_start_after` of the one before, so that it is corrected as if whole.
+        ``protect``: regular expressions whose matches are left alone, beside ``settings.protect``."""
         if isinstance(texts, str):
             raise TypeError("correct_lines() takes a list of texts, not a single string")
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError(f"correct_lines() takes texts (str), got {type(text).__name__}")
+        patterns = self.settings.protect + tuple(compile_patterns(protect))
         splits = [split_words(t) for t in texts]
+        spans = [word_spans(text, split.words) for text, split in zip(texts, splits)]
+        protected = [protected_words(text, where, patterns) for text, where in zip(texts, spans)]
         out = []
-        corrected = self.correct_words([s.words for s in splits], threshold, starts=starts)
-        for text, split, words in zip(texts, splits, corrected):
-            for entry, (start, end) in zip(words, word_spans(text, split.words)):
+        corrected = self._correct([s.words for s in splits], threshold, starts, protected)
+        for text, where, words in zip(texts, spans, corrected):
+            for entry, (start, end) in zip(words, where):
                 entry.start, entry.end = start, end
             out.append(CorrectedText(text, words))
         return out
 
     def correct_words(self, sentences: list[list[str]], threshold: float | None = None, *,
-                      starts: Sequence[bool] | None = None) -> list[list[WordCorrection]]:
+                      starts: Sequence[bool] | None = None, space_before: Sequence[Sequence[bool]] | None = None,
+                      protect: Sequence[str] = ()) -> list[list[WordCorrection]]:
         """Correct pre-split sentences, one :class:`WordCorrection` per word (offsets left at 0);
         the unknown words of all sentences are scored together. ``threshold`` overrides
-        :attr:`threshold` for this call; ``starts``: see :meth:`correct_lines`."""
+        :attr:`threshold` for this call; ``starts`` and ``protect``: see :meth:`correct_lines`.
+        ``space_before`` says, per word, whether whitespace preceded it (as
+        :func:`~charwise.words.split_words` gives it; default: every word, i.e. words split at
+        whitespace): words glued together are read as one for protection (``@`` + ``joejonas``)."""
+        patterns = self.settings.protect + tuple(compile_patterns(protect))
+        if space_before is None:
+            space_before = [None] * len(sentences)  # type: ignore[list-item]
+        elif len(space_before) != len(sentences):
+            raise ValueError(f"space_before has {len(space_before)} entries for {len(sentences)} texts")
+        protected = [words_protected(words, spaces, patterns) for words, spaces in zip(sentences, space_before)]
+        return self._correct(sentences, threshold, starts, protected)
+
+    def _correct(self, sentences: list[list[str]], threshold: float | None, starts: Sequence[bool] | None,
+                 protected: list[list[bool]]) -> list[list[WordCorrection]]:
+        """:meth:`correct_words` once each word's protection is known."""
         check_threshold(threshold)
         if starts is None:
             starts = [True] * len(sentences)
         elif len(starts) != len(sentences):
             raise ValueError(f"starts has {len(starts)} entries for {len(sentences)} texts")
-        # sentence starts are per sentence (or as given)
-        looks = [self.looked_at(list(words), bool(start)) for words, start in zip(sentences, starts)]
+        # sentence starts are per sentence (or as given); a protected word is never looked at
+        looks = [[look and not keep for look, keep in zip(self.looked_at(list(words), bool(start)), guard)]
+                 for words, start, guard in zip(sentences, starts, protected)]
         todo = [(words, i) for words, look in zip(sentences, looks) for i, f in enumerate(look) if f]
         todo_words = [words[i].lower() for words, i in todo]
         # the sentence decides too: each word's neighbours, for a scorer that reads context
         contexts = [neighbours(words, i) for words, i in todo] if self.scorer.reads_context else None
         scored = iter(self._score(todo_words, contexts=contexts)) if todo_words else iter(())
+        allowed = self.settings.changes
         out = []
-        for words, look in zip(sentences, looks):
+        for words, look, guard in zip(sentences, looks, protected):
             flat = []
-            for word, flag in zip(words, look):
-                entry = WordCorrection(word, word, False)
+            for word, flag, keep in zip(words, look, guard):
+                entry = WordCorrection(word, word, False, protected=keep)
                 if flag:
                     suggestions, p = next(scored)
                     entry.looked_at, entry.suggestions, entry.probability = True, suggestions, p
                     best = suggestions[0].word if suggestions else None
                     if best is not None and best != word.lower() and self.changes(word, p, threshold, best):
-                        entry.correction = same_case(word, suggestions[0].word)
+                        kind = "accent" if restores_accents(word.lower(), best) else "spelling"
+                        if kind in allowed:
+                            entry.correction, entry.kind = same_case(word, best), kind
                 flat.append(entry)
             out.append(flat)
-        self._rerank(sentences, out)
+        if "spelling" in allowed:
+            self._rerank(sentences, out)
         self._check_real_words(out)
         return out
 
@@ -458,18 +504,21 @@ class Speller:
             words = [e.correction for e in entries]
             for i, entry in enumerate(entries):
                 written = entry.word
-                if entry.looked_at or not (written.islower() or written.istitle()) or written not in checker:
+                if (entry.looked_at or entry.protected or entry.changed or not (written.islower() or written.istitle())
+                        or written not in checker):
                     continue
-                other = checker.check(words, i, self.settings.real_word_margin)
-                if other is not None:
-                    entry.correction, entry.real_word = same_case(written, other), True
+                found = checker.gain(words, i)
+                if found is not None and found[1] >= self.settings.real_word_margin:
+                    entry.correction, entry.kind = same_case(written, found[0]), "real_word"
+                    # the context model's odds of the member against the written word, as a probability
+                    entry.probability = 1.0 / (1.0 + 10.0 ** -found[1])
                     words[i] = entry.correction
 
     @property
     def real_word_checker(self) -> RealWordChecker | None:
-        """The confusion-set checker (loaded on first use), or None when ``settings.real_words`` is
-        off or the language has no confusion sets."""
-        if not self.settings.real_words or self.language not in CONFUSION_SETS:
+        """The confusion-set checker (loaded on first use), or None when ``settings.changes`` leaves
+        out ``real_word`` or the language has no confusion sets."""
+        if "real_word" not in self.settings.changes or self.language not in CONFUSION_SETS:
             return None
         if self._real_word_checker is None:
             self._real_word_checker = RealWordChecker.load(self.language)

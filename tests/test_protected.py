@@ -1,0 +1,186 @@
+"""What a correction never changes: URLs, e-mails, @handles, #hashtags, paths, identifiers, numbers
+with units, emoticons and the user's own patterns (charwise.words.protected_spans), in every path
+that changes text (Speller.correct_lines / correct_words, charwise.repair, the repair policy, the
+CLI); change kinds that can be switched off; a speller shared by threads."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from charwise.errors import ConfigError
+from charwise.speller import Speller, SpellerSettings
+from charwise.speller.corrections import CHANGE_KINDS
+from charwise.words import PROTECTED_PATTERNS, compile_patterns, protected_spans, split_words, words_protected
+
+PROTECTED = {
+    "url": ["http://youtu.be/xi8qJ3IKK8U", "https://example.org/a/b?q=1", "www.officetally.com", "youtu.be/abc",
+            "bit.ly/2xYz"],
+    "email": ["jon.smiht@gmial.com", "a_b+c@mail.example.co.uk"],
+    "handle": ["@joejonas", "@Tay_lor13"],
+    "hashtag": ["#theroom", "#storyofmylife", "#Sundayfunday"],
+    "path": ["/usr/bin/pyhton", "~/documnets/notes.txt", "C:\\Users\\bob\\fiel.txt", "src/modle.py"],
+    "identifier": ["my_varible", "getUsrName", "np.linalg.norm", "os.path.join(", "self.recieve("],
+    "number": ["5km", "10:30pm", "3.5kg", "100%"],
+    "emoticon": [":)", ":D", "xD", "<3", "^_^", ";-)"],
+}
+
+
+def covered(text: str, part: str) -> bool:
+    """Whether every character of ``part`` (found in ``text``) is inside a protected span."""
+    start = text.index(part)
+    spans = protected_spans(text)
+    return all(any(s <= i < e for s, e in spans) for i in range(start, start + len(part)))
+
+
+@pytest.mark.parametrize(("kind", "example"), [(k, e) for k, examples in PROTECTED.items() for e in examples])
+def test_each_kind_is_protected_whole_inside_a_sentence(kind, example):
+    assert kind in PROTECTED_PATTERNS
+    text = f"i saw {example} yesterdy, realy"
+    assert covered(text, example.rstrip("("))  # the call's parenthesis is punctuation
+    assert not covered(text, "yesterdy") and not covered(text, "realy")
+
+
+@pytest.mark.parametrize("text", ["I recieved teh pakage", "it is bigger then mine.", "home.Then we left",
+                                  "don't stop-believing", "e.g. we went", "2day gr8"])
+def test_plain_words_are_not_protected(text):
+    split = split_words(text)
+    assert not any(w for w, p in zip(split.words, words_protected(split.words, split.space_before)) if p and w.isalpha())
+
+
+def test_words_split_from_a_handle_are_protected_together():
+    split = split_words("thanks @joejonas and #theroom!")
+    flags = dict(zip(split.words, words_protected(split.words, split.space_before)))
+    assert flags["joejonas"] and flags["theroom"] and not flags["thanks"] and not flags["!"]
+    # split at whitespace (no space_before), a bare "joejonas" is a word like any other
+    assert words_protected(["@", "joejonas"]) == [False, False]
+
+
+def test_user_patterns_and_their_errors():
+    assert covered("call Jonh Smiht now", "Jonh Smiht") is False
+    spans = protected_spans("call Jonh Smiht now", [r"Jonh\s+Smiht"])
+    assert (5, 15) in spans
+    with pytest.raises(ConfigError, match="invalid protected pattern"):
+        compile_patterns(["(unclosed"])
+    with pytest.raises(ConfigError, match="matches the empty string"):
+        compile_patterns(["x*"])
+    with pytest.raises(ConfigError, match="invalid protected pattern"):
+        SpellerSettings(protect=("[",))
+
+
+# --- the speller never changes them (tiny speller at threshold 0: it changes all it can) -------------
+@pytest.fixture
+def eager(tiny_speller) -> Speller:
+    return Speller(tiny_speller.lexicon, tiny_speller.encoder, tiny_speller.scorer,
+                   SpellerSettings(threshold=0.0, capital_threshold=0.0, neighbours=3))
+
+
+word = st.text("abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9)
+protected_token = st.one_of(
+    st.builds(lambda a, b: f"https://{a}.com/{b}", word, word),
+    st.builds(lambda a, b: f"www.{a}.org/{b}", word, word),
+    st.builds(lambda a: f"{a}.be/x9", word),
+    st.builds(lambda a, b: f"{a}.{b}@gmial.com", word, word),
+    st.builds(lambda a: "@" + a, word),
+    st.builds(lambda a, b: f"#{a}{b}", word, word),
+    st.builds(lambda a, b: f"/home/{a}/{b}.txt", word, word),
+    st.builds(lambda a, b: f"{a}_{b}", word, word),
+    st.builds(lambda a, b: f"{a}{b.capitalize()}", word, word),
+    st.builds(lambda a, b, c: f"{a}.{b}.{c}", word, word, word),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(token=protected_token, before=word, after=word, glue=st.sampled_from([" ", " (", ", "]))
+def test_property_nothing_inside_a_protected_token_changes(eager, token, before, after, glue):
+    text = f"{before}{glue}{token} {after}"
+    result = eager.correct(text)
+    start = text.index(token, len(before))
+    assert result.corrected.count(token) >= 1, (text, result.marked())
+    for w in result.words:
+        if start <= w.start < start + len(token):
+            assert w.protected and not w.changed and not w.looked_at
+    # the same through correct_words with split_words' spacing
+    split = split_words(text)
+    again = eager.correct_words([split.words], space_before=[split.space_before])[0]
+    assert [w.correction for w in again] == [w.correction for w in result.words]
+
+
+def test_the_tiny_speller_still_corrects_outside_and_reports_kinds(eager):
+    result = eager.correct("recieve @recieve #recieve recieve_it")
+    changed = [(w.word, w.correction, w.kind) for w in result.words if w.changed]
+    assert changed == [("recieve", "receive", "spelling")]
+    assert all(w.probability > 0 for w in result.words if w.changed)
+    off = Speller(eager.lexicon, eager.encoder, eager.scorer, SpellerSettings(threshold=0.0, changes=("accent",)))
+    assert off.correct("recieve").corrected == "recieve"
+    assert eager.correct("recieve it", protect=[r"recieve"]).corrected == "recieve it"
+    assert eager.correct(["recieve", "ok recieve"], protect=["ok"])[1].corrected == "ok receive"
+
+
+def test_change_kinds_match_the_cli_choices():
+    from charwise.cli import correct
+
+    assert correct.CHANGE_KINDS == CHANGE_KINDS
+
+
+# --- real weights ----------------------------------------------------------------------------------------
+ISSUE_TEXTS = ["thanks @joejonas", "watch http://youtu.be/xi8qJ3IKK8U now", "mail jon.smiht@gmial.com today",
+               "see www.officetally.com", "#theroom is on", "#storyofmylife", "open ~/documnets/reciept.txt",
+               "call getUsrNmae() on self.recieve_msg"]
+
+
+@pytest.mark.real
+def test_real_speller_leaves_protected_tokens_and_corrects_the_rest():
+    speller = Speller.load("en")
+    for text in ISSUE_TEXTS:
+        assert speller.correct(text).corrected == text, text
+    result = speller.correct("thanks @joejonas, I recieved the pakage at www.officetally.com")
+    assert result.corrected == "thanks @joejonas, I received the package at www.officetally.com"
+    assert {w.kind for w in result.words if w.changed} == {"spelling"}
+
+
+@pytest.mark.real
+def test_real_speller_is_safe_to_share_between_threads():
+    speller = Speller.load("en")
+    texts = [f"I recieved {w} pakage number {i} from tehm, it was bigger then mine"
+             for i, w in enumerate(["teh", "the", "a", "thier"] * 10)]
+    expected = [r.corrected for r in speller.correct(texts)]
+    speller.clear_cache()
+    results: dict[int, list[str]] = {}
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            for _ in range(3):
+                results[k] = [r.corrected for r in speller.correct(texts[k::2] + texts[::3])]
+        except BaseException as error:  # noqa: BLE001 - reported by the main thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for k in range(4):
+        assert results[k] == [expected[i] for i in [*range(len(texts))[k::2], *range(len(texts))[::3]]]
+
+
+@pytest.mark.real
+def test_cli_protect_skip_and_json_kinds(capsys):
+    from charwise.cli import main
+
+    assert main(["correct", "--json", "--text", "the Jonh Smiht recieved it, bigger then mine",
+                 "--protect", r"Jonh Smiht"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    changed = {w["word"]: (w["kind"], w["probability"]) for w in line["words"] if w["changed"]}
+    assert set(changed) == {"recieved", "then"} and changed["then"][0] == "real_word"
+    assert all(p > 0 for _, p in changed.values())
+    assert main(["correct", "--plain", "--text", "recieved it, bigger then mine", "--skip", "real_word"]) == 0
+    assert capsys.readouterr().out.strip() == "received it, bigger then mine"
+    assert main(["correct", "--text", "x", "--protect", "(bad"]) == 2
+    assert "invalid protected pattern" in capsys.readouterr().err
