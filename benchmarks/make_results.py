@@ -130,6 +130,7 @@ PAGES = {
     "real_words": "correction.md",
     "front_end": "hybrid.md",
     "spelling_suite": "spelling_benchmarks.md",
+    "lexnorm": "spelling_benchmarks.md",
     "decoder": "correction.md",
     "cycle_loops": "correction.md",
     "generation": "generation.md",
@@ -518,6 +519,19 @@ def render_real_words(data: dict[str, Any]) -> Lines:
                           "clean words changed", "clean words changed, %"], rows, right={1, 2, 3, 4})
 
 
+def render_lexnorm(data: dict[str, Any]) -> Lines:
+    """benchmarks/lexnorm.py: real tweets normalised, two folds, every system on the same tokens."""
+    first = data["folds"][0]["systems"]["unchanged"]
+    lines = [f"{data['tweets']:,} LexNorm 2015 training tweets (development), two folds: each half learned from, the "
+             f"other scored; sums over both. Per fold about {first['tokens']:,} tokens, {first['needing']:,} needing "
+             f"normalisation, {first['misspellings']:,} misspellings (one word within two edits).", ""]
+    rows = [[name, f"{s['misspellings_fixed']:.1f}", f"{s['normalisations_fixed']:.1f}", f"{s['damage']:.3f}",
+             f"{s['precision']:.1f}", f"{s['recall']:.1f}", f"{s['f1']:.1f}", f"{s['err']:.1f}",
+             str(s.get("tweets_per_s", "-"))] for name, s in data["summed"].items()]
+    return lines + table(["system", "misspellings fixed, %", "all normalisations fixed, %", "damage, %",
+                          "precision, %", "recall, %", "F1", "ERR", "tweets/s"], rows, right=set(range(1, 9)))
+
+
 def render_front_end(data: dict[str, Any]) -> Lines:
     """benchmarks/front_end.py: preparation against the tokenizer, throughput against sentence-transformers."""
     lines = [f"{data['texts']:,} WNUT17 test tweets, batch {data['batch']}, median of {data['repeats']} warm passes.",
@@ -816,6 +830,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "speller_neural": render_speller_neural,
     "speller_speed": render_speller_speed,
     "real_words": render_real_words,
+    "lexnorm": render_lexnorm,
     "front_end": render_front_end,
     "spelling_suite": render_spelling_suite,
     "spelling_suite_": render_spelling_suite,

@@ -26,6 +26,7 @@ import torch  # noqa: E402
 from charwise.charset import CharVocab  # noqa: E402
 from charwise.encoders import CharEncoder, build_encoder  # noqa: E402
 from charwise.speller import Lexicon, Speller, SpellerSettings  # noqa: E402
+from charwise.speller.corrections import SPELLING  # noqa: E402
 from charwise.speller.features import RANK_FEATURES, WORD_FEATURES  # noqa: E402
 from charwise.speller.lexicon import DICTIONARY, USER, LexiconEntry  # noqa: E402
 from charwise.speller.scorer import SpellScorer, SpellScorerConfig  # noqa: E402
@@ -278,7 +279,7 @@ def tiny_encoder(make_encoder, teacher):
 def tiny_speller(make_encoder, wordpiece_teacher):
     encoder = tiny_encoder(make_encoder, wordpiece_teacher)
     return Speller(tiny_lexicon({"wycombe": LexiconEntry(2.7, USER, capitalised=True)}), encoder, fitted_scorer(),
-                   SpellerSettings(threshold=0.5, capital_threshold=0.5, neighbours=3))
+                   SpellerSettings(threshold=0.5, capital_threshold=0.5, neighbours=3, changes=SPELLING))
 
 
 def _flatten_like_cudnn(rnn: torch.nn.RNNBase) -> None:

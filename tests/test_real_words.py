@@ -18,14 +18,14 @@ def checker() -> RealWordChecker:
 
 
 def test_a_member_that_fits_far_better_replaces_the_written_word(checker):
-    assert checker.check("it is bigger then mine".split(), 3) == "than"
+    assert checker.check("we went to there house".split(), 3) == "their"
     assert checker.check("i dont know weather to go".split(), 3) == "whether"
     assert checker.check("it is quiet good".split(), 2) == "quite"
 
 
 def test_a_word_that_fits_is_left_alone(checker):
-    assert checker.check("and then we left".split(), 1) is None
-    assert checker.check("it is bigger than mine".split(), 3) is None
+    assert checker.check("and there we left".split(), 1) is None
+    assert checker.check("we went to their house".split(), 3) is None
     assert checker.check("the cat sat".split(), 1) is None  # not in any set
 
 
@@ -33,9 +33,9 @@ def test_one_side_of_context_is_not_enough(checker):
     # "off" ends the clause: its right neighbour is the full stop
     assert checker.check("call the whole thing off .".split(), 4) is None
     # a comma parts the word from its neighbours
-    assert checker.gain("it is bigger , then mine".split(), 4) is None
-    assert checker.check(["then"], 0) is None
-    assert checker.gain(["then", "."], 0) is None
+    assert checker.gain("we went to , there house".split(), 4) is None
+    assert checker.check(["there"], 0) is None
+    assert checker.gain(["there", "."], 0) is None
 
 
 def test_each_side_must_favour_the_other_member(checker):
@@ -44,11 +44,11 @@ def test_each_side_must_favour_the_other_member(checker):
 
 
 def test_the_margin_decides(checker):
-    words = "it is bigger then mine".split()
+    words = "we went to there house".split()
     other, gain = checker.gain(words, 3)
-    assert other == "than" and gain > 0
+    assert other == "their" and gain > 0
     assert checker.check(words, 3, margin=gain + 0.01) is None
-    assert checker.check(words, 3, margin=gain - 0.01) == "than"
+    assert checker.check(words, 3, margin=gain - 0.01) == "their"
 
 
 def test_sets_are_symmetric_and_exclude_apostrophes(checker):
@@ -81,28 +81,28 @@ def test_a_custom_context_and_sets():
 @pytest.fixture
 def speller(tiny_speller) -> Speller:
     """The tiny speller with the words of these sentences in its lexicon."""
-    known = {w: LexiconEntry(5.0, DICTIONARY) for w in ("it", "is", "bigger", "then", "than", "mine", "he")}
+    known = {w: LexiconEntry(5.0, DICTIONARY) for w in ("we", "went", "to", "there", "their", "house", "said", "he")}
     return Speller(tiny_lexicon(known), tiny_speller.encoder, tiny_speller.scorer, tiny_speller.settings)
 
 
 def test_the_speller_changes_real_words_with_offsets_and_marks_them(speller):
-    text = "It is bigger then mine, said he."
+    text = "We went to there house, said he."
     result = speller.correct(text)
     changed = [w for w in result.words if w.changed]
-    assert [(w.word, w.correction, w.real_word, w.kind) for w in changed] == [("then", "than", True, "real_word")]
+    assert [(w.word, w.correction, w.real_word, w.kind) for w in changed] == [("there", "their", True, "real_word")]
     assert 0.99 <= changed[0].probability < 1  # the context's odds of 10^2 or more, as a probability
-    assert text[changed[0].start : changed[0].end] == "then"
-    assert result.corrected == "It is bigger than mine, said he."
-    assert [w["word"] for w in result.to_dict()["words"] if w["real_word"]] == ["then"]
+    assert text[changed[0].start : changed[0].end] == "there"
+    assert result.corrected == "We went to their house, said he."
+    assert [w["word"] for w in result.to_dict()["words"] if w["real_word"]] == ["there"]
 
 
 def test_real_words_can_be_turned_off(speller):
     off = Speller(speller.lexicon, speller.encoder, speller.scorer,
                   SpellerSettings(threshold=0.5, neighbours=3, changes=("spelling", "accent")))
     assert off.real_word_checker is None
-    assert off.correct("It is bigger then mine.").corrected == "It is bigger then mine."
+    assert off.correct("We went to there house.").corrected == "We went to there house."
 
 
 def test_a_capitalised_word_keeps_its_capital_and_upper_case_is_left(speller):
-    assert speller.correct("bigger Then mine").corrected == "bigger Than mine"
-    assert speller.correct("bigger THEN mine").corrected == "bigger THEN mine"
+    assert speller.correct("went to There house").corrected == "went to Their house"
+    assert speller.correct("went to THERE house").corrected == "went to THERE house"

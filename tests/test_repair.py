@@ -10,6 +10,7 @@ from charwise.errors import ConfigError
 from charwise.hybrid.model import HybridModel
 from charwise.hybrid.policies import Repair, RepairPolicy, get_policy
 from charwise.speller import Speller, SpellerSettings
+from charwise.speller.corrections import SPELLING
 from charwise.speller.lexicon import USER, LexiconEntry
 from charwise.speller.repair import repair
 from charwise.teachers import Teacher
@@ -31,7 +32,7 @@ def bert_teacher(tiny_bert_dir) -> Teacher:
 def speller(make_encoder, wordpiece_teacher) -> Speller:
     encoder = tiny_encoder(make_encoder, wordpiece_teacher)
     return Speller(tiny_lexicon({"wycombe": LexiconEntry(2.7, USER, capitalised=True)}), encoder, fitted_scorer(),
-                   SpellerSettings(threshold=0.5, capital_threshold=0.5, neighbours=3))
+                   SpellerSettings(threshold=0.5, capital_threshold=0.5, neighbours=3, changes=SPELLING))
 
 
 def hybrid(teacher: Teacher, policy, encoder=None) -> HybridModel:

@@ -30,9 +30,9 @@ from charwise.io import TextWindow, check_output_dir, check_output_file, text_wi
 
 CORRECT_BLOCK = 256  # lines corrected at a time (the first block is one line, so output starts at once)
 LANGUAGE_CHOICES = ("en", "es")
-CONTEXT_CHOICES = ("ngram", "smollm2")
+CONTEXT_CHOICES = ("ngram", "smollm2")  # charwise.speller.neural.CONTEXT_MODELS (not imported: startup time)
 # charwise.speller.corrections.CHANGE_KINDS (not imported: startup time; a test keeps them equal)
-CHANGE_KINDS = ("spelling", "real_word", "accent", "normalisation", "split", "merge")  # charwise.speller.neural.CONTEXT_MODELS (not imported: startup time)
+CHANGE_KINDS = ("spelling", "real_word", "accent", "normalisation", "split")
 
 
 def add_parser(sub: Any) -> None:
@@ -59,6 +59,9 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--protect", action="append", default=[], metavar="REGEX",
                    help="leave what this regular expression matches as written (repeatable); URLs, e-mails, "
                         "@handles, #hashtags, paths, identifiers, numbers and emoticons always are")
+    c.add_argument("--style", default="standard", choices=("standard", "social"),
+                   help="standard (edited text) or social (tweets, chat: corrections unlikely in informal "
+                        "text, where unknown words are often names and slang, are undone)")
     c.add_argument("--skip", action="append", default=[], metavar="KIND", choices=CHANGE_KINDS,
                    help=f"never make this kind of change (repeatable): {', '.join(CHANGE_KINDS)}")
     add_input_options(c, windows=True)
@@ -119,7 +122,7 @@ def cmd_correct(args: argparse.Namespace) -> int:
         check_device(args.device)
     speller = Speller.load(args.language, encoder=args.encoder, scorer=args.scorer, word_files=tuple(args.lexicon),
                            settings=SpellerSettings(threshold=args.threshold, suggestions=args.suggestions,
-                                                    protect=tuple(args.protect),
+                                                    protect=tuple(args.protect), style=args.style,
                                                     changes=tuple(k for k in CHANGE_KINDS if k not in args.skip)),
                            context=args.context, device=args.device)
     bar = tqdm(desc="correct", unit=" lines", disable=None if text is None and args.file != "-" else True,

@@ -14,10 +14,11 @@ from typing import Any, NamedTuple
 
 from charwise.speller.lexicon import strip_accents
 
-
 #: What a change is (:attr:`WordCorrection.kind`); each can be switched off with
 #: ``SpellerSettings(changes=...)`` or ``charwise correct --skip KIND``.
-CHANGE_KINDS = ("spelling", "real_word", "accent", "normalisation", "split", "merge")
+CHANGE_KINDS = ("spelling", "real_word", "accent", "normalisation", "split")
+#: The kinds a spell checker makes (no normalisation of informal text): ``SpellerSettings(changes=SPELLING)``
+SPELLING = ("spelling", "real_word", "accent")
 
 
 def check_change_kinds(kinds: object, name: str = "changes") -> tuple[str, ...]:
@@ -30,6 +31,16 @@ def check_change_kinds(kinds: object, name: str = "changes") -> tuple[str, ...]:
     if unknown:
         raise ConfigError(f"unknown change kind {unknown[0]!r} in {name} (known: {', '.join(CHANGE_KINDS)})")
     return tuple(k for k in CHANGE_KINDS if k in kinds)
+
+
+SENTENCE_END = frozenset(".!?¿¡")
+
+
+def starts_after(word: str, start: bool) -> bool:
+    """Whether the word after ``word`` begins a sentence (``start``: whether ``word`` does)."""
+    if any(c.isalnum() for c in word):
+        start = False
+    return True if word and word[-1] in SENTENCE_END else start
 
 
 class Suggestion(NamedTuple):

@@ -20,9 +20,13 @@ import threading
 from typing import Iterable, Sequence
 
 from charwise.languages import check_language
-from charwise.speller.corrections import CorrectedText
-from charwise.speller.speller import Speller
+from charwise.speller.corrections import SPELLING, CorrectedText
+from charwise.speller.speller import Speller, SpellerSettings
 
+# What repair changes in front of a model: misspellings, real-word errors and accents. Normalisation
+# of informal text (u -> you, dont -> don't) is left out until it is measured downstream (a model
+# trained on web text reads "u" and "dont" as it was trained to); Speller.correct does it by default.
+REPAIR_CHANGES = SPELLING
 _SPELLERS: dict[str, Speller] = {}
 _LOCK = threading.Lock()
 
@@ -33,7 +37,7 @@ def shared_speller(language: str = "en") -> Speller:
     with _LOCK:
         speller = _SPELLERS.get(language)
         if speller is None:
-            speller = _SPELLERS[language] = Speller.load(language)
+            speller = _SPELLERS[language] = Speller.load(language, settings=SpellerSettings(changes=REPAIR_CHANGES))
     return speller
 
 

@@ -26,7 +26,7 @@ changed only at ``capital_threshold`` (0.95) and keeps its capital. In Spanish, 
 whose best candidate only puts back its missing accents (``despues`` -> ``después``) is changed at
 ``accent_threshold`` (0: whenever the ranking puts that candidate first).
 
-Valid words can be the wrong word too (``bigger then mine``): in English, a known word of a
+Valid words can be the wrong word too (``went to there house``): in English, a known word of a
 confusion set is changed to another member when the sentence's bigram counts favour it a hundred
 times over (:mod:`charwise.speller.real_words`); such changes have ``kind="real_word"``.
 
@@ -43,6 +43,8 @@ Example (run by tests/test_doctests.py)::
     Suggestion(word='receive', probability=0.8...)
     >>> speller.correct("I recieved teh pakage").corrected   # teh: the, tech, ten... too ambiguous to change
     'I received teh package'
+    >>> speller.correct("i dont know wat u mean").corrected    # informal spellings normalised
+    "i don't know what you mean"
 """
 
 from __future__ import annotations
@@ -61,16 +63,19 @@ from charwise.speller.candidates import CandidateIndex
 from charwise.speller.context import neighbours
 from charwise.speller.corrections import (
     CHANGE_KINDS,
+    SENTENCE_END,
     CorrectedText,
     Suggestion,
     WordCorrection,
     check_change_kinds,
     restores_accents,
     same_case,
+    starts_after,
     word_spans,
 )
 from charwise.speller.features import Featurizer, rank_order, segment_max
 from charwise.speller.lexicon import ACCENTED, Lexicon
+from charwise.speller.normalise import NORMALISED, Normaliser
 from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, RealWordSettings
 from charwise.words import compile_patterns, protected_words, split_words, words_protected
 
@@ -84,11 +89,11 @@ if TYPE_CHECKING:
 
 SHIPPED_SCORERS = {"en": "speller-minilm-en", "es": "speller-e5-es"}
 DEFAULT_ENCODERS = {"en": "minilm", "es": "e5-multilingual"}
-SENTENCE_END = frozenset(".!?¿¡")
 SCORE_CACHE_SIZE = 50_000  # scored words remembered across calls
 WORD_KINDS_SIZE = 200_000  # words whose kind (looked at or not) is remembered, then forgotten at once
 Context = tuple[str | None, str | None]  # a word's left and right neighbour, lower-case
 NO_CONTEXT: Context = (None, None)
+STYLES = ("standard", "social")  # SpellerSettings.style
 
 
 def check_threshold(threshold: float | None, name: str = "threshold") -> float | None:
@@ -125,6 +130,10 @@ class SpellerSettings:
     changes: tuple[str, ...] = CHANGE_KINDS
     # the user's own protected patterns (regular expressions), beside the built-in URLs, handles...
     protect: tuple[str, ...] = ()
+    # "standard" (edited text: an unknown word is a misspelling more often than not) or "social"
+    # (tweets, chat: the normalisation judge also reads the speller's corrections and undoes those it
+    # finds unlikely there, where unknown words are often names and slang)
+    style: str = "standard"
 
     def __post_init__(self) -> None:
         for name, low in (("neighbours", 0), ("per_key", 0), ("max_distance", 1), ("suggestions", 1),
@@ -133,19 +142,14 @@ class SpellerSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
+        if self.style not in STYLES:
+            raise ConfigError(f"style must be one of {', '.join(STYLES)}, got {self.style!r}")
         self.changes = check_change_kinds(self.changes)
         compile_patterns(self.protect)  # a bad pattern is refused here, not at the first text
         self.protect = tuple(self.protect) if not isinstance(self.protect, str) else (self.protect,)
         RealWordSettings(self.real_word_margin)  # the margin's check
         for name in ("threshold", "capital_threshold", "accent_threshold"):
             check_threshold(getattr(self, name), name)
-
-
-def _starts_after(word: str, start: bool) -> bool:
-    """Whether the word after ``word`` begins a sentence (``start``: whether ``word`` does)."""
-    if any(c.isalnum() for c in word):
-        start = False
-    return True if word and word[-1] in SENTENCE_END else start
 
 
 def check_scorer_language(scorer: Scorer, language: str) -> None:
@@ -177,6 +181,7 @@ class Speller:
         self._scored = LRUCache(SCORE_CACHE_SIZE)
         self._word_kinds: tuple[tuple[int, int], dict[str, tuple[bool, bool, bool, bool]]] = ((0, 0), {})
         self._real_word_checker: RealWordChecker | None = None
+        self._normaliser: Normaliser | None = None
         self.lexicon = lexicon
         self.encoder = encoder
         self.language = lexicon.language
@@ -400,7 +405,7 @@ class Speller:
         """Whether a text that follows ``words`` (which began a sentence if ``start``) begins one:
         the ``start`` to give the next window of a text corrected in windows."""
         for word in words:
-            start = _starts_after(word, start)
+            start = starts_after(word, start)
         return start
 
     @overload
@@ -491,6 +496,10 @@ class Speller:
             out.append(flat)
         if "spelling" in allowed:
             self._rerank(sentences, out)
+        normaliser = self.normaliser
+        if normaliser is not None:  # a threshold given (settings or call) applies to every change
+            normaliser.apply(out, allowed, self.settings.threshold if threshold is None else threshold,
+                             undo=self.settings.style == "social")
         self._check_real_words(out)
         return out
 
@@ -513,6 +522,23 @@ class Speller:
                     # the context model's odds of the member against the written word, as a probability
                     entry.probability = 1.0 / (1.0 + 10.0 ** -found[1])
                     words[i] = entry.correction
+
+    @property
+    def normaliser(self) -> Normaliser | None:
+        """The judge of informal spellings, contractions and run-together words (loaded on first
+        use: :mod:`charwise.speller.normalise`), or None when ``settings.changes`` has neither
+        ``normalisation`` nor ``split`` or the language has no normalisation model."""
+        if not {"normalisation", "split"} & set(self.settings.changes) or self.language not in NORMALISED:
+            return None
+        if self._normaliser is None:
+            self._normaliser = Normaliser.load(self.language, self.lexicon)
+        return self._normaliser
+
+    @normaliser.setter
+    def normaliser(self, normaliser: Normaliser | None) -> None:
+        if normaliser is not None and normaliser.lexicon is not self.lexicon:
+            raise ConfigError("the normaliser was built for another lexicon")
+        self._normaliser = normaliser
 
     @property
     def real_word_checker(self) -> RealWordChecker | None:

@@ -1,0 +1,420 @@
+"""Normalisation of user text: what people write (``u``, ``dont``, ``goin``, ``soooo``, ``youcould``)
+mapped to the standard words a model was trained on, judged in context by one fitted model.
+
+Spelling correction (:class:`~charwise.speller.Speller`) fixes slips in words the lexicon lacks.
+Real text needs more: informal and phonetic spellings that *are* in a web lexicon (``u``, ``wit``,
+``goin``), contractions without their apostrophe (``dont``, ``thats``), abbreviations and slang
+(``pls``, ``cuz``), repeated letters (``soooo``) and words run together (``youcould``, ``alot``).
+The :class:`Normaliser` gathers **candidates** for a word from
+
+* ``table``: a replacement table learned from annotated tweets (every normal form an annotator gave
+  the written word, with counts: :class:`NormalisationTable`);
+* ``repeat``: runs of three or more letters shortened to two or one, when that gives a word;
+* ``contraction``: an apostrophe put back (``dont`` -> ``don't``), when that gives a word;
+* ``ending``: a dropped ``g`` put back (``goin``, ``livin'`` -> ``going``, ``living``);
+* ``abbreviation``: the most frequent words that the written word is an abbreviation of, letter by
+  letter (``smth`` -> ``something``, ``bby`` -> ``baby``, ``convo`` -> ``conversation``);
+* ``split``: the word cut in two known words (``youcould`` -> ``you could``);
+* ``speller``: the speller's best suggestions for a word it looked at (changed or not), each with
+  its probability;
+
+and a fitted logistic **judge** (:class:`NormalisationJudge`) gives each candidate the probability
+that it is what the writer meant, from the table's counts, the words' frequencies, the edit, the
+speller's own probability and the bigram context (:class:`~charwise.speller.context.NgramContext`:
+how much better the candidate fits between the neighbours than the written word). The best
+candidate replaces the word when its probability reaches the judge's threshold, which is stored
+with the judge along with where it was chosen (development tweets only). Nothing here is a rule
+applied blindly: a table entry that annotators gave once in ten is a weak candidate, not a change.
+
+The shipped English judge and table (``charwise/data/normalisation-en``) come from the LexNorm 2015
+training tweets (Baldwin et al. 2015; the MultiLexNorm English training split, van der Goot et al.
+2021): ``benchmarks/lexnorm.py --ship`` rebuilds them, ``benchmarks/lexnorm.py`` measures them on
+held-out halves of those tweets.
+
+Example (run by tests/test_doctests.py)::
+
+    >>> from charwise.speller import Speller
+    >>> normaliser = Speller.load("en").normaliser
+    >>> normaliser.best("dont", "i", "know")      # the word, its neighbours -> (candidate, kind, probability)
+    ("don't", 'normalisation', 0.9...)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+import numpy as np
+
+from charwise.errors import CheckpointError, ConfigError
+
+if TYPE_CHECKING:
+    from charwise.speller.context import NgramContext
+    from charwise.speller.corrections import WordCorrection
+    from charwise.speller.lexicon import Lexicon
+
+SOURCES = ("table", "repeat", "contraction", "ending", "abbreviation", "split", "speller")
+FEATURES = (*(f"src_{s}" for s in SOURCES), "table_share", "table_changed", "table_seen", "written_known",
+            "written_zipf", "candidate_zipf", "candidate_known", "speller_p", "distance", "length_gap",
+            "context_gain", "context_seen", "multiword")
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+_REPEAT = re.compile(r"(\w)\1{2,}")
+NORMALISED = ("en",)  # languages with a shipped normalisation model (charwise/data/normalisation-LANG)
+SPELLER_CANDIDATES = 3  # the speller's suggestions the judge reads
+ABBREVIATIONS = 3  # words offered for an abbreviation, the most frequent first
+ABBREVIATION_ZIPF = 3.5  # ... among words at least this frequent (a rare word is no abbreviation's meaning)
+MAX_SPLIT_CHARS = 24  # longer run-together strings are hashtags or noise, not two words
+SPLIT_ZIPF = 4.0  # both parts of a split at least this frequent (``li vin``, ``sm th`` are no split)
+
+
+@dataclass
+class NormalisationTable:
+    """Lower-case written word -> {normal form: times annotators gave it} (the written word itself
+    counts as a normal form: how often it was left as it is matters as much)."""
+
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[str, str]]) -> "NormalisationTable":
+        """Count ``(written, normal)`` token pairs (lower-cased)."""
+        counts: dict[str, Counter[str]] = defaultdict(Counter)
+        for written, normal in pairs:
+            counts[written.lower()][normal.lower()] += 1
+        return cls({w: dict(c) for w, c in counts.items()})
+
+    def total(self, word: str) -> int:
+        return sum(self.counts.get(word, {}).values())
+
+    def replacements(self, word: str) -> dict[str, int]:
+        """The normal forms other than the word itself, with their counts."""
+        return {n: c for n, c in self.counts.get(word, {}).items() if n != word and c > 0}
+
+    def to_rows(self) -> list[list[object]]:
+        return [[w, n, c] for w in sorted(self.counts) for n, c in sorted(self.counts[w].items())]
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Sequence[object]]) -> "NormalisationTable":
+        counts: dict[str, dict[str, int]] = defaultdict(dict)
+        for written, normal, count in rows:
+            counts[str(written)][str(normal)] = int(count)  # type: ignore[call-overload]
+        return cls(dict(counts))
+
+
+def expand(rows: np.ndarray) -> np.ndarray:
+    """The judge's inputs: the source columns, then every other feature once per source (a weight of
+    its own per source: the speller's probability means something else than a table share)."""
+    sources, rest = rows[:, : len(SOURCES)], rows[:, len(SOURCES) :]
+    return np.concatenate([sources] + [sources[:, [k]] * rest for k in range(len(SOURCES))], axis=1)
+
+
+EXPANDED = len(SOURCES) * (len(FEATURES) - len(SOURCES) + 1)  # columns of expand()
+
+
+@dataclass
+class NormalisationJudge:
+    """A logistic model over :data:`FEATURES`, each with a weight per candidate source
+    (:func:`expand`): the probability that a candidate is the intended word."""
+
+    weights: np.ndarray
+    bias: float
+    mean: np.ndarray
+    scale: np.ndarray
+    threshold: float = 0.5  # a candidate replaces the word from this probability up
+    threshold_source: str = ""
+    # the speller's own correction is undone when the judge gives it less than this (same unit): on
+    # lower-cased tweets, unknown words the speller corrects are often names and slang
+    undo_below: float = 0.3
+    undo_source: str = ""
+
+    def probability(self, rows: np.ndarray) -> np.ndarray:
+        """For each row of :data:`FEATURES`, the probability that its candidate is the intended word."""
+        z = ((expand(rows) - self.mean) / self.scale) @ self.weights + self.bias
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
+
+    def to_dict(self) -> dict[str, object]:
+        return {"features": list(FEATURES), "weights": self.weights.tolist(), "bias": self.bias,
+                "mean": self.mean.tolist(), "scale": self.scale.tolist(), "threshold": self.threshold,
+                "threshold_source": self.threshold_source, "undo_below": self.undo_below,
+                "undo_source": self.undo_source}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object], where: str = "the judge") -> "NormalisationJudge":
+        if data.get("features") != list(FEATURES):
+            raise CheckpointError(f"{where} was fitted on other features than this version of charwise reads: "
+                                  "rebuild it (python benchmarks/lexnorm.py --ship)")
+        arrays = [np.asarray(data[k], dtype=np.float64) for k in ("weights", "mean", "scale")]
+        if any(a.shape != (EXPANDED,) for a in arrays):
+            raise CheckpointError(f"{where}: weights, mean and scale must each have {EXPANDED} values")
+        return cls(arrays[0], float(data["bias"]), arrays[1], arrays[2],  # type: ignore[arg-type]
+                   float(data.get("threshold", 0.5)), str(data.get("threshold_source", "")),  # type: ignore[arg-type]
+                   float(data.get("undo_below", 0.0)), str(data.get("undo_source", "")))  # type: ignore[arg-type]
+
+    @classmethod
+    def fit(cls, rows: np.ndarray, labels: np.ndarray, c: float = 0.3) -> "NormalisationJudge":
+        """A judge fitted on candidate ``rows`` (features) and ``labels`` (1: the intended word)."""
+        from sklearn.linear_model import LogisticRegression
+
+        rows = expand(rows)
+        mean = rows.mean(axis=0)
+        scale = rows.std(axis=0)
+        scale[scale < 1e-9] = 1.0
+        model = LogisticRegression(C=c, max_iter=2000).fit((rows - mean) / scale, labels)
+        return cls(model.coef_[0].astype(np.float64), float(model.intercept_[0]), mean, scale)
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Optimal-string-alignment distance (edits and adjacent transpositions)."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def normalisable(word: str) -> bool:
+    """Whether a token is a word the normaliser reads: letters and digits with at least one letter
+    (``b4``, ``2day``; a number alone is protected), an apostrophe allowed, and no capital after the
+    first letter (``NASA``, ``iPhone``: names and acronyms)."""
+    bare = word.replace("'", "").replace("\u2019", "")
+    return (bare.isalnum() and any(c.isalpha() for c in bare) and not any(c.isupper() for c in word[1:]))
+
+
+def speller_candidates(entry: WordCorrection, k: int = SPELLER_CANDIDATES) -> dict[str, float]:
+    """The speller's best suggestions for a word it looked at, with their probabilities (its own
+    correction first when it made one)."""
+    found: dict[str, float] = {}
+    if entry.kind == "spelling":
+        found[entry.correction.lower()] = entry.probability
+    if entry.looked_at:
+        for suggestion in entry.suggestions[:k]:
+            found.setdefault(suggestion.word, suggestion.probability)
+    return found
+
+
+class Normaliser:
+    """Candidates + judge (see the module docstring) over a lexicon and a context model."""
+
+    def __init__(self, lexicon: Lexicon, table: NormalisationTable, judge: NormalisationJudge | None,
+                 context: NgramContext) -> None:
+        self.lexicon = lexicon
+        self.table = table
+        self.judge = judge
+        self.context = context
+        self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.words() if "'" in w and len(w) <= 12}
+        # frequent words by first letter, the most frequent first: what an abbreviation may stand for
+        frequent = sorted((w for w in lexicon.words() if w.isalpha() and lexicon.zipf(w) >= ABBREVIATION_ZIPF),
+                          key=lambda w: -lexicon.zipf(w))
+        self._by_initial: dict[str, list[str]] = defaultdict(list)
+        for w in frequent:
+            self._by_initial[w[0]].append(w)
+
+    @classmethod
+    def load(cls, language: str, lexicon: Lexicon, path: str | Path | None = None) -> "Normaliser":
+        """The shipped normaliser of ``language`` (``path``: a folder with ``table.tsv`` and
+        ``judge.json`` instead)."""
+        from charwise.speller.context import NgramContext
+
+        folder = Path(path) if path is not None else DATA_DIR / f"normalisation-{language}"
+        if not (folder / "judge.json").is_file():
+            raise ConfigError(f"no normalisation model for {language!r} at {folder} (English has one)")
+        try:
+            judge = NormalisationJudge.from_dict(json.loads((folder / "judge.json").read_text(encoding="utf-8")),
+                                                 str(folder / "judge.json"))
+            rows = [line.split("\t") for line in (folder / "table.tsv").read_text(encoding="utf-8").splitlines()
+                    if line and not line.startswith("#")]
+            table = NormalisationTable.from_rows(rows)
+        except (OSError, ValueError, KeyError, UnicodeDecodeError) as error:
+            raise CheckpointError(f"cannot read the normalisation model in {folder}: {error}") from None
+        return cls(lexicon, table, judge, NgramContext.load(language))
+
+    def save(self, folder: str | Path, note: str = "") -> None:
+        """Write ``table.tsv`` and ``judge.json`` to ``folder`` (atomically, each)."""
+        from charwise.io import atomic_file, write_json
+
+        if self.judge is None:
+            raise ConfigError("fit the judge before saving the normaliser")
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        with atomic_file(folder / "table.tsv", "w") as f:
+            if note:
+                f.write("".join(f"# {line}\n" for line in note.splitlines()))
+            # only words the judge reads: no handles, hashtags, links or punctuation of the tweets
+            f.write("".join(f"{w}\t{n}\t{c}\n" for w, n, c in self.table.to_rows() if normalisable(str(w))))
+        write_json(folder / "judge.json", self.judge.to_dict())
+
+    # --- candidates ---------------------------------------------------------------------------
+    def _known(self, word: str) -> bool:
+        return all(self.lexicon.knows(part) for part in word.split(" "))
+
+    def abbreviated(self, word: str) -> list[str]:
+        """The most frequent words that ``word`` abbreviates: same first letter, ``word``'s letters in
+        order, longer (``smth`` -> ``something``, ``yu`` -> ``you``)."""
+        if not word.isalpha() or not 2 <= len(word) <= 6:
+            return []
+        pattern = re.compile(".*?".join(map(re.escape, word)))
+        found = []
+        for w in self._by_initial.get(word[0], ()):
+            if len(w) > len(word) and pattern.match(w):
+                found.append(w)
+                if len(found) == ABBREVIATIONS:
+                    break
+        return found
+
+    def candidates(self, word: str, speller: dict[str, float] | None = None) -> dict[str, str]:
+        """Candidate -> its source (:data:`SOURCES`) for a lower-case ``word``, given the speller's
+        suggestions (``speller``); the first source wins."""
+        found: dict[str, str] = {}
+        for normal in self.table.replacements(word):
+            found.setdefault(normal, "table")
+        if _REPEAT.search(word):
+            for repl in (r"\1\1", r"\1"):
+                shorter = _REPEAT.sub(repl, word)
+                if self._known(shorter):
+                    found.setdefault(shorter, "repeat")
+        stem = word[:-1] if word.endswith("in'") else word
+        if stem.endswith("in") and len(stem) >= 4 and self.lexicon.knows(stem + "g"):
+            found.setdefault(stem + "g", "ending")
+        with_apostrophe = self._apostrophe_words.get(word) if "'" not in word else None
+        if with_apostrophe is not None:
+            found.setdefault(with_apostrophe, "contraction")
+        unknown = not self.lexicon.knows(word)
+        if unknown:
+            for full in self.abbreviated(word):
+                found.setdefault(full, "abbreviation")
+        if 4 <= len(word) <= MAX_SPLIT_CHARS and unknown:
+            split = self._best_split(word)
+            if split is not None:
+                found.setdefault(split, "split")
+        for suggestion in speller or {}:
+            found.setdefault(suggestion, "speller")
+        found.pop(word, None)
+        return found
+
+    def _best_split(self, word: str) -> str | None:
+        """``word`` cut in two known words, the cut whose rarer part is most frequent (one-letter
+        parts only ``a`` and ``i``)."""
+        best, best_score = None, 0.0
+        for i in range(1, len(word)):
+            left, right = word[:i], word[i:]
+            if any(len(p) == 1 and p not in ("a", "i") for p in (left, right)):
+                continue
+            if not (self.lexicon.knows(left) and self.lexicon.knows(right)):
+                continue
+            score = min(self.lexicon.zipf(left), self.lexicon.zipf(right))
+            if score > best_score:
+                best, best_score = f"{left} {right}", score
+        return best if best_score >= SPLIT_ZIPF else None
+
+    # --- features -------------------------------------------------------------------------------
+    def features(self, word: str, candidates: dict[str, str], left: str | None, right: str | None,
+                 speller: dict[str, float] | None = None) -> np.ndarray:
+        """One row of :data:`FEATURES` per candidate of lower-case ``word`` between ``left`` and ``right``."""
+        counts = self.table.counts.get(word, {})
+        total = sum(counts.values())
+        kept = counts.get(word, 0)
+        written_zipf = self.lexicon.zipf(word)
+        base = self._fit(word, left, right)
+        rows = np.zeros((len(candidates), len(FEATURES)), dtype=np.float64)
+        for j, (cand, source) in enumerate(candidates.items()):
+            parts = cand.split(" ")
+            fit, seen = self._fit(cand, left, right)
+            values = {
+                f"src_{source}": 1.0,
+                "table_share": counts.get(cand, 0) / total if total else 0.0,
+                "table_changed": (total - kept) / total if total else 0.0,
+                "table_seen": math.log1p(total),
+                "written_known": float(self.lexicon.knows(word)),
+                "written_zipf": written_zipf,
+                "candidate_zipf": min(self.lexicon.zipf(p) for p in parts),
+                "candidate_known": float(self._known(cand)),
+                "speller_p": (speller or {}).get(cand, 0.0),
+                "distance": min(edit_distance(word, cand), 5),
+                "length_gap": len(cand) - len(word),
+                "context_gain": fit - base[0],
+                "context_seen": float(seen),
+                "multiword": float(len(parts) > 1),
+            }
+            rows[j] = [values.get(name, 0.0) for name in FEATURES]
+        return rows
+
+    def _fit(self, text: str, left: str | None, right: str | None) -> tuple[float, bool]:
+        """log10 fit of ``text`` (one or more words) between its neighbours, and whether a pair was counted."""
+        parts = text.split(" ")
+        score, seen = 0.0, False
+        if left is not None:
+            s, ok = self.context.log_score(parts[0], left)
+            score, seen = score + s, seen or ok
+        if right is not None:
+            s, ok = self.context.log_score(right, parts[-1])
+            score, seen = score + s - self.context.log_unigram(right), seen or ok
+        return score, seen
+
+    # --- deciding -------------------------------------------------------------------------------
+    def best(self, word: str, left: str | None, right: str | None,
+             speller: dict[str, float] | None = None) -> tuple[str, str, float] | None:
+        """(candidate, change kind, probability) of the best candidate for ``word`` (read
+        lower-case) between the words ``left`` and ``right`` (lower-case, None at an edge or beside
+        punctuation), or None when it has none."""
+        if self.judge is None:
+            raise ConfigError("this normaliser has no judge yet: fit one (benchmarks/lexnorm.py)")
+        word = word.lower().replace("\u2019", "'")
+        found = self.candidates(word, speller)
+        if not found:
+            return None
+        p = self.judge.probability(self.features(word, found, left, right, speller))
+        j = int(np.argmax(p))
+        cand, source = list(found.items())[j]
+        kind = "split" if source == "split" else "spelling" if source == "speller" else "normalisation"
+        return cand, kind, float(p[j])
+
+    @staticmethod
+    def _judged(entry: WordCorrection, found: tuple[str, str, float]) -> float:
+        """The judge's probability of the speller's correction of ``entry`` (``found``: the best
+        candidate; when that is another word, the correction's probability is at most the best's)."""
+        return found[2] if found[0] == entry.correction.lower() else min(found[2], entry.probability)
+
+    def apply(self, corrected: list[list[WordCorrection]], allowed: Sequence[str],
+              threshold: float | None = None, *, undo: bool = False) -> None:
+        """Judge every normalisable, unprotected word of ``corrected`` (in place), left to right, each
+        read between its neighbours as corrected so far: the best candidate replaces the word (and any
+        spelling change) when its probability reaches ``threshold`` (default: the judge's) and its
+        kind is ``allowed``. With ``undo`` (informal text), a spelling change the judge gives less than
+        its ``undo_below`` is undone: in tweets, the unknown words the speller corrects are often names
+        and slang; in edited text they are misspellings, and the speller's own judge decides."""
+        from charwise.speller.corrections import same_case, starts_after
+        from charwise.speller.real_words import adjacent_words
+
+        assert self.judge is not None
+        needed = self.judge.threshold if threshold is None else threshold
+        undo_below = self.judge.undo_below if undo else 0.0
+        for entries in corrected:
+            current = [e.correction for e in entries]
+            start = True
+            for i, entry in enumerate(entries):
+                at_start, start = start, starts_after(entry.word, start)
+                # a capital inside a sentence is a name far more often than slang (as the speller reads it)
+                if entry.protected or not normalisable(entry.word) or (entry.word[:1].isupper() and not at_start):
+                    continue
+                left, right = adjacent_words(current, i)
+                found = self.best(entry.word, left, right, speller_candidates(entry))
+                if found is None or found[2] < needed or found[1] not in allowed:
+                    if entry.kind == "spelling" and found is not None and self._judged(entry, found) < undo_below:
+                        # one judge: it read the speller's correction among the other candidates
+                        # and finds the word as written likelier
+                        entry.correction, entry.kind = entry.word, ""
+                        current[i] = entry.word
+                    continue
+                cand, kind, p = found
+                entry.correction, entry.kind, entry.probability = same_case(entry.word, cand), kind, p
+                current[i] = entry.correction

@@ -1,0 +1,140 @@
+"""charwise.speller.normalise: candidates for informal spellings, the fitted judge, its files, and the
+speller that uses them (tiny lexicon for the parts, the shipped model for the whole)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from charwise.errors import CheckpointError, ConfigError
+from charwise.speller import Speller, SpellerSettings
+from charwise.speller.context import NgramContext
+from charwise.speller.corrections import SPELLING
+from charwise.speller.lexicon import DICTIONARY, Lexicon, LexiconEntry
+from charwise.speller.normalise import (
+    EXPANDED,
+    FEATURES,
+    NormalisationJudge,
+    NormalisationTable,
+    Normaliser,
+    edit_distance,
+    normalisable,
+)
+
+WORDS = {"you": 7.0, "could": 6.2, "don't": 6.2, "going": 6.0, "so": 7.0, "good": 6.5, "something": 6.0,
+         "the": 7.5, "day": 6.0, "a": 7.4, "lot": 5.5, "with": 7.0, "wit": 4.0, "i": 7.3, "know": 6.3,
+         "living": 5.0, "baby": 5.2, "by": 6.9, "smooth": 4.2, "say": 6.0}
+
+
+@pytest.fixture
+def normaliser() -> Normaliser:
+    lexicon = Lexicon("en", {w: LexiconEntry(z, DICTIONARY) for w, z in WORDS.items()}, {"test": "tiny"})
+    table = NormalisationTable.from_pairs([("u", "you"), ("u", "you"), ("u", "u"), ("wit", "with"), ("wit", "wit"),
+                                           ("wit", "with"), ("gonna", "going to")])
+    context = NgramContext.from_sentences("en", [["i", "know", "you", "could"], ["with", "you"]] * 5)
+    return Normaliser(lexicon, table, None, context)
+
+
+def test_table_counts_and_replacements():
+    table = NormalisationTable.from_pairs([("U", "you"), ("u", "you"), ("u", "u"), ("k", "ok")])
+    assert table.counts["u"] == {"you": 2, "u": 1} and table.total("u") == 3
+    assert table.replacements("u") == {"you": 2} and table.replacements("zzz") == {}
+    table.counts["k"]["ok"] = 0  # a count taken out (leave one out) proposes nothing
+    assert table.replacements("k") == {}
+    assert NormalisationTable.from_rows(table.to_rows()).counts == table.counts
+
+
+def test_candidates_of_each_source(normaliser):
+    assert normaliser.candidates("u") == {"you": "table"}
+    assert normaliser.candidates("gooood")["good"] == "repeat" and normaliser.candidates("soooo")["so"] == "repeat"
+    assert normaliser.candidates("dont") == {"don't": "contraction"}
+    assert normaliser.candidates("livin")["living"] == "ending"
+    assert normaliser.candidates("livin'")["living"] == "ending"
+    assert normaliser.candidates("smth")["something"] == "abbreviation"
+    assert "smooth" in normaliser.abbreviated("smth")  # the judge tells them apart, not the source
+    assert normaliser.candidates("youcould")["you could"] == "split"
+    assert normaliser.candidates("bby", {"by": 0.4, "baby": 0.2})["by"] == "speller"
+    assert normaliser.candidates("the") == {}  # a known word with no table entry: nothing to judge
+    assert normaliser.candidates("iknow")["i know"] == "split"  # one-letter parts: only "a" and "i"
+    assert "the da y" not in normaliser.candidates("theday") and "the day" in normaliser.candidates("theday")
+    assert normaliser.abbreviated("sth") and normaliser.abbreviated("abcdefgh") == []
+
+
+def test_normalisable_words():
+    assert all(normalisable(w) for w in ["u", "dont", "don't", "b4", "2day", "Im", "livin'"])
+    assert not any(normalisable(w) for w in ["2", "@joe", "#tag", "NASA", "iPhone", "", "...", "a-b"])
+
+
+def test_edit_distance():
+    assert edit_distance("recieve", "receive") == 1  # a transposition
+    assert edit_distance("u", "you") == 2 and edit_distance("", "abc") == 3 and edit_distance("same", "same") == 0
+
+
+def test_the_judge_learns_from_rows_and_round_trips(normaliser, tmp_path):
+    rng = np.random.default_rng(0)
+    found = normaliser.candidates("u")
+    rows = np.concatenate([normaliser.features("u", found, "i", "could"),
+                           normaliser.features("bby", {"by": "speller"}, None, None, {"by": 0.1})] * 20)
+    rows += rng.normal(0, 0.01, rows.shape)
+    labels = np.array([1, 0] * 20)
+    judge = NormalisationJudge.fit(rows, labels)
+    p = judge.probability(rows[:2])
+    assert p[0] > 0.8 and p[1] < 0.2
+    normaliser.judge = judge
+    best = normaliser.best("u", "i", "could")
+    assert best is not None and best[:2] == ("you", "normalisation")
+    normaliser.save(tmp_path / "model", note="tiny")
+    again = Normaliser.load("en", normaliser.lexicon, tmp_path / "model")
+    assert again.table.counts == normaliser.table.counts
+    np.testing.assert_allclose(again.judge.probability(rows[:2]), p)
+
+
+def test_bad_model_files_are_one_line_errors(normaliser, tmp_path):
+    with pytest.raises(ConfigError, match="no judge yet"):
+        normaliser.best("u", None, None)
+    with pytest.raises(ConfigError, match="no normalisation model for 'es'"):
+        Normaliser.load("es", normaliser.lexicon)
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "judge.json").write_text(json.dumps({"features": ["other"], "weights": [1.0]}), encoding="utf-8")
+    with pytest.raises(CheckpointError, match="other features"):
+        Normaliser.load("en", normaliser.lexicon, folder)
+    data = {"features": list(FEATURES), "weights": [0.0] * 3, "mean": [0.0] * EXPANDED, "scale": [1.0] * EXPANDED,
+            "bias": 0.0}
+    (folder / "judge.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CheckpointError, match=f"must each have {EXPANDED} values"):
+        Normaliser.load("en", normaliser.lexicon, folder)
+    (folder / "judge.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(CheckpointError, match="cannot read"):
+        Normaliser.load("en", normaliser.lexicon, folder)
+
+
+# --- the shipped model ------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def speller() -> Speller:
+    return Speller.load("en")
+
+
+@pytest.mark.real
+def test_informal_text_is_normalised_with_kinds_and_offsets(speller):
+    text = "i dont know wat ur goin to do, its soooo hard @joejonas #theroom http://youtu.be/x"
+    result = speller.correct(text)
+    changed = {w.word: (w.correction, w.kind) for w in result.words if w.changed}
+    for written, normal in [("dont", "don't"), ("wat", "what"), ("goin", "going"), ("soooo", "so")]:
+        assert changed[written] == (normal, "normalisation")
+    assert all(0 < w.probability <= 1 and text[w.start : w.end] == w.word for w in result.words if w.changed)
+    assert result.corrected.endswith("@joejonas #theroom http://youtu.be/x")
+    assert speller.correct("I recieved the pakage").corrected == "I received the package"
+
+
+@pytest.mark.real
+def test_normalisation_can_be_switched_off_and_names_are_left(speller):
+    plain = Speller(speller.lexicon, speller.encoder, speller.scorer, SpellerSettings(changes=SPELLING),
+                    featurizer=speller.featurizer)
+    assert plain.normaliser is None
+    assert plain.correct("i dont know wat u mean").corrected == "i dont know wat u mean"
+    # a capitalised word inside a sentence is a name as far as the normaliser knows
+    assert speller.correct("we met Lil and Bruh there").corrected == "we met Lil and Bruh there"
+    assert speller.correct("U know it").corrected == "You know it"  # a sentence start is read
