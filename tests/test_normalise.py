@@ -138,3 +138,20 @@ def test_normalisation_can_be_switched_off_and_names_are_left(speller):
     # a capitalised word inside a sentence is a name as far as the normaliser knows
     assert speller.correct("we met Lil and Bruh there").corrected == "we met Lil and Bruh there"
     assert speller.correct("U know it").corrected == "You know it"  # a sentence start is read
+
+
+def test_what_is_never_proposed(normaliser):
+    from charwise.speller.normalise import beside_apostrophe, spelling_variants
+
+    assert spelling_variants("colour", "color") and spelling_variants("realise", "realize")
+    assert spelling_variants("theatre", "theater") and spelling_variants("cancelled", "canceled")
+    assert not spelling_variants("u", "you") and not spelling_variants("goin", "going")
+    normaliser.lexicon.entries["colour"] = LexiconEntry(4.0, DICTIONARY)
+    normaliser.table.counts["colour"] = {"color": 5}
+    normaliser.table.counts["colr"] = {"color": 5}  # not a word: a slip, corrected
+    normaliser.table.counts["nigga"] = {"nigger": 5}
+    assert normaliser.candidates("colour") == {} and normaliser.candidates("nigga") == {}
+    assert normaliser.candidates("colr") == {"color": "table"}
+    # the pieces of a contraction split at its apostrophe are left to the word they belong to
+    assert beside_apostrophe(["did", "n", "'", "t"], 1) and beside_apostrophe(["we", "'", "ve"], 2)
+    assert not beside_apostrophe(["u", "know"], 0)

@@ -25,7 +25,8 @@ PROTECTED = {
     "hashtag": ["#theroom", "#storyofmylife", "#Sundayfunday"],
     "path": ["/usr/bin/pyhton", "~/documnets/notes.txt", "C:\\Users\\bob\\fiel.txt", "src/modle.py"],
     "identifier": ["my_varible", "getUsrName", "np.linalg.norm", "os.path.join(", "self.recieve("],
-    "number": ["5km", "10:30pm", "3.5kg", "100%"],
+    "initials": ["U.S.", "e.g."],
+    "number": ["5km", "10:30pm", "3.5kg", "100%", "22 nd"],
     "emoticon": [":)", ":D", "xD", "<3", "^_^", ";-)"],
 }
 
@@ -46,7 +47,7 @@ def test_each_kind_is_protected_whole_inside_a_sentence(kind, example):
 
 
 @pytest.mark.parametrize("text", ["I recieved teh pakage", "it is bigger then mine.", "home.Then we left",
-                                  "don't stop-believing", "e.g. we went", "2day gr8"])
+                                  "don't stop-believing", "so we went", "2day gr8", "in 2 years"])
 def test_plain_words_are_not_protected(text):
     split = split_words(text)
     flags = words_protected(split.words, split.space_before)

@@ -134,7 +134,7 @@ def join_words(words: list[str], space_before: list[bool]) -> str:
 _TLDS = ("com|org|net|edu|gov|mil|int|info|biz|io|co|ai|app|dev|me|tv|ly|be|gl|fm|am|to|us|uk|ca|au|de|fr|es|"
          "it|nl|ru|jp|cn|in|br|mx|ar|ch|se|no|dk|fi|pl|ie|nz|za|kr|tk|xyz|online|site|news|blog")
 _UNITS = ("km|cm|mm|nm|m|mi|ft|in|kg|mg|g|lb|lbs|oz|ml|l|mph|kph|km/h|ms|s|sec|secs|min|mins|h|hr|hrs|"
-          "kb|mb|gb|tb|kbps|mbps|hz|khz|mhz|ghz|px|pt|em|v|w|kw|kwh|mah|k|x|am|pm|°c|°f|°|%")
+          "kb|mb|gb|tb|kbps|mbps|hz|khz|mhz|ghz|px|pt|em|v|w|kw|kwh|mah|k|x|am|pm|°c|°f|°|%|st|nd|rd|th")
 #: The built-in protected kinds, each a regular expression over the text (checked in this order).
 PROTECTED_PATTERNS: dict[str, str] = {
     "url": (r"(?i)(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"]+[^\s<>\"'.,;:!?)\]}]"
@@ -145,6 +145,7 @@ PROTECTED_PATTERNS: dict[str, str] = {
     "path": (r"(?:(?<![\w/])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]*)+|\b[A-Za-z]:\\[^\s]+"
              r"|\b[\w-]+(?:/[\w-]+)*\.(?:py|js|ts|json|ya?ml|toml|txt|csv|tsv|md|html?|css|cpp|h|rs|go|java|sh|"
              r"cfg|ini|log|xml|pdf|png|jpe?g|gif|zip|gz|tar|parquet|ipynb|safetensors)\b)"),
+    "initials": r"(?<![\w.])(?:[A-Za-z]\.){2,}",  # U.S., e.g., i.e.
     "identifier": (r"\b[A-Za-z]\w*_\w*[A-Za-z0-9]\w*\b|\b[a-z]+[A-Z]\w*\b"
                    r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}\b|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\("),
     "number": rf"(?i)(?<![\w.])[-+]?\d+(?:[.,:]\d+)*\s?(?:{_UNITS})?(?![\w])",
@@ -182,7 +183,8 @@ def compile_patterns(patterns: Sequence[str | re.Pattern[str]]) -> tuple[re.Patt
 def protected_spans(text: str, patterns: Sequence[str | re.Pattern[str]] = ()) -> list[tuple[int, int]]:
     """The character spans of ``text`` that no correction may change: URLs (with or without a
     scheme), e-mail addresses, @handles, #hashtags, file paths, code identifiers (``snake_case``,
-    ``camelCase``, dotted names), numbers with units, emoticons (:data:`PROTECTED_PATTERNS`), and
+    ``camelCase``, dotted names), initials (``U.S.``), numbers with units or ordinal endings (``5km``,
+    ``22 nd``), emoticons (:data:`PROTECTED_PATTERNS`), and
     what the user's ``patterns`` (regular expressions) match. Sorted, possibly overlapping."""
     spans = [m.span() for m in _BUILT_IN.finditer(text) if m.end() > m.start()]
     for regex in compile_patterns(patterns):

@@ -182,6 +182,31 @@ def edit_distance(a: str, b: str) -> int:
     return prev[-1]
 
 
+# British and American spellings of one word (colour/color, realise/realize, theatre/theater,
+# cancelled/canceled): both are right, and the writer's choice is kept
+_VARIANTS = [(re.compile(a), b) for a, b in (("our", "or"), ("is(e|ing|ed|es|ation)", r"iz\1"), ("ys(e|ed|es|ing)", r"yz\1"),
+                                             ("tre$", "ter"), ("tres$", "ters"), ("ll(ed|ing|er)", r"l\1"),
+                                             ("ogue$", "og"), ("ae", "e"), ("oe", "e"))]
+APOSTROPHES = frozenset("'\u2019\u00b4`")  # written for an apostrophe (´ and ` too)
+# normal forms never proposed, whatever annotators wrote: a slur is not the standard form of a word
+NEVER_PROPOSED = frozenset({"nigger", "niggers"})
+
+
+def spelling_variants(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` are the British and American spellings of one word."""
+    if a == b:
+        return False
+    for pattern, repl in _VARIANTS:
+        a, b = pattern.sub(repl, a), pattern.sub(repl, b)
+    return a == b
+
+
+def beside_apostrophe(words: Sequence[str], index: int) -> bool:
+    """Whether ``words[index]`` is a piece of a contraction split at its apostrophe (``did n ' t``,
+    ``we ' ve``): an apostrophe word right before or after it."""
+    return any(0 <= j < len(words) and words[j] in APOSTROPHES for j in (index - 1, index + 1))
+
+
 def normalisable(word: str) -> bool:
     """Whether a token is a word the normaliser reads: letters and digits with at least one letter
     (``b4``, ``2day``; a number alone is protected), an apostrophe allowed, and no capital after the
@@ -299,6 +324,9 @@ class Normaliser:
         for suggestion in speller or {}:
             found.setdefault(suggestion, "speller")
         found.pop(word, None)
+        known = self.lexicon.knows(word)  # a national spelling is a word in its own right; a slip is not
+        for cand in [c for c in found if c in NEVER_PROPOSED or (known and spelling_variants(word, c))]:
+            del found[cand]
         return found
 
     def _best_split(self, word: str) -> str | None:
@@ -404,7 +432,8 @@ class Normaliser:
             for i, entry in enumerate(entries):
                 at_start, start = start, starts_after(entry.word, start)
                 # a capital inside a sentence is a name far more often than slang (as the speller reads it)
-                if entry.protected or not normalisable(entry.word) or (entry.word[:1].isupper() and not at_start):
+                if (entry.protected or not normalisable(entry.word) or (entry.word[:1].isupper() and not at_start)
+                        or beside_apostrophe(current, i)):
                     continue
                 left, right = adjacent_words(current, i)
                 found = self.best(entry.word, left, right, speller_candidates(entry))
