@@ -45,7 +45,7 @@ from typing import Any
 
 RESULTS = Path(__file__).parent / "results"
 LABELS = Path(__file__).parent / "speller_clean_labels.tsv"  # clean-text changes, checked by hand
-RIGHT = ("typo fixed", "old spelling modernised")  # the kinds of change that are right
+RIGHT = ("typo fixed", "old spelling modernised", "informal spelling normalised")  # changes that are right
 PYSPELL_SUBSET = 100
 
 
