@@ -403,8 +403,23 @@ class Normaliser:
         p = self.judge.probability(self.features(word, found, left, right, speller))
         j = int(np.argmax(p))
         cand, source = list(found.items())[j]
-        kind = "split" if source == "split" else "spelling" if source == "speller" else "normalisation"
+        if source == "split":
+            kind = "split"
+        elif source == "speller" or (source in ("abbreviation", "repeat") and cand in (speller or {})):
+            kind = "spelling"  # a slip the speller found too (peole -> people), whatever proposed it first
+        else:
+            kind = "normalisation"
+        if self.lexicon.knows(word) and not self._fits_better(word, cand, left, right):
+            return None  # a valid word is replaced only by a word its neighbours favour (the cause of)
         return cand, kind, float(p[j])
+
+    def _fits_better(self, word: str, cand: str, left: str | None, right: str | None) -> bool:
+        """Whether ``cand`` fits between ``left`` and ``right`` at least as well as ``word``, or nothing
+        can be said (no neighbour, or no counted pair either way)."""
+        if left is None and right is None:
+            return True
+        (fit, seen), (base, base_seen) = self._fit(cand, left, right), self._fit(word, left, right)
+        return fit >= base or not (seen or base_seen)
 
     @staticmethod
     def _judged(entry: WordCorrection, found: tuple[str, str, float]) -> float:
