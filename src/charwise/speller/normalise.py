@@ -184,9 +184,9 @@ def edit_distance(a: str, b: str) -> int:
 
 # British and American spellings of one word (colour/color, realise/realize, theatre/theater,
 # cancelled/canceled): both are right, and the writer's choice is kept
-_VARIANTS = [(re.compile(a), b) for a, b in (("our", "or"), ("is(e|ing|ed|es|ation)", r"iz\1"), ("ys(e|ed|es|ing)", r"yz\1"),
-                                             ("tre$", "ter"), ("tres$", "ters"), ("ll(ed|ing|er)", r"l\1"),
-                                             ("ogue$", "og"), ("ae", "e"), ("oe", "e"))]
+_VARIANTS = [(re.compile(a), b) for a, b in (
+    ("our", "or"), ("is(e|ing|ed|es|ation)", r"iz\1"), ("ys(e|ed|es|ing)", r"yz\1"), ("tre$", "ter"),
+    ("tres$", "ters"), ("ll(ed|ing|er)", r"l\1"), ("ogue$", "og"), ("ae", "e"), ("oe", "e"))]
 APOSTROPHES = frozenset("'\u2019\u00b4`")  # written for an apostrophe (´ and ` too)
 # normal forms never proposed, whatever annotators wrote: a slur is not the standard form of a word
 NEVER_PROPOSED = frozenset({"nigger", "niggers"})
