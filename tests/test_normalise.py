@@ -155,3 +155,16 @@ def test_what_is_never_proposed(normaliser):
     # the pieces of a contraction split at its apostrophe are left to the word they belong to
     assert beside_apostrophe(["did", "n", "'", "t"], 1) and beside_apostrophe(["we", "'", "ve"], 2)
     assert not beside_apostrophe(["u", "know"], 0)
+
+
+@pytest.mark.real
+def test_run_together_words_never_lose_a_word(speller):
+    result = speller.correct("youcould try it")
+    assert result.corrected == "you could try it"
+    assert [(w.word, w.kind) for w in result.words if w.changed] == [("youcould", "split")]
+    for text in ["iwas there", "theday after", "inthe house"]:  # split or left, never a word short
+        corrected = speller.correct(text).corrected
+        assert corrected == text or len(corrected.split()) == len(text.split()) + 1
+    no_split = Speller(speller.lexicon, speller.encoder, speller.scorer,
+                       SpellerSettings(changes=("spelling", "normalisation")), featurizer=speller.featurizer)
+    assert no_split.correct("youcould try it").corrected == "youcould try it"

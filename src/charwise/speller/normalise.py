@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
+from charwise.cache import LRUCache
 from charwise.errors import CheckpointError, ConfigError
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ NORMALISED = ("en",)  # languages with a shipped normalisation model (charwise/d
 SPELLER_CANDIDATES = 3  # the speller's suggestions the judge reads
 ABBREVIATIONS = 3  # words offered for an abbreviation, the most frequent first
 ABBREVIATION_ZIPF = 3.5  # ... among words at least this frequent (a rare word is no abbreviation's meaning)
+JUDGED_CACHE_SIZE = 50_000  # (word, neighbours, suggestions) judged and remembered
 MAX_SPLIT_CHARS = 24  # longer run-together strings are hashtags or noise, not two words
 SPLIT_ZIPF = 4.0  # both parts of a split at least this frequent (``li vin``, ``sm th`` are no split)
 
@@ -236,6 +238,7 @@ class Normaliser:
         self.table = table
         self.judge = judge
         self.context = context
+        self._judged_cache = LRUCache(JUDGED_CACHE_SIZE)
         self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.words() if "'" in w and len(w) <= 12}
         # frequent words by first letter, the most frequent first: what an abbreviation may stand for
         frequent = sorted((w for w in lexicon.words() if w.isalpha() and lexicon.zipf(w) >= ABBREVIATION_ZIPF),
@@ -397,12 +400,28 @@ class Normaliser:
         if self.judge is None:
             raise ConfigError("this normaliser has no judge yet: fit one (benchmarks/lexnorm.py)")
         word = word.lower().replace("\u2019", "'")
+        # running text repeats its words between the same neighbours ("i dont know"): judged once
+        key = (word, left, right, tuple(speller.items()) if speller else None, id(self.judge))
+        hit = self._judged_cache.get(key)
+        if hit is None:
+            hit = self._judge(word, left, right, speller)
+            self._judged_cache.put(key, hit)
+        return hit or None
+
+    def _judge(self, word: str, left: str | None, right: str | None,
+               speller: dict[str, float] | None) -> tuple[str, str, float] | tuple[()]:
+        """:meth:`best` without the cache (``()`` for no candidate: a cache hit that is not a miss)."""
+        assert self.judge is not None
         found = self.candidates(word, speller)
         if not found:
-            return None
+            return ()
         p = self.judge.probability(self.features(word, found, left, right, speller))
+        options = list(found.items())
         j = int(np.argmax(p))
-        cand, source = list(found.items())[j]
+        cand, source = options[j]
+        for k, (other, other_source) in enumerate(options):
+            if other_source == "split" and cand in other.split(" "):
+                j, cand, source = k, other, other_source  # never drop a word of a run-together pair
         if source == "split":
             kind = "split"
         elif source == "speller" or (source in ("abbreviation", "repeat") and cand in (speller or {})):
@@ -410,7 +429,7 @@ class Normaliser:
         else:
             kind = "normalisation"
         if self.lexicon.knows(word) and not self._fits_better(word, cand, left, right):
-            return None  # a valid word is replaced only by a word its neighbours favour (the cause of)
+            return ()  # a valid word is replaced only by a word its neighbours favour (the cause of)
         return cand, kind, float(p[j])
 
     def _fits_better(self, word: str, cand: str, left: str | None, right: str | None) -> bool:
@@ -420,6 +439,13 @@ class Normaliser:
             return True
         (fit, seen), (base, base_seen) = self._fit(cand, left, right), self._fit(word, left, right)
         return fit >= base or not (seen or base_seen)
+
+    def _may_change(self, word: str, entry: WordCorrection) -> bool:
+        """Whether lower-case ``word`` can have a candidate at all (most words of running text are
+        known words that no source proposes anything for: they are passed over at once)."""
+        return (entry.looked_at or entry.changed or not self.lexicon.knows(word) or word in self._apostrophe_words
+                or bool(self.table.replacements(word)) or _REPEAT.search(word) is not None
+                or word.endswith(("in", "in'")))
 
     @staticmethod
     def _judged(entry: WordCorrection, found: tuple[str, str, float]) -> float:
@@ -448,11 +474,20 @@ class Normaliser:
                 at_start, start = start, starts_after(entry.word, start)
                 # a capital inside a sentence is a name far more often than slang (as the speller reads it)
                 if (entry.protected or not normalisable(entry.word) or (entry.word[:1].isupper() and not at_start)
+                        or not self._may_change(entry.word.lower().replace("\u2019", "'"), entry)
                         or beside_apostrophe(current, i)):
                     continue
                 left, right = adjacent_words(current, i)
                 found = self.best(entry.word, left, right, speller_candidates(entry))
-                if found is None or found[2] < needed or found[1] not in allowed:
+                # the speller changed a run-together pair into one of its words (youcould -> could):
+                # the pair, split, is the change to make
+                drops_word = (found is not None and entry.kind == "spelling" and found[1] == "split"
+                              and entry.correction.lower() in found[0].split(" "))
+                if drops_word and "split" not in allowed:
+                    entry.correction, entry.kind = entry.word, ""  # better unchanged than a word short
+                    current[i] = entry.word
+                    continue
+                if found is None or (not drops_word and (found[2] < needed or found[1] not in allowed)):
                     if entry.kind == "spelling" and found is not None and self._judged(entry, found) < undo_below:
                         # one judge: it read the speller's correction among the other candidates
                         # and finds the word as written likelier
