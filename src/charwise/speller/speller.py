@@ -30,6 +30,10 @@ Valid words can be the wrong word too (``went to there house``): in English, a k
 confusion set is changed to another member when the sentence's bigram counts favour it a hundred
 times over (:mod:`charwise.speller.real_words`); such changes have ``kind="real_word"``.
 
+Text as people write it (``u``, ``dont``, ``goin``, ``soooo``, ``youcould``) is normalised in English by
+one fitted judge over candidates from annotated tweets and rules (:mod:`charwise.speller.normalise`);
+``style="social"`` lets that judge undo the speller's own corrections in tweets and chat.
+
 What is not a word of the language is never changed: URLs, e-mail addresses, @handles, #hashtags,
 file paths, code identifiers, numbers with units and emoticons (:func:`charwise.words.protected_spans`),
 and whatever the patterns of ``settings.protect`` (or a call's ``protect=``) match. Every change has a
