@@ -169,7 +169,7 @@ class RepairPolicy(Policy):
     def __init__(self, language: str = "en", threshold: float | None = None, *, chars_for_unsure: bool = False,
                  speller: "Speller | None" = None) -> None:
         from charwise.languages import check_language
-        from charwise.speller.speller import check_threshold
+        from charwise.speller.settings import check_threshold
 
         self.language = check_language(language)
         self.threshold = check_threshold(threshold, "repair threshold")

@@ -53,7 +53,7 @@ from charwise.hybrid.st import INSTALL_HINT, _require_sentence_transformers, rea
 from charwise.languages import check_language
 from charwise.speller.corrections import CorrectedText
 from charwise.speller.repair import repair
-from charwise.speller.speller import check_threshold
+from charwise.speller.settings import check_threshold
 
 __all__ = ["RepairInput", "repairing"]
 

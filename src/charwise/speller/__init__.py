@@ -15,6 +15,7 @@
 
 from charwise.speller.corrections import CorrectedText, Suggestion, WordCorrection
 from charwise.speller.lexicon import Lexicon
-from charwise.speller.speller import Speller, SpellerSettings
+from charwise.speller.settings import SpellerSettings
+from charwise.speller.speller import Speller
 
 __all__ = ["CorrectedText", "Lexicon", "Speller", "SpellerSettings", "Suggestion", "WordCorrection"]

@@ -21,7 +21,8 @@ from typing import Iterable, Sequence
 
 from charwise.languages import check_language
 from charwise.speller.corrections import SPELLING, CorrectedText
-from charwise.speller.speller import Speller, SpellerSettings
+from charwise.speller.settings import SpellerSettings
+from charwise.speller.speller import Speller
 
 # What repair changes in front of a model: misspellings, real-word errors and accents. Normalisation
 # of informal text (u -> you, dont -> don't) is left out until it is measured downstream (a model

@@ -1,0 +1,69 @@
+"""How a :class:`~charwise.speller.Speller` looks and when it changes a word: :class:`SpellerSettings`,
+and :func:`check_threshold`, the one check of a probability threshold."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from charwise.errors import ConfigError
+from charwise.speller.corrections import CHANGE_KINDS, check_change_kinds
+from charwise.speller.real_words import RealWordSettings
+from charwise.words import compile_patterns
+
+STYLES = ("standard", "social")  # SpellerSettings.style
+
+
+def check_threshold(threshold: float | None, name: str = "threshold") -> float | None:
+    """``threshold`` as a float if it is a probability in [0, 1] (``None`` stays ``None``: the
+    speller's tuned one), else a one-line :class:`ConfigError`."""
+    if threshold is None:
+        return None
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
+        raise ConfigError(f"{name} must be a probability in [0, 1], got {threshold!r}")
+    return float(threshold)
+
+
+@dataclass
+class SpellerSettings:
+    """How a :class:`~charwise.speller.Speller` looks and when it changes a word."""
+
+    neighbours: int = 20  # the encoder's nearest whole-word rows added as candidates
+    per_key: int = 10  # lexicon words of the same sound key
+    max_distance: int = 2  # edit distance of the symmetric-delete lookup
+    suggestions: int = 10  # candidates kept per word
+    threshold: float | None = None  # correct at this probability; None: the scorer's tuned one
+    # a capitalised first word of a sentence is changed only at this probability: names start
+    # sentences too (Bisconti, Jahmaal), far more often than misspelled words do
+    capital_threshold: float = 0.95
+    # a missing accent put back (despues -> después, in Spanish) needs only this probability: the
+    # lexicon holds the written word's accented form and not the word, and the scorer, trained on
+    # other slips, is unsure of such a small change (días from dias: 0.04)
+    accent_threshold: float = 0.0
+    min_length: int = 3
+    max_length: int = 40  # longer "words" (hashes, URLs run together, noise) are no misspelling of a word
+    batch_size: int = 512  # words scored at a time
+    real_word_margin: float = 2.0  # log10: how much better the other word must fit (a hundred times)
+    # the kinds of change the speller may make (CHANGE_KINDS: spelling, real_word, accent...)
+    changes: tuple[str, ...] = CHANGE_KINDS
+    # the user's own protected patterns (regular expressions), beside the built-in URLs, handles...
+    protect: tuple[str, ...] = ()
+    # "standard" (edited text: an unknown word is a misspelling more often than not) or "social"
+    # (tweets, chat: the normalisation judge also reads the speller's corrections and undoes those it
+    # finds unlikely there, where unknown words are often names and slang)
+    style: str = "standard"
+
+    def __post_init__(self) -> None:
+        for name, low in (("neighbours", 0), ("per_key", 0), ("max_distance", 1), ("suggestions", 1),
+                          ("min_length", 1), ("max_length", 1),
+                          ("batch_size", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
+        if self.style not in STYLES:
+            raise ConfigError(f"style must be one of {', '.join(STYLES)}, got {self.style!r}")
+        self.changes = check_change_kinds(self.changes)
+        compile_patterns(self.protect)  # a bad pattern is refused here, not at the first text
+        self.protect = tuple(self.protect) if not isinstance(self.protect, str) else (self.protect,)
+        RealWordSettings(self.real_word_margin)  # the margin's check
+        for name in ("threshold", "capital_threshold", "accent_threshold"):
+            check_threshold(getattr(self, name), name)
