@@ -22,9 +22,8 @@ and a fitted logistic **judge** (:class:`NormalisationJudge`) gives each candida
 that it is what the writer meant, from the table's counts, the words' frequencies, the edit, the
 speller's own probability and the bigram context (:class:`~charwise.speller.context.NgramContext`:
 how much better the candidate fits between the neighbours than the written word). The best
-candidate replaces the word when its probability reaches the judge's threshold, which is stored
-with the judge along with where it was chosen (development tweets only). Nothing here is a rule
-applied blindly: a table entry that annotators gave once in ten is a weak candidate, not a change.
+candidate replaces the word when its probability reaches the judge's threshold, stored with the
+judge with where it was chosen (development tweets only): a rule proposes, the judge decides.
 
 The shipped English judge and table (``charwise/data/normalisation-en``) come from the LexNorm 2015
 training tweets (Baldwin et al. 2015; the MultiLexNorm English training split, van der Goot et al.
@@ -71,6 +70,8 @@ ABBREVIATIONS = 3  # words offered for an abbreviation, the most frequent first
 ABBREVIATION_ZIPF = 3.5  # ... among words at least this frequent (a rare word is no abbreviation's meaning)
 JUDGED_CACHE_SIZE = 50_000  # (word, neighbours, suggestions) judged and remembered
 MAX_SPLIT_CHARS = 24  # longer run-together strings are hashtags or noise, not two words
+# a word that starts with one of these is a derivation, not two words (unfollow is no "un follow")
+PREFIXES = frozenset({"un", "re", "de", "dis", "non", "pre", "mis", "over", "under", "out", "anti", "co"})
 SPLIT_ZIPF = 4.0  # both parts of a split at least this frequent (``li vin``, ``sm th`` are no split)
 
 
@@ -338,7 +339,7 @@ class Normaliser:
         best, best_score = None, 0.0
         for i in range(1, len(word)):
             left, right = word[:i], word[i:]
-            if any(len(p) == 1 and p not in ("a", "i") for p in (left, right)):
+            if any(len(p) == 1 and p not in ("a", "i") for p in (left, right)) or left in PREFIXES:
                 continue
             if not (self.lexicon.knows(left) and self.lexicon.knows(right)):
                 continue
