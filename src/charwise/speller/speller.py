@@ -376,7 +376,7 @@ class Speller:
         for text in texts:
             if not isinstance(text, str):
                 raise TypeError(f"correct_lines() takes texts (str), got {type(text).__name__}")
-        patterns = self.settings.protect + tuple(compile_patterns(protect))
+        patterns = compile_patterns(self.settings.protect) + compile_patterns(protect)  # once per call
         splits = [split_words(t) for t in texts]
         spans = [word_spans(text, split.words) for text, split in zip(texts, splits)]
         protected = [protected_words(text, where, patterns) for text, where in zip(texts, spans)]
@@ -397,7 +397,7 @@ class Speller:
         ``space_before`` says, per word, whether whitespace preceded it (as
         :func:`~charwise.words.split_words` gives it; default: every word, i.e. words split at
         whitespace): words glued together are read as one for protection (``@`` + ``joejonas``)."""
-        patterns = self.settings.protect + tuple(compile_patterns(protect))
+        patterns = compile_patterns(self.settings.protect) + compile_patterns(protect)  # once per call
         if space_before is None:
             space_before = [None] * len(sentences)  # type: ignore[list-item]
         elif len(space_before) != len(sentences):
