@@ -577,6 +577,27 @@ def test_char_fusion_taggers_train_save_and_reload(tmp_path, tiny_bert_dir, make
         assert torch.allclose(loaded(sentences)[0], reloaded(sentences)[0], atol=1e-6)
 
 
+def test_rnn_tagger_resumes_to_the_same_weights(tmp_path, tiny_bert_dir, make_encoder):
+    """A BiLSTM head over a BiLSTM character encoder, with dropout, stopped in its second epoch (after
+    one evaluation and one best tagger) and resumed: the same tagger as one uninterrupted run."""
+    config = toy_config(tiny_bert_dir, epochs=2, dropout=0.1, head="bilstm", char_fusion="concat", policy="oov")
+
+    def run(out, **how):
+        teacher = Teacher.load(str(tiny_bert_dir))  # fresh: training changes the model
+        encoder = make_encoder("bilstm", info=teacher.describe(), dim=teacher.dim, seed=0)
+        return train_tagger(config, out, data=TOY, teacher=teacher, encoder=encoder, progress=False, **how)
+
+    whole = run(tmp_path / "whole")
+    part = run(tmp_path / "part", stop_after=20)  # 15 steps per epoch
+    assert part.steps == 20 and (tmp_path / "part" / "checkpoint").is_dir()
+    resumed = run(tmp_path / "part", resume=True)
+    assert resumed.steps == whole.steps == 30 and resumed.best_dev == whole.best_dev
+    expected = load_tagger(tmp_path / "whole").state_dict()
+    got = load_tagger(tmp_path / "part").state_dict()
+    assert expected.keys() == got.keys()
+    assert all(torch.equal(expected[k], got[k]) for k in expected)
+
+
 def test_word_char_vectors_are_each_words_own(tiny_bert_dir, make_encoder):
     teacher = Teacher.load(str(tiny_bert_dir))
     encoder = make_encoder("cnn", info=teacher.describe(), dim=teacher.dim)

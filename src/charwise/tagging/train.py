@@ -73,11 +73,13 @@ def _labels_of(sentences: Sequence[TaggedSentence]) -> list[str]:
 
 def train_tagger(config: TaggerConfig, out: str | os.PathLike, *, data: TaskData | None = None,
                  teacher: Any = None, encoder: Any = None, progress: bool = True,
-                 log: Callable[[str], None] | None = None, resume: bool = False) -> TrainResult:
+                 log: Callable[[str], None] | None = None, resume: bool = False,
+                 stop_after: int | None = None) -> TrainResult:
     """Fine-tune a tagger on ``data`` (default: the built-in task ``config.task``) and save the best
     one (by dev score) to ``OUT/tagger``. ``OUT/log.jsonl`` gets one line per evaluation (after
     every epoch); ``OUT/checkpoint`` holds the last resumable state and ``resume`` continues from it
-    (same configuration; a fresh start if there is none)."""
+    (same configuration; a fresh start if there is none). ``stop_after``: stop after that many more
+    optimizer steps, as a killed run would (its checkpoint written), to be resumed later."""
     from accelerate import Accelerator
 
     config.validate()
@@ -117,7 +119,7 @@ def train_tagger(config: TaggerConfig, out: str | os.PathLike, *, data: TaskData
     engine = Engine(settings, out, tagger, optimizer, config=asdict(config), accelerator=accelerator)
     task = _TaggingTask(tagger, train, dev, data.spec, config, out, log)
     torch.manual_seed(config.seed)  # dropout; a resumed run restores the RNG from its checkpoint
-    state = engine.run(task, resume=resume)
+    state = engine.run(task, resume=resume, stop_after=stop_after)
     epochs = max(state.epoch, 1)
     result = TrainResult(best_dev=state.best if math.isfinite(state.best) else -1.0, best_epoch=state.best_epoch,
                          epochs_run=state.epoch, steps=state.step,
