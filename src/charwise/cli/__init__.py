@@ -5,8 +5,9 @@ Each command group lives in its own module and registers its parsers with ``add_
 (decoder train, eval, spell), :mod:`~charwise.cli.correct` (correct, speller train),
 :mod:`~charwise.cli.hybrid` (encode,
 compare, tune), :mod:`~charwise.cli.stats`, :mod:`~charwise.cli.expand`, :mod:`~charwise.cli.tag`
-(tag train, eval, predict), :mod:`~charwise.cli.lm` and :mod:`~charwise.cli.translate`. Commands read
-files through :func:`charwise.io.read_lines` and write outputs through charwise.io's atomic writers.
+(tag train, eval, predict), :mod:`~charwise.cli.lm`, :mod:`~charwise.cli.translate` and
+:mod:`~charwise.cli.cache` (info, prune). Commands read files through :func:`charwise.io.read_lines` and
+write outputs through charwise.io's atomic writers.
 
 :func:`main` prints charwise's own errors (:class:`~charwise.errors.CharwiseError`), file
 errors (``OSError``), unreadable weight files (safetensors' errors) and ``MemoryError`` as one line,
@@ -51,12 +52,12 @@ def _show_defaults(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``charwise`` parser with every command group registered."""
-    from charwise.cli import correct, encoder, expand, generate, hybrid, lm, spell, stats, tag, translate
+    from charwise.cli import cache, correct, encoder, expand, generate, hybrid, lm, spell, stats, tag, translate
     from charwise.cli.common import CharwiseParser  # one-line errors, in every subcommand too
 
     p = CharwiseParser(prog="charwise", description="Character-built word vectors in a subword model's space.")
     sub = p.add_subparsers(dest="command", required=True)
-    for group in (encoder, spell, correct, hybrid, generate, lm, translate, stats, expand, tag):
+    for group in (encoder, spell, correct, hybrid, generate, lm, translate, stats, expand, tag, cache):
         group.add_parser(sub)
     _show_defaults(p)
     return p

@@ -40,7 +40,7 @@ import math
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -58,14 +58,15 @@ BREAKS = frozenset(".!?;:()[]{}\"…¡¿")
 class NgramContext:
     """Unigram and bigram counts of one language, lower-case (see the module docstring)."""
 
-    def __init__(self, language: str, unigrams: dict[str, float], bigrams: dict[str, float],
-                 fallback_zipf: dict[str, float] | None = None) -> None:
+    def __init__(self, language: str, unigrams: Mapping[str, float], bigrams: Mapping[str, float],
+                 fallback_zipf: dict[str, float] | None = None, *, total: float | None = None) -> None:
         if not unigrams:
             raise ConfigError("a context model needs unigram counts")
         self.language = language
         self.unigrams = unigrams
         self.bigrams = bigrams  # "left right" -> count
-        self.total = float(sum(unigrams.values()))
+        # ``total``: the unigrams' sum, given when they are a CountTable (summing it costs a look-up per word)
+        self.total = float(sum(unigrams.values())) if total is None else total
         self.fallback_zipf = fallback_zipf or {}
 
     # --- building -------------------------------------------------------------------------------
@@ -162,22 +163,83 @@ def is_word(token: str) -> bool:
     return bool(token) and token.replace("'", "").isalpha()
 
 
+class CountTable(Mapping[str, float]):
+    """Read-only ``key -> count`` over flat arrays memory-mapped from the cache (a
+    :class:`~charwise.cache.StringTable` of the keys and their counts): the 243k English pairs
+    read as Python dicts would take most of a second and about 60 MB in every process that
+    corrects a word; mapped, a start costs a few milliseconds and the pages are shared."""
+
+    def __init__(self, blob: np.ndarray, starts: np.ndarray, slots: np.ndarray, counts: np.ndarray) -> None:
+        from charwise.cache import StringTable
+
+        self._keys = StringTable(blob, starts, slots)
+        self._counts = counts
+
+    def get(self, key: str, default: float | None = None) -> float | None:  # type: ignore[override]
+        i = self._keys.find(key)
+        return float(self._counts.item(i)) if i >= 0 else default
+
+    def __getitem__(self, key: str) -> float:
+        i = self._keys.find(key)
+        if i < 0:
+            raise KeyError(key)
+        return float(self._counts.item(i))
+
+    def __contains__(self, key: object) -> bool:
+        return self._keys.find(key) >= 0
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys.strings())
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
 @lru_cache(maxsize=None)
 def _load(language: str) -> NgramContext:
     if language == "en":
-        import symspellpy
-
-        folder = Path(symspellpy.__file__).parent
-        unigrams = _read_counts(folder / "frequency_dictionary_en_82_765.txt", 1)
-        bigrams = _read_counts(folder / "frequency_bigramdictionary_en_243_342.txt", 2)
-        return NgramContext("en", unigrams, bigrams)
+        return _english_counts()
     return _bible_counts(language)
+
+
+def _english_counts() -> NgramContext:
+    """symspellpy's English unigram and bigram counts, memory-mapped from a cache entry made
+    from its two text files once (keyed by their contents)."""
+    import symspellpy
+
+    from charwise.cache import StringTable, building, cache_root, file_sha256, map_table, mark_used, save_tables
+
+    folder = Path(symspellpy.__file__).parent
+    files = [folder / "frequency_dictionary_en_82_765.txt", folder / "frequency_bigramdictionary_en_243_342.txt"]
+    key = "-".join(file_sha256(f)[:8] for f in files)
+    path = cache_root() / "speller" / f"context-en-{CACHE_FORMAT}-{key}.safetensors"
+    names = ("blob", "starts", "slots", "counts")
+    try:
+        unigrams, bigrams = (CountTable(*(map_table(path, f"{part}_{name}") for name in names))
+                             for part in ("unigrams", "bigrams"))
+        total = float(map_table(path, "total")[0])
+        mark_used(path)
+        return NgramContext("en", unigrams, bigrams, total=total)
+    except (OSError, ValueError, KeyError):  # missing or damaged: read from the text files (again)
+        pass
+    what = "the en bigram context counts (symspellpy's word and pair counts)"
+    with building(what, path):
+        context = NgramContext("en", _read_counts(files[0], 1), _read_counts(files[1], 2))
+        tables = {"total": np.array([context.total])}
+        for part, counts in (("unigrams", context.unigrams), ("bigrams", context.bigrams)):
+            tables.update({f"{part}_{name}": array for name, array in StringTable.arrays(list(counts)).items()})
+            tables[f"{part}_counts"] = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+        try:
+            save_tables(tables, path, what)
+        except OSError:
+            pass  # a read-only cache costs reading the text files next time, nothing else
+    return context
 
 
 def _bible_counts(language: str) -> NgramContext:
     """Counts of the Bible's training verses (see the module docstring), cached on disk: counting
     takes seconds, reading the cache a fraction of one."""
-    from charwise.cache import cache_root, file_sha256
+    from charwise.cache import building, cache_root, file_sha256, mark_used
     from charwise.io import atomic_file, bible_path
 
     path = cache_root() / "speller" / f"context-{language}-{CACHE_FORMAT}-{file_sha256(bible_path())[:16]}.tsv.gz"
@@ -185,19 +247,22 @@ def _bible_counts(language: str) -> NgramContext:
         try:
             unigrams, bigrams = _read_counts(path, 1), _read_counts(path, 2)
             if unigrams:
+                mark_used(path)
                 return NgramContext(language, unigrams, bigrams)
         except (OSError, ValueError, EOFError):
             pass  # a damaged cache is rebuilt
     from charwise.translation.data import read_pairs, source_words, split_pairs
 
-    verses = (source_words(pair.source) for pair in split_pairs(read_pairs())["train"])
-    model = NgramContext.from_sentences(language, verses)
-    try:
-        with atomic_file(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
-            for table in (model.unigrams, model.bigrams):
-                f.write("".join(f"{key} {count:g}\n" for key, count in table.items()).encode("utf-8"))
-    except OSError:
-        pass  # a read-only cache directory costs a recount next time, nothing else
+    with building(f"the {language} bigram context counts", path):
+        verses = (source_words(pair.source) for pair in split_pairs(read_pairs())["train"])
+        model = NgramContext.from_sentences(language, verses)
+        try:
+            with atomic_file(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+                for table in (model.unigrams, model.bigrams):
+                    f.write("".join(f"{key} {count:g}\n" for key, count in table.items()).encode("utf-8"))
+            mark_used(path)
+        except OSError:
+            pass  # a read-only cache directory costs a recount next time, nothing else
     return model
 
 

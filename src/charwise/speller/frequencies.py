@@ -22,7 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from charwise.cache import StringTable, cache_root, map_table, save_tables
+from charwise.cache import StringTable, building, cache_root, map_table, mark_used, save_tables
 
 FORMAT = 1  # the table's layout; a new one is a new file
 ANSWERS = 100_000  # answers remembered (running text asks about the same words again and again)
@@ -41,12 +41,15 @@ class ZipfTable:
             self.zipf = map_table(path, "zipf")
             if len(self.zipf) != len(self.table):
                 raise ValueError(f"{path}: inconsistent tables")
+            mark_used(path)
         except (OSError, ValueError, KeyError):  # missing or damaged: made (again) from wordfreq
-            tables = self._build()
-            try:
-                save_tables(tables, path)
-            except OSError:
-                pass  # a read-only cache costs wordfreq's own load next time, nothing else
+            what = f"the {language} word frequency table (wordfreq {version})"
+            with building(what, path):
+                tables = self._build()
+                try:
+                    save_tables(tables, path, what)
+                except OSError:
+                    pass  # a read-only cache costs wordfreq's own load next time, nothing else
             self.table = StringTable(tables["blob"], tables["starts"], tables["slots"])
             self.zipf = tables["zipf"]
 

@@ -20,6 +20,7 @@ the words, the language and the source of :mod:`charwise.typos.sounds`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import json
@@ -29,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from charwise.cache import StringTable, array_text, load_tables, map_table, save_tables, text_array
+from charwise.cache import StringTable, array_text, building, load_tables, map_table, mark_used, save_tables, text_array
 
 FORMAT = 2  # the file's layout; a new one is a new key
 
@@ -83,17 +84,21 @@ def edit_index(words: Sequence[str], counts: Sequence[int], max_distance: int, p
         path = cache / f"edit-index-{_key(words, counts, max_distance, prefix_length)}.safetensors"
         if path.is_file():
             try:
-                return _read(path, words, counts, max_distance, prefix_length)
+                index = _read(path, words, counts, max_distance, prefix_length)
+                mark_used(path)
+                return index
             except Exception:  # noqa: BLE001 - a damaged file (or changed symspellpy internals) is rebuilt
                 pass
-    index = _new(max_distance, prefix_length)
-    for word, count in zip(words, counts):
-        index.create_dictionary_entry(word, count)
-    if path is not None and _readable_back(index):
-        try:
-            _write(index, path)
-        except OSError:
-            pass  # a read-only cache costs a rebuild next time, nothing else
+    what = f"the speller's edit index of {len(words):,} words (distance {max_distance})"
+    with building(what, path) if path is not None else contextlib.nullcontext():
+        index = _new(max_distance, prefix_length)
+        for word, count in zip(words, counts):
+            index.create_dictionary_entry(word, count)
+        if path is not None and _readable_back(index):
+            try:
+                _write(index, path, what)
+            except OSError:
+                pass  # a read-only cache costs a rebuild next time, nothing else
     return index
 
 
@@ -113,15 +118,18 @@ def sound_keys(words: Sequence[str], language: str, cache: Path | None) -> list[
             try:
                 keys = array_text(load_tables(path)["keys"]) if words else []
                 if len(keys) == len(words):
+                    mark_used(path)
                     return keys
             except Exception:  # noqa: BLE001 - a damaged file is recomputed
                 pass
-    keys = [sounds.sound_key(word, language) for word in words]
-    if path is not None and all("\n" not in k for k in keys):
-        try:
-            save_tables({"keys": text_array(keys)}, path)
-        except OSError:
-            pass  # a read-only cache costs the keys next time, nothing else
+    what = f"the sound keys of {len(words):,} {language} words"
+    with building(what, path) if path is not None else contextlib.nullcontext():
+        keys = [sounds.sound_key(word, language) for word in words]
+        if path is not None and all("\n" not in k for k in keys):
+            try:
+                save_tables({"keys": text_array(keys)}, path, what)
+            except OSError:
+                pass  # a read-only cache costs the keys next time, nothing else
     return keys
 
 
@@ -153,7 +161,7 @@ def _symspellpy_version() -> str:
         return "absent"
 
 
-def _write(index: Any, path: Path) -> None:
+def _write(index: Any, path: Path, what: str) -> None:
     words = list(index._words)
     position = {w: i for i, w in enumerate(words)}
     keys = list(index._deletes)
@@ -164,7 +172,7 @@ def _write(index: Any, path: Path) -> None:
               "offsets": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
               "values": values, "max_length": np.asarray([index._max_length], dtype=np.int64),
               **StringTable.arrays(keys)}
-    save_tables(tables, path)
+    save_tables(tables, path, what)
 
 
 def _read(path: Path, words: Sequence[str], counts: Sequence[int], max_distance: int, prefix_length: int) -> Any:

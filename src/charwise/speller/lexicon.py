@@ -30,8 +30,9 @@ does not hold.
 
 A lexicon is built once and cached under ``$CHARWISE_CACHE/speller`` (a safetensors file of its
 columns, written atomically: read back in a fraction of a second), keyed by a hash of everything
-it was built from (sources, package versions, the teacher, the user files' contents); a change of
-any input builds a new one.
+it was built from (sources, package versions, the teacher, the user files' contents, not their
+paths: the same word list under another name or in another folder is the same lexicon); a change
+of any input builds a new one, and ``charwise cache prune`` removes those no longer used.
 
 Example::
 
@@ -42,6 +43,7 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import importlib.metadata
@@ -56,7 +58,16 @@ from pathlib import Path
 
 import numpy as np
 
-from charwise.cache import array_text, cache_root, file_sha256, load_tables, save_tables, text_array
+from charwise.cache import (
+    array_text,
+    building,
+    cache_root,
+    file_sha256,
+    load_tables,
+    mark_used,
+    save_tables,
+    text_array,
+)
 from charwise.errors import ConfigError
 from charwise.io import atomic_file, check_input_file, iter_lines
 from charwise.languages import SPELLER_LANGUAGES, check_language
@@ -237,23 +248,29 @@ class Lexicon:
             "format": CACHE_FORMAT, "language": language, "dictionaries": list(dictionaries), "teacher": teacher,
             "versions": {p: _version(p) for p in ("pyspellchecker", "symspellpy", "wordfreq", "simplemma")},
             "extra_words": hashlib.sha256("\n".join(extra).encode("utf-8", "surrogatepass")).hexdigest(),
-            "word_files": [[str(p), file_sha256(p)] for p in files],
-            "corpora": [[str(p), file_sha256(p)] for p in texts], "min_count": min_count,
+            # by content alone: the same file under another path is the same lexicon
+            "word_files": [file_sha256(p) for p in files],
+            "corpora": [file_sha256(p) for p in texts], "min_count": min_count,
         }
         key = hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()[:16]
         path = cache_root() / "speller" / f"lexicon-{language}-{key}.safetensors"
         if cache and path.is_file():
             try:
-                return cls(language, _read_cache(path), description)
+                lexicon = cls(language, _read_cache(path), description)
+                mark_used(path)
+                return lexicon
             except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
                 pass
-        entries = _build_entries(language, dictionaries, teacher, extra, files, texts, min_count)
-        lexicon = cls(language, entries, description)
-        if cache:
-            try:
-                _write_cache(entries, path)
-            except OSError:
-                pass  # a read-only cache directory costs a rebuild next time, nothing else
+        added = len(files) + len(texts) + bool(extra)
+        what = f"the {language} speller lexicon" + (f" with {added} user word source(s)" if added else "")
+        with building(what, path) if cache else contextlib.nullcontext():
+            entries = _build_entries(language, dictionaries, teacher, extra, files, texts, min_count)
+            lexicon = cls(language, entries, description)
+            if cache:
+                try:
+                    _write_cache(entries, path, what)
+                except OSError:
+                    pass  # a read-only cache directory costs a rebuild next time, nothing else
         return lexicon
 
     def save(self, path: str | os.PathLike) -> None:
@@ -263,13 +280,13 @@ class Lexicon:
                 f.write(f"{word}\t{e.zipf:.2f}\t{e.sources}\t{int(e.capitalised)}\n".encode("utf-8", "surrogatepass"))
 
 
-def _write_cache(entries: dict[str, LexiconEntry], path: Path) -> None:
+def _write_cache(entries: dict[str, LexiconEntry], path: Path, what: str) -> None:
     """The lexicon as arrays (words, Zipf in hundredths, source flags, capitalised) in a safetensors file."""
     words = list(entries)
     save_tables({"words": text_array(words),
                  "zipf_centi": np.asarray([round(entries[w].zipf * 100) for w in words], dtype=np.int16),
                  "sources": np.asarray([entries[w].sources for w in words], dtype=np.uint8),
-                 "capitalised": np.asarray([entries[w].capitalised for w in words], dtype=np.uint8)}, path)
+                 "capitalised": np.asarray([entries[w].capitalised for w in words], dtype=np.uint8)}, path, what)
 
 
 def _read_cache(path: Path) -> dict[str, LexiconEntry]:

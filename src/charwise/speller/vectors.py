@@ -23,15 +23,15 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
-from charwise.cache import array_text, cache_root, map_table, save_tables, text_array
+from charwise.cache import array_text, building, cache_root, map_table, mark_used, save_tables, text_array
 from charwise.encoders.arrays import CharCNNArrays, weights_key
 from charwise.encoders.manifold import hub_scores_array, project_array
 from charwise.errors import CheckpointError
-from charwise.io import atomic_file
 
 if TYPE_CHECKING:
     from charwise.encoders.base import CharEncoder
@@ -91,20 +91,24 @@ class TeacherRows:
                 unit, norms = map_table(path, "unit"), np.array(map_table(path, "norms"))
                 surfaces = array_text(map_table(path, "surfaces"))
                 if unit.shape == (len(surfaces), encoder.dim) and norms.shape == (len(surfaces),):
+                    mark_used(path)
                     return cls(surfaces, unit, norms)
             except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
                 pass
         from charwise.teachers import Teacher
 
-        teacher = Teacher.load(name)
-        if teacher.dim != encoder.dim or info.get("vocab_hash") not in (None, teacher.vocab_hash):
-            raise CheckpointError(f"the encoder was trained for another '{name}' teacher "
-                                  "(its dimension or vocabulary differs)")
-        rows = cls.from_teacher(teacher)
-        try:
-            save_tables({"surfaces": text_array(rows.surfaces), "unit": rows.unit, "norms": rows.norms}, path)
-        except OSError:
-            pass  # a read-only cache directory costs a rebuild next time, nothing else
+        what = f"the rows of teacher {Path(str(name)).name!r} the speller projects onto"
+        with building(what, path):
+            teacher = Teacher.load(name)
+            if teacher.dim != encoder.dim or info.get("vocab_hash") not in (None, teacher.vocab_hash):
+                raise CheckpointError(f"the encoder was trained for another '{name}' teacher "
+                                      "(its dimension or vocabulary differs)")
+            rows = cls.from_teacher(teacher)
+            try:
+                save_tables({"surfaces": text_array(rows.surfaces), "unit": rows.unit, "norms": rows.norms}, path,
+                            what)
+            except OSError:
+                pass  # a read-only cache directory costs a rebuild next time, nothing else
         return rows
 
     @classmethod
@@ -122,6 +126,20 @@ class TeacherRows:
         for position, surface in enumerate(self.surfaces):
             first.setdefault(surface, position)
         return {surface.lower(): position for surface, position in first.items()}
+
+
+def _language_prefix(lexicon: Lexicon) -> int:
+    """How many of the lexicon's first words come from its language's own sources (dictionaries,
+    the teacher): :meth:`Lexicon.build` adds them before any user word, so they are the plain
+    lexicon's words in its order (the cache key, a hash of those words, checks that they are)."""
+    from charwise.speller.lexicon import DICTIONARY, TEACHER
+
+    shared = 0
+    for entry in lexicon.entries.values():
+        if not entry.sources & (DICTIONARY | TEACHER):
+            break
+        shared += 1
+    return shared
 
 
 class LexiconVectors:
@@ -152,27 +170,58 @@ class LexiconVectors:
         self.row_of[[self.position[w] for w in self.row_words]] = np.arange(len(self.row_words))
         self._hub: np.ndarray | None = None
 
-    def _load_or_embed(self) -> np.ndarray:
-        from safetensors.numpy import save
-
-        key = hashlib.sha256("\n".join(self.words).encode("utf-8", "surrogatepass"))
+    def _vectors_path(self, words: list[str]) -> Path:
+        key = hashlib.sha256("\n".join(words).encode("utf-8", "surrogatepass"))
         key.update(self.key.encode())
-        path = cache_root() / "speller" / f"vectors-{self.lexicon.language}-{key.hexdigest()[:16]}.safetensors"
+        return cache_root() / "speller" / f"vectors-{self.lexicon.language}-{key.hexdigest()[:16]}.safetensors"
+
+    def _load_or_embed(self) -> np.ndarray:
+        """The lexicon's vectors, from the cache or embedded (and cached). A lexicon with user words
+        (``--lexicon``) starts with its language's own words, in the same order: their vectors are
+        read from (or first saved as) the plain lexicon's entry, and only the user words are
+        embedded, so a new word list costs seconds instead of embedding the whole lexicon again."""
+        stored = self._cached(self._vectors_path(self.words), len(self.words))
+        if stored is not None:
+            return stored
+        shared = _language_prefix(self.lexicon)
+        what = f"the speller's encoder vectors of {len(self.words):,} words"
+        with building(what, self._vectors_path(self.words)):
+            if 0 < shared < len(self.words):
+                base = self._cached(self._vectors_path(self.words[:shared]), shared)
+                if base is None:
+                    base = self._embed_and_save(self.words[:shared],
+                                                f"the speller's encoder vectors of {shared:,} words")
+                vectors = np.concatenate([base, self._embed(self.words[shared:])])
+                self._save(vectors, self._vectors_path(self.words), what)
+                return vectors
+            return self._embed_and_save(self.words, what)
+
+    def _cached(self, path: Path, rows: int) -> np.ndarray | None:
         if path.is_file():
             try:
                 # memory-mapped: a batch reads the rows of its candidates, not the whole table
                 stored = map_table(path, "vectors")
-                if stored.shape == (len(self.words), self.encoder.dim) and stored.dtype == np.float16:
+                if stored.shape == (rows, self.encoder.dim) and stored.dtype == np.float16:
+                    mark_used(path)
                     return stored
             except Exception:  # noqa: BLE001 - a damaged cache is recomputed
                 pass
-        vectors = unit_rows(raw_vectors(self.encoder, self.words, batch_size=2048)).astype(np.float16)
+        return None
+
+    def _embed(self, words: list[str]) -> np.ndarray:
+        return unit_rows(raw_vectors(self.encoder, words, batch_size=2048)).astype(np.float16)
+
+    def _embed_and_save(self, words: list[str], what: str) -> np.ndarray:
+        vectors = self._embed(words)
+        self._save(vectors, self._vectors_path(words), what)
+        return vectors
+
+    @staticmethod
+    def _save(vectors: np.ndarray, path: Path, what: str) -> None:
         try:
-            with atomic_file(path, "wb") as f:
-                f.write(save({"vectors": vectors}))
+            save_tables({"vectors": vectors}, path, what)
         except OSError:
             pass  # a read-only cache directory costs a recomputation next time, nothing else
-        return vectors
 
     def embed(self, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(raw, projected)``: unit float32 vectors ``(len(words), dim)`` of the written words, the
