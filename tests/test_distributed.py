@@ -20,7 +20,15 @@ from charwise.io.distributed import (
 )
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.corrections import SPELLING
-from conftest import CHARSET_WORDS, SMALL_OVERRIDES, TEACHER_DIM, _package_dir, _random_table, fitted_scorer, tiny_lexicon
+from conftest import (
+    CHARSET_WORDS,
+    SMALL_OVERRIDES,
+    TEACHER_DIM,
+    _package_dir,
+    _random_table,
+    fitted_scorer,
+    tiny_lexicon,
+)
 
 TEXTS = [f"{a} {b} number {i}" for i, (a, b) in enumerate(
     [("the pakage", "was recieved"), ("a wierd hosue", "at nihgt"), ("seperate the", "busines"),
