@@ -27,12 +27,13 @@ import itertools
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterator, NoReturn
+from typing import Any, Callable, Iterator, NoReturn, Sequence
 
 from charwise.errors import ConfigError, MissingInputError
 from charwise.io import (
     ERRORS,
     MAX_LINE_CHARS,
+    InputScan,
     ReadReport,
     TextWindow,
     atomic_file,
@@ -40,6 +41,7 @@ from charwise.io import (
     check_text,
     iter_lines,
     iter_windows,
+    scan_file,
 )
 
 ENCODER_HELP = "shipped encoder name (minilm) or an encoder directory"
@@ -115,27 +117,37 @@ def check_input_options(args: argparse.Namespace) -> None:
     check_min("--max-line-chars", args.max_line_chars, 1)
 
 
-def input_lines(args: argparse.Namespace, path: str) -> Iterator[str]:
+def scan_input(args: argparse.Namespace, path: str) -> InputScan | None:
+    """Check the whole input file ``path`` now, before any model loads or any output is written
+    (:func:`charwise.io.scan_file`: missing, a directory, binary, not UTF-8 under ``--errors``),
+    and return what the scan found (its lines, its SHA-256); None for standard input, which can be
+    read only once and is checked as it is read."""
+    return None if path == "-" else scan_file(path, args.errors)
+
+
+def input_lines(args: argparse.Namespace, path: str, scanned: bool = False) -> Iterator[str]:
     """The lines of ``path`` ('-': standard input) under the command's input options, read lazily;
     when the last one has been read, a warning for each line that was cut or had bytes replaced.
-    A missing file or a directory is refused at once (:func:`charwise.io.check_input_file`)."""
-    return _read_with_warnings(iter_lines, args, path)
+    The whole file is checked at once (:func:`scan_input`) unless the command did (``scanned``)."""
+    return _read_with_warnings(iter_lines, args, path, scanned)
 
 
-def input_windows(args: argparse.Namespace, path: str) -> Iterator[TextWindow]:
+def input_windows(args: argparse.Namespace, path: str, scanned: bool = False) -> Iterator[TextWindow]:
     """Every character of ``path`` ('-': standard input) under the command's input options, a long
     line in windows of at most ``--max-line-chars`` characters (:func:`charwise.io.iter_windows`),
     for commands that write the text back; when the last has been read, a warning for what was left
-    unread or had bytes replaced. A missing file or a directory is refused at once."""
-    return _read_with_warnings(iter_windows, args, path)
+    unread or had bytes replaced. The whole file is checked at once unless ``scanned``."""
+    return _read_with_warnings(iter_windows, args, path, scanned)
 
 
-def _read_with_warnings(reader: Callable[..., Iterator[Any]], args: argparse.Namespace, path: str) -> Iterator[Any]:
-    """``reader(path, ...)`` under the command's input options (a missing file refused at once, a
-    file's binary or undecodable start too: :func:`read_first`), then one warning line on stderr
-    for each thing it noted."""
+def _read_with_warnings(reader: Callable[..., Iterator[Any]], args: argparse.Namespace, path: str,
+                        scanned: bool) -> Iterator[Any]:
+    """``reader(path, ...)`` under the command's input options (a file checked whole at once:
+    :func:`scan_input`, unless ``scanned``), then one warning line on stderr for each thing it noted."""
     if path != "-":
         check_input_file(path)
+        if not scanned:
+            scan_input(args, path)
 
     def read() -> Iterator[Any]:
         report = ReadReport()
@@ -157,6 +169,46 @@ def read_first(items: Iterator[Any]) -> Iterator[Any]:
 
 
 _NOTHING = object()
+
+
+def skip_lines(windows: Iterator[TextWindow], lines: int) -> Iterator[TextWindow]:
+    """``windows`` after the windows of their first ``lines`` lines (read and dropped: a resumed
+    run goes on after the lines an interrupted one finished)."""
+    while lines > 0:
+        window = next(windows, None)
+        if window is None:
+            break
+        lines -= window.line_end
+    return windows
+
+
+def fingerprint(command: str, scan: InputScan | None, args: argparse.Namespace, options: Sequence[str],
+                files: Sequence[str] = ()) -> dict[str, Any]:
+    """What an output is made from, for :func:`charwise.io.resumable_output` to refuse resuming it
+    from anything else: the command, its input's SHA-256, the values of the ``options`` that change
+    the output, and the SHA-256 of other input ``files`` (a lexicon, say)."""
+    from charwise.cache import file_sha256
+
+    return {"command": command, "input_sha256": scan.sha256 if scan is not None else None,
+            "options": {name: getattr(args, name) for name in options},
+            "files": {str(path): file_sha256(path) for path in files}}
+
+
+def check_policy(spec: str) -> None:
+    """Refuse an unknown ``--policy`` before anything loads. :func:`charwise.hybrid.policies.get_policy`
+    parses it, but importing the module through its package would import torch and the hybrid model
+    (seconds): unless the package is already imported, the module's file (which imports neither) is
+    loaded on its own, for this check only."""
+    module = sys.modules.get("charwise.hybrid.policies")
+    if module is None:
+        import importlib.util
+
+        spec_file = Path(__file__).resolve().parent.parent / "hybrid" / "policies.py"
+        loader = importlib.util.spec_from_file_location("charwise._policy_names", spec_file)
+        assert loader is not None and loader.loader is not None
+        module = importlib.util.module_from_spec(loader)
+        loader.loader.exec_module(module)
+    module.get_policy(spec)
 
 
 def argument_text(args: argparse.Namespace, text: str, what: str) -> str:

@@ -11,6 +11,7 @@ whitespace is written back as it is. Memory stays bounded by the window, not by 
 from __future__ import annotations
 
 import argparse
+import io
 import itertools
 import json
 import sys
@@ -22,11 +23,23 @@ from charwise.cli.common import (
     check_input_options,
     check_int_min,
     check_unit,
+    fingerprint,
     input_windows,
     output_sink,
+    scan_input,
+    skip_lines,
 )
+from charwise.cli.progress import Progress
+from charwise.cli.workers import Job, add_worker_options, check_worker_options, ordered_results
 from charwise.errors import ConfigError
-from charwise.io import TextWindow, check_output_dir, check_output_file, text_windows
+from charwise.io import (
+    TextWindow,
+    check_input_file,
+    check_output_dir,
+    check_resumable,
+    resumable_output,
+    text_windows,
+)
 
 CORRECT_BLOCK = 256  # lines corrected at a time (the first block is one line, so output starts at once)
 LANGUAGE_CHOICES = ("en", "es")
@@ -65,6 +78,7 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--skip", action="append", default=[], metavar="KIND", choices=CHANGE_KINDS,
                    help=f"never make this kind of change (repeatable): {', '.join(CHANGE_KINDS)}")
     add_input_options(c, windows=True)
+    add_worker_options(c)
     c.set_defaults(func=cmd_correct)
 
     from charwise.training.scorer import ScorerTraining
@@ -89,24 +103,37 @@ def add_parser(sub: Any) -> None:
     t.set_defaults(func=cmd_train)
 
 
+CORRECT_OPTIONS = ("language", "encoder", "scorer", "threshold", "suggestions", "json", "plain", "context", "protect",
+                   "style", "skip", "errors", "max_line_chars")  # the options that change the output
+CHUNK_LINES = 256  # lines a worker corrects at a time (--workers above 1) ...
+CHUNK_CHARS = 1 << 20  # ... or fewer, once they hold this many characters
+
+
 def cmd_correct(args: argparse.Namespace) -> int:
-    from tqdm.auto import tqdm
-
-    from charwise.speller import Speller, SpellerSettings
-
     check_input_options(args)
     check_int_min("-k/--suggestions", args.suggestions, 1)
     if args.threshold is not None:
         check_unit("--threshold", args.threshold)
-    if args.out:
-        check_output_file(args.out, "--out")
+    check_worker_options(args, args.file if args.text is None else None)
     from charwise.words import compile_patterns
 
     compile_patterns(args.protect)  # a bad pattern is refused before anything loads
+    if args.device is not None:
+        if args.context == "ngram":
+            raise ConfigError("--device is where --context smollm2 runs; the ngram context needs none")
+        from charwise.devices import check_device
+
+        check_device(args.device)
     text = argument_text(args, args.text, "--text") if args.text is not None else None
-    windows = text_windows(text, args.max_line_chars) if text is not None else input_windows(args, args.file)
-    # the first line is read (and checked: a binary or non-UTF-8 file is refused) before the models
-    # load, which takes seconds; an empty input is answered without them
+    # The whole input is checked (and its lines counted) before the models load or a line is written.
+    scan = scan_input(args, args.file) if text is None else None
+    for path in args.lexicon:
+        check_input_file(path, "lexicon file")
+    mark = fingerprint("correct", scan, args, CORRECT_OPTIONS, args.lexicon) if args.out else {}
+    if args.out:
+        check_resumable(args.out, mark, args.resume)
+    windows = text_windows(text, args.max_line_chars) if text is not None else input_windows(args, args.file, True)
+    # an empty input is answered without the models
     first = next(windows, None)
     if first is None:
         with output_sink(args.out):
@@ -114,36 +141,84 @@ def cmd_correct(args: argparse.Namespace) -> int:
         print("0 words corrected", file=sys.stderr)
         return 0
     windows = itertools.chain([first], windows)
-    if args.device is not None:
-        if args.context == "ngram":
-            raise ConfigError("--device is where --context smollm2 runs; the ngram context needs none")
-        from charwise.devices import check_device
-
-        check_device(args.device)
-    speller = Speller.load(args.language, encoder=args.encoder, scorer=args.scorer, word_files=tuple(args.lexicon),
-                           settings=SpellerSettings(threshold=args.threshold, suggestions=args.suggestions,
-                                                    protect=tuple(args.protect), style=args.style,
-                                                    changes=tuple(k for k in CHANGE_KINDS if k not in args.skip)),
-                           context=args.context, device=args.device)
-    bar = tqdm(desc="correct", unit=" lines", disable=None if text is None and args.file != "-" else True,
-               file=sys.stderr)
     mode = "json" if args.json else "plain" if args.plain else "marked"
-    with output_sink(args.out) as sink:
-        changed = correct_windows(speller, windows, sink, mode, bar.update)
-    bar.close()
-    print(f"{changed} words corrected", file=sys.stderr)
+    job = Job("charwise.cli.correct:load_speller", "charwise.cli.correct:correct_chunk",
+              {"mode": mode, **{name: getattr(args, name) for name in SPELLER_OPTIONS}})
+    with resumable_output(args.out, mark, resume=args.resume) if args.out else output_sink(None) as sink:
+        done = getattr(sink, "done", 0)
+        progress = Progress("correct", "lines", scan.lines if scan is not None else None,
+                            args.progress if text is None else "none", done)
+        windows = skip_lines(windows, done)
+        if args.workers == 1:  # the speller in this process: output starts with the first line
+            speller, _ = job.start()
+            changed = correct_windows(speller, windows, sink, mode, progress.update)
+        else:
+            changed = 0
+            for chunk_text, chunk_changed, lines in ordered_results(job, line_chunks(windows), args.workers):
+                sink.write(chunk_text)
+                sink.flush()  # the chunk is committed: a killed run keeps it
+                changed += chunk_changed
+                progress.update(lines)
+        progress.close()
+    print(f"{changed} words corrected" + (f" (after {done:,} lines done before)" if done else ""), file=sys.stderr)
     return 0
 
 
+SPELLER_OPTIONS = ("language", "encoder", "scorer", "lexicon", "threshold", "suggestions", "protect", "style", "skip",
+                   "context", "device")
+
+
+def load_speller(mode: str, language: str, encoder: str | None, scorer: str | None, lexicon: list[str],
+                 threshold: float | None, suggestions: int, protect: list[str], style: str, skip: list[str],
+                 context: str, device: str | None) -> tuple[Any, str]:
+    """The speller ``correct`` runs, from its options (once per worker process), and the output mode."""
+    from charwise.speller import Speller, SpellerSettings
+
+    speller = Speller.load(language, encoder=encoder, scorer=scorer, word_files=tuple(lexicon),
+                           settings=SpellerSettings(threshold=threshold, suggestions=suggestions,
+                                                    protect=tuple(protect), style=style,
+                                                    changes=tuple(k for k in CHANGE_KINDS if k not in skip)),
+                           context=context, device=device)
+    return speller, mode
+
+
+def correct_chunk(state: tuple[Any, str], windows: list[TextWindow]) -> tuple[str, int, int]:
+    """A worker's part of ``correct``: the output of a chunk of whole lines (:func:`line_chunks`),
+    the words it changed and its lines; the same code as one process runs, so the same bytes."""
+    speller, mode = state
+    out = io.StringIO()
+    changed = correct_windows(speller, iter(windows), out, mode, first_block=CORRECT_BLOCK)
+    return out.getvalue(), changed, sum(w.line_end for w in windows)
+
+
+def line_chunks(windows: Iterator[TextWindow], lines: int = CHUNK_LINES, chars: int = CHUNK_CHARS
+                ) -> Iterator[list[TextWindow]]:
+    """The windows in chunks of whole lines: ``lines`` lines, or fewer once they hold ``chars``
+    characters (a line's windows are never split between chunks)."""
+    chunk: list[TextWindow] = []
+    count = size = 0
+    for window in windows:
+        chunk.append(window)
+        size += len(window.text)
+        if window.line_end:
+            count += 1
+            if count >= lines or size >= chars:
+                yield chunk
+                chunk, count, size = [], 0, 0
+    if chunk:
+        yield chunk
+
+
 def correct_windows(speller: Any, windows: Iterator[TextWindow], sink: Any, mode: str = "marked",
-                    progress: Callable[[int], Any] | None = None) -> int:
+                    progress: Callable[[int], Any] | None = None, first_block: int = 1) -> int:
     """Correct the lines given as windows (:func:`charwise.io.iter_windows`) and write each one
     to ``sink`` followed by a newline: ``mode`` ``"marked"`` (changes as ``[word -> correction]``),
     ``"plain"`` or ``"json"`` (one object per line, as :meth:`CorrectedText.to_dict`). Whole lines
     are corrected a block at a time; a line in several windows window by window, each window
     starting where the sentence state of the one before left off, verbatim windows written back as
-    they are. Returns the number of words changed; ``progress(n)`` is told of each ``n`` lines done."""
-    changed, block_size = 0, 1
+    they are. Returns the number of words changed; ``progress(n)`` is told of each ``n`` lines done.
+    The first block is ``first_block`` lines (1: the first line is written at once)."""
+    changed, block_size = 0, first_block
     block: list[str] = []
 
     def write_block() -> None:
@@ -156,7 +231,7 @@ def correct_windows(speller: Any, windows: Iterator[TextWindow], sink: Any, mode
         if progress is not None:
             progress(len(block))
         block.clear()
-        block_size = CORRECT_BLOCK  # the first block is one line, so output starts at once
+        block_size = CORRECT_BLOCK
 
     long_line: _LongLine | None = None
     for window in windows:

@@ -15,11 +15,15 @@ from charwise.cli.common import (
     check_min,
     check_positive,
     check_unit,
+    fingerprint,
     input_lines,
     load_encoder,
+    scan_input,
 )
+from charwise.cli.progress import Progress
+from charwise.cli.workers import Job, add_worker_options, check_worker_options, ordered_results
 from charwise.errors import CheckpointError, ConfigError, InputError
-from charwise.io import atomic_npy, check_output_dir, check_output_file, read_json, write_json
+from charwise.io import check_output_dir, check_output_file, check_resumable, read_json, resumable_output, write_json
 from charwise.presets import ENCODER_PRESETS
 from charwise.training.config import NOISE_MODELS, LossWeights, TrainConfig
 from charwise.typos.realistic import LANGUAGES
@@ -29,7 +33,9 @@ if TYPE_CHECKING:
 
     from charwise.teachers import Teacher
 
-EMBED_BLOCK = 16_384  # lines read, embedded and written at a time: memory does not grow with the file
+# Words embedded and written at a time (by one worker), memory bounded by it; the same chunks
+# whatever --workers is, so that the batches, and the bytes written, are the same.
+EMBED_BLOCK = 4096
 
 LOSS_FLAGS = (("cos", "cosine distance"), ("l2", "Euclidean distance"), ("nbr", "neighbour"),
               ("ce", "tied cross-entropy"), ("contrastive", "contrastive (in-batch + hard negatives)"))
@@ -112,6 +118,7 @@ def add_parser(sub: Any) -> None:
     m.add_argument("--encoder", default="minilm", help=ENCODER_HELP)
     m.add_argument("--batch-size", type=int, default=1024)
     add_input_options(m)
+    add_worker_options(m)
     m.set_defaults(func=cmd_embed)
 
 
@@ -288,23 +295,49 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
 
 
 # --- embed -------------------------------------------------------------------------------------
+EMBED_OPTIONS = ("encoder", "batch_size", "errors", "max_line_chars")  # the options that change the output
+EMBEDDER_LOADER = "charwise.cli.encoder:load_embedder"  # what each worker process loads, once
+
+
 def cmd_embed(args: argparse.Namespace) -> int:
-    from tqdm.auto import tqdm
+    import itertools
 
     check_min("--batch-size", args.batch_size, 1)
     check_input_options(args)
-    check_output_file(args.out, "--out")
-    lines = input_lines(args, args.words_file)  # a missing input fails at once; lines are read later
-    encoder = load_encoder(args.encoder)  # fail on a bad encoder before reading any input
-    bar = tqdm(desc="embed", unit=" words", disable=None, file=sys.stderr)
-    with atomic_npy(args.out, encoder.dim) as out:
-        while True:
-            # Row i is line i, always: empty lines give the empty-string vector instead of being dropped.
-            block = [line.strip() for _, line in zip(range(EMBED_BLOCK), lines)]
-            if not block:
-                break
-            out.write(encoder.embed(block, batch_size=args.batch_size))
-            bar.update(len(block))
-    bar.close()
-    print(f"{out.rows} vectors of dimension {encoder.dim} written to {args.out}", file=sys.stderr)
+    check_worker_options(args, args.words_file)
+    scan = scan_input(args, args.words_file)  # the whole input is checked before anything loads
+    mark = fingerprint("embed", scan, args, EMBED_OPTIONS)
+    check_resumable(args.out, mark, args.resume)
+    job = Job(EMBEDDER_LOADER, "charwise.cli.encoder:embed_chunk",
+              {"encoder": args.encoder, "batch_size": args.batch_size})
+    with resumable_output(args.out, mark, resume=args.resume, npy=True) as out:
+        out.keep(out.done - out.done % EMBED_BLOCK)  # whole chunks: the same batches as a run not interrupted
+        progress = Progress("embed", "words", scan.lines if scan is not None else None, args.progress, out.done)
+        lines = itertools.islice(input_lines(args, args.words_file, scanned=True), out.done, None)
+        # Row i is line i, always: empty lines give the empty-string vector instead of being dropped.
+        chunks = iter(lambda: [line.strip() for line in itertools.islice(lines, EMBED_BLOCK)], [])
+        for vectors in ordered_results(job, chunks, args.workers):
+            out.write_rows(vectors)
+            out.flush()  # the chunk is committed: a killed run keeps it
+            progress.update(len(vectors))
+        progress.close()
+        if out.rows is None:  # an empty input: the encoder says the width of its (no) rows
+            import numpy as np
+
+            out.write_rows(np.zeros((0, job.start()[0].dim), dtype=np.float32))
+        rows, dim = out.units, out.rows.dim if out.rows is not None else 0
+    print(f"{rows} vectors of dimension {dim} written to {args.out}", file=sys.stderr)
     return 0
+
+
+def load_embedder(encoder: str, batch_size: int) -> tuple[Any, int]:
+    """The encoder ``embed`` runs (once per worker process) and its batch size."""
+    return load_encoder(encoder), batch_size
+
+
+def embed_chunk(state: tuple[Any, int], words: list[str]) -> Any:
+    """A worker's part of ``embed``: the float32 vectors of a chunk of words."""
+    import numpy as np
+
+    encoder, batch_size = state
+    return np.ascontiguousarray(encoder.embed(words, batch_size=batch_size).detach().cpu().numpy(), dtype=np.float32)

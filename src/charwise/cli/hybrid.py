@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,15 +13,22 @@ from charwise.cli.common import (
     argument_text,
     check_input_options,
     check_min,
+    check_policy,
     check_positive,
     check_unit,
+    fingerprint,
     input_lines,
+    scan_input,
 )
-from charwise.io import atomic_npy, check_input_file, check_output_file, read_json
+from charwise.cli.progress import Progress
+from charwise.cli.workers import Job, add_worker_options, check_worker_options, ordered_results
+from charwise.io import check_input_file, check_resumable, read_json, resumable_output
 from charwise.presets import CHAR_POLICY_HELP, DEFAULT_POLICY, POLICY_HELP
 from charwise.training.config import NOISE_MODELS, PRETRAIN_MODES, PretrainConfig, TuneConfig
 
-ENCODE_BLOCK = 4096  # sentences read, encoded and written at a time: memory does not grow with the file
+# Sentences encoded and written at a time (by one worker), memory bounded by it; the same chunks
+# whatever --workers is, so that the batches, and the bytes written, are the same.
+ENCODE_BLOCK = 256
 
 ENCODER_HELP = "character encoder (default: the one shipped for the teacher)"
 
@@ -37,6 +45,7 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--max-length", type=int, default=256, help="positions per sentence; longer ones are truncated")
     c.add_argument("--no-normalize", action="store_true", help="keep the mean-pooled vectors unnormalised")
     add_input_options(c)
+    add_worker_options(c)
     c.set_defaults(func=cmd_encode)
 
     h = sub.add_parser("compare", help="teacher pieces vs hybrid input for a text: which words the policy picks")
@@ -96,42 +105,69 @@ def add_parser(sub: Any) -> None:
 
 
 # --- encode ------------------------------------------------------------------------------------
-def cmd_encode(args: argparse.Namespace) -> int:
-    import warnings
+ENCODE_OPTIONS = ("teacher", "policy", "encoder", "batch_size", "max_length", "no_normalize", "errors",
+                  "max_line_chars")  # the options that change the output
+ENCODER_LOADER = "charwise.cli.hybrid:load_sentence_encoder"  # what each worker process loads, once
 
-    from tqdm.auto import tqdm
+
+def cmd_encode(args: argparse.Namespace) -> int:
+    import numpy as np
 
     check_min("--batch-size", args.batch_size, 1)
     check_min("--max-length", args.max_length, 1)
     check_input_options(args)
-    check_output_file(args.out, "--out")
-    # a missing or undecodable file fails before torch and the model load; the rest is read later
-    lines = input_lines(args, args.file)
-    from charwise.hybrid.policies import get_policy
-    from charwise.hybrid.sentence import SentenceEncoder
-
-    get_policy(args.policy)  # a bad policy fails before any model loads (and before stdin is read)
-    encoder = SentenceEncoder(args.teacher, policy=args.policy, encoder=args.encoder, max_length=args.max_length)
-    bar = tqdm(desc="encode", unit=" sentences", disable=None, file=sys.stderr)
+    check_worker_options(args, args.file)
+    check_policy(args.policy)  # without torch: a bad name fails at once
+    # The whole input is checked before torch and the model load and before anything is written.
+    scan = scan_input(args, args.file)
+    mark = fingerprint("encode", scan, args, ENCODE_OPTIONS)
+    check_resumable(args.out, mark, args.resume)
+    job = Job(ENCODER_LOADER, "charwise.cli.hybrid:encode_chunk",
+              {"teacher": args.teacher, "policy": args.policy, "encoder": args.encoder, "max_length": args.max_length,
+               "batch_size": args.batch_size, "normalize": not args.no_normalize})
     cut = 0
-    with atomic_npy(args.out, encoder.dim) as out:
-        while True:
-            block = [line for _, line in zip(range(ENCODE_BLOCK), lines)]
-            if not block:
-                break
-            with warnings.catch_warnings(record=True) as caught:  # counted over the file, said once
-                warnings.simplefilter("always")
-                out.write(encoder.encode(block, batch_size=args.batch_size, normalize=not args.no_normalize))
-            # HybridModel warns "N of M texts exceed the model's T positions and were truncated" per batch.
-            cut += sum(int(str(w.message).split()[0]) for w in caught if "were truncated" in str(w.message))
-            bar.update(len(block))
-    bar.close()
+    with resumable_output(args.out, mark, resume=args.resume, npy=True) as out:
+        # whole chunks only: a chunk encoded again in other batches could differ in its last bits
+        out.keep(out.done - out.done % ENCODE_BLOCK)
+        progress = Progress("encode", "sentences", scan.lines if scan is not None else None, args.progress, out.done)
+        lines = itertools.islice(input_lines(args, args.file, scanned=True), out.done, None)
+        chunks = iter(lambda: list(itertools.islice(lines, ENCODE_BLOCK)), [])
+        for vectors, chunk_cut in ordered_results(job, chunks, args.workers):
+            out.write_rows(vectors)
+            out.flush()  # the chunk is committed: a killed run keeps it
+            cut += chunk_cut
+            progress.update(len(vectors))
+        progress.close()
+        if out.rows is None:  # an empty input: the model says the width of its (no) rows
+            out.write_rows(np.zeros((0, job.start()[0].dim), dtype=np.float32))
+        rows, dim = out.units, out.rows.dim if out.rows is not None else 0
     if cut:
         print(f"charwise: warning: {cut} sentences were longer than {args.max_length} positions and were cut "
               "to fit; --max-length sets the window", file=sys.stderr)
-    print(f"{out.rows} sentence vectors of dimension {encoder.dim} ({encoder.policy.name} policy) "
-          f"written to {args.out}", file=sys.stderr)
+    print(f"{rows} sentence vectors of dimension {dim} ({args.policy} policy) written to {args.out}", file=sys.stderr)
     return 0
+
+
+def load_sentence_encoder(teacher: str, policy: str, encoder: str | None, max_length: int, batch_size: int,
+                          normalize: bool) -> tuple[Any, int, bool]:
+    """The sentence encoder ``encode`` runs (once per worker process), with its batch options."""
+    from charwise.hybrid.sentence import SentenceEncoder
+
+    return SentenceEncoder(teacher, policy=policy, encoder=encoder, max_length=max_length), batch_size, normalize
+
+
+def encode_chunk(state: tuple[Any, int, bool], lines: list[str]) -> tuple[Any, int]:
+    """A worker's part of ``encode``: float32 vectors of a chunk of sentences, and how many of them
+    were cut to the model's window (HybridModel warns "N of M texts exceed ... and were truncated"
+    per batch; counted over the file and said once)."""
+    import warnings
+
+    encoder, batch_size, normalize = state
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        vectors = encoder.encode(lines, batch_size=batch_size, normalize=normalize).numpy()
+    cut = sum(int(str(w.message).split()[0]) for w in caught if "were truncated" in str(w.message))
+    return vectors, cut
 
 
 # --- tune and pretrain -------------------------------------------------------------------------

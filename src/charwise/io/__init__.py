@@ -33,11 +33,17 @@ the published tokenisation statistics drop them (``charwise stats`` does by defa
 Plain text (:func:`text_sentences`): one sentence per non-blank line, split into words by
 :func:`charwise.words.split_words`, the same splitter the hybrid models use on raw text.
 
+A command checks a whole input file before it loads a model or writes anything
+(:func:`scan_file`: a NUL byte, a binary file, is refused, and so is text that is not UTF-8 under
+``errors="strict"``, naming the line); the scan also counts the lines and hashes the bytes.
+
 Writing: :func:`atomic_directory`, :func:`atomic_file` and :func:`atomic_npy` build an output next
 to its destination and rename it into place, so that a kill at any moment leaves the old output or
 the new one, never half of each, and a failure leaves no temporary file. Outputs get the modes of
 any new file under the user's umask. :func:`check_output_file` / :func:`check_output_dir` refuse an
-unusable output location before a command starts its work.
+unusable output location before a command starts its work. Long outputs are written through
+:func:`resumable_output` instead (:mod:`charwise.io.resumable`): committed chunk by chunk to
+``FILE.partial``, resumable after a kill, renamed to ``FILE`` when complete.
 """
 
 from charwise.io.formats import (
@@ -55,6 +61,7 @@ from charwise.io.formats import (
 from charwise.io.reading import (
     ERRORS,
     MAX_LINE_CHARS,
+    InputScan,
     ReadReport,
     TextWindow,
     check_errors,
@@ -67,9 +74,11 @@ from charwise.io.reading import (
     iter_windows,
     read_lines,
     replace_surrogates,
+    scan_file,
     text_windows,
     whole_lines,
 )
+from charwise.io.resumable import PARTIAL_SUFFIX, PartialOutput, check_resumable, partial_paths, resumable_output
 from charwise.io.writing import (
     DirectoryLock,
     NpyRows,
@@ -86,10 +95,11 @@ from charwise.io.writing import (
 )
 
 __all__ = [
-    "COMMENT_PREFIX", "DATA_ENV", "ERRORS", "FORMATS", "MAX_LINE_CHARS", "DirectoryLock", "NpyRows", "ReadReport",
-    "TextWindow", "append_jsonl", "atomic_directory", "atomic_file", "atomic_npy", "bible_path", "check_errors",
-    "check_format", "check_input_file", "check_max_chars", "check_output_dir", "check_output_file", "check_text",
-    "data_root", "decode_line", "decode_lines", "detect_format", "is_comment", "iter_lines", "iter_windows",
-    "lock_directory", "read_json", "read_lines", "remove_orphans", "replace_surrogates", "text_sentences",
-    "text_windows", "whole_lines", "write_json", "write_text",
+    "COMMENT_PREFIX", "DATA_ENV", "ERRORS", "FORMATS", "MAX_LINE_CHARS", "PARTIAL_SUFFIX", "DirectoryLock",
+    "InputScan", "NpyRows", "PartialOutput", "ReadReport", "TextWindow", "append_jsonl", "atomic_directory",
+    "atomic_file", "atomic_npy", "bible_path", "check_errors", "check_format", "check_input_file", "check_max_chars",
+    "check_output_dir", "check_output_file", "check_resumable", "check_text", "data_root", "decode_line",
+    "decode_lines", "detect_format", "is_comment", "iter_lines", "iter_windows", "lock_directory", "partial_paths",
+    "read_json", "read_lines", "remove_orphans", "replace_surrogates", "resumable_output", "scan_file",
+    "text_sentences", "text_windows", "whole_lines", "write_json", "write_text",
 ]

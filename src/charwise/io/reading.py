@@ -112,6 +112,85 @@ def check_input_file(path: str | os.PathLike, what: str = "input file") -> Path:
     return path
 
 
+@dataclass(frozen=True)
+class InputScan:
+    """What :func:`scan_file` found in a whole file: its lines (as :func:`iter_lines` counts them),
+    its size in bytes and the SHA-256 of its bytes (which names this input, e.g. for resuming)."""
+
+    lines: int
+    size: int
+    sha256: str
+
+
+def scan_file(path: str | os.PathLike, errors: str = "strict") -> InputScan:
+    """Read a whole input file once, a MiB at a time and without a Python object per line, so that
+    a command can refuse it before it loads any model or writes any output: a NUL byte (a binary
+    file) is always an :class:`~charwise.errors.InputError`, and so is text that is not UTF-8
+    under ``errors="strict"`` (the message :func:`iter_lines` would give, naming the line and the
+    byte). A missing file or a directory is refused as by :func:`check_input_file`."""
+    import hashlib
+
+    check_errors(errors)
+    path = check_input_file(path)
+    digest, lines, size, carry, last = hashlib.sha256(), 0, 0, b"", b""
+    line_start = 0  # the file offset where the line being read starts
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(_CHUNK)
+            digest.update(chunk)
+            data = carry + chunk  # carry: a character cut by the end of the last chunk (never a newline)
+            base = size - len(carry)  # the file offset of data[0]
+            whole = _complete_utf8(data) if chunk else data
+            bad = _first_bad(whole, errors)
+            if bad is not None:
+                at, what = bad
+                before = data[:at]
+                newline = before.rfind(b"\n")
+                offset = at - newline - 1 if newline >= 0 else base + at - line_start
+                if lines + before.count(b"\n") == 0 and _starts_with_bom(path):
+                    offset -= 3  # iter_lines drops the byte-order mark before it counts
+                raise InputError(_bad_byte_message(path, lines + before.count(b"\n") + 1, offset, what))
+            newline = chunk.rfind(b"\n")
+            if newline >= 0:
+                line_start = size + newline + 1
+            lines += chunk.count(b"\n")
+            size += len(chunk)
+            last = chunk[-1:] or last
+            carry = data[len(whole):]
+            if not chunk:
+                break
+    return InputScan(lines + (size > 0 and last != b"\n"), size, digest.hexdigest())
+
+
+def _starts_with_bom(path: Path) -> bool:
+    """Whether the file starts with a UTF-8 byte-order mark."""
+    with open(path, "rb") as f:
+        return f.read(3) == b"\xef\xbb\xbf"
+
+
+def _first_bad(data: bytes, errors: str) -> tuple[int, str] | None:
+    """``(offset, what)`` of the first NUL byte, or under ``errors="strict"`` of the first byte
+    that is not UTF-8, whichever comes first; None if there is neither."""
+    found: list[tuple[int, str]] = []
+    nul = data.find(b"\0")
+    if nul >= 0:
+        found.append((nul, "NUL"))
+    if errors == "strict":
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            found.append((e.start, e.reason))
+    return min(found) if found else None
+
+
+def _bad_byte_message(path: Path, line: int, offset: int, what: str) -> str:
+    """The one-line error for a bad byte at ``offset`` of line ``line``."""
+    if what == "NUL":
+        return f"{path}, line {line}: a NUL byte (byte {offset} of the line): a binary file, not text"
+    return (f"{path}, line {line}: not UTF-8 text ({what} at byte {offset} of the line); pass --errors replace "
+            "to read such bytes as U+FFFD")
+
+
 def iter_lines(path: str | os.PathLike, *, errors: str = "strict", max_chars: int | None = MAX_LINE_CHARS,
                report: ReadReport | None = None) -> Iterator[str]:
     """The lines of a UTF-8 text file, or of standard input for ``"-"``, one at a time (see the

@@ -118,6 +118,14 @@ class NpyRows:
         self.f, self.dim, self.rows = f, int(dim), 0
         f.write(self._header())
 
+    @classmethod
+    def reopen(cls, f: IO[bytes], dim: int, rows: int) -> "NpyRows":
+        """The writer of a matrix whose header and first ``rows`` rows ``f`` already holds (``f``
+        positioned after them): a partial output being resumed (:mod:`charwise.io.resumable`)."""
+        self = cls.__new__(cls)
+        self.f, self.dim, self.rows = f, int(dim), int(rows)
+        return self
+
     def _header(self) -> bytes:
         text = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (self.rows, self.dim)
         text = text.ljust(self.HEADER_BYTES - 10 - 1) + "\n"

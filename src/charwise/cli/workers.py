@@ -1,0 +1,201 @@
+"""Many cores: a command's chunks of lines on ``--workers`` processes, results back in input order.
+
+:func:`ordered_results` runs ``work(state, chunk)`` for each chunk of an input and yields the results
+in the order of the chunks, each as soon as it and every chunk before it are done, so a command
+writes its output as it goes. ``state`` is what a :class:`Job`'s ``load`` returns (a speller, an
+encoder): each worker process calls it once, when it starts, and keeps it for every chunk it is
+given; only chunks of text and their results cross between processes, never a model.
+
+The processes come from the ``forkserver`` context: a small server process imports the module of the
+job's ``load`` once and forks each worker from itself, so the workers share the pages of those
+imports (and of the tables the speller memory-maps, which the page cache holds once) instead of
+each building its own; nothing is forked from the command's own process, whose threads and state
+a fork would copy. Each worker gets an equal share of the usable cores for its own threads
+(``OMP_NUM_THREADS``, torch's intra-op threads), ignores Ctrl-C (the command's process answers
+it and stops the workers), and is killed by the kernel if its parent dies, so a killed command
+leaves no worker behind.
+
+With one worker, or an input that fits in one chunk, everything runs in the command's own process
+(no process is started: a short input answers in the time of one model load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures
+import importlib
+import itertools
+import multiprocessing.forkserver
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+from charwise.errors import CharwiseError, ConfigError
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+AHEAD = 2  # chunks queued per worker beyond the one it runs: workers never wait, memory stays bounded
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, which a container or ``taskset`` may
+    narrow), not every core of the machine."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def add_worker_options(parser: argparse.ArgumentParser, resume: bool = True) -> None:
+    """``--workers`` and ``--progress`` (and ``--resume`` for commands whose ``--out`` is resumable)."""
+    from charwise.cli.progress import PROGRESS_MODES
+
+    parser.add_argument("--workers", type=int, default=usable_cores(),
+                        help="processes that share the work, each with the model loaded once (default: the "
+                             "usable cores); 1 runs in this process")
+    parser.add_argument("--progress", default="auto", choices=PROGRESS_MODES,
+                        help="auto: a bar on a terminal, else a log line every few seconds on standard error "
+                             "(lines done, total, rate, time left); bar, log or none")
+    if resume:
+        parser.add_argument("--resume", action="store_true",
+                            help="continue the output of an interrupted run (kept as OUT.partial) after the "
+                                 "lines it finished")
+
+
+def check_worker_options(args: argparse.Namespace, input_path: str | None = None) -> None:
+    """``--workers`` >= 1; ``--resume`` needs ``--out`` and an input file (standard input cannot be
+    read again from where a run stopped)."""
+    from charwise.cli.common import check_int_min
+
+    check_int_min("--workers", args.workers, 1)
+    if getattr(args, "resume", False):
+        if not getattr(args, "out", None):
+            raise ConfigError("--resume continues an interrupted --out FILE: give --out")
+        if input_path is None or input_path == "-":
+            raise ConfigError("--resume needs an input file: standard input cannot be read again from where a run "
+                              "stopped")
+
+
+@dataclass(frozen=True)
+class Job:
+    """What each worker runs: ``load`` and ``work`` are ``"module:function"`` names (so that a
+    worker imports only what it runs); ``load(**options)`` is called once per worker and its result
+    given to ``work(state, chunk)`` for each chunk."""
+
+    load: str
+    work: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def start(self) -> Any:
+        """The state, loaded in this process."""
+        return _resolve(self.load)(**self.options)
+
+    def run(self, state: Any, chunk: Any) -> Any:
+        return _resolve(self.work)(state, chunk)
+
+
+def _resolve(name: str) -> Callable[..., Any]:
+    module, _, function = name.partition(":")
+    loaded: Callable[..., Any] = getattr(importlib.import_module(module), function)
+    return loaded
+
+
+def ordered_results(job: Job, chunks: Iterable[Any], workers: int) -> Iterator[Any]:
+    """``job``'s work on each chunk, in the order of ``chunks``, on ``workers`` processes (see the
+    module docstring); chunks are read from ``chunks`` only as workers become free, so the input is
+    never held whole. An error in a worker is raised here, as it was raised there."""
+    chunks = iter(chunks)
+    head = list(itertools.islice(chunks, 2))
+    if workers <= 1 or len(head) < 2:
+        state = job.start()
+        for chunk in itertools.chain(head, chunks):
+            yield job.run(state, chunk)
+        return
+    yield from _pooled(job, itertools.chain(head, chunks), workers)
+
+
+def _pooled(job: Job, chunks: Iterator[Any], workers: int) -> Iterator[Any]:
+    context = multiprocessing.get_context("forkserver")
+    threads = max(1, usable_cores() // workers)
+    # The server imports the job's module (numpy, maybe torch) once for every worker, so the thread
+    # counts that those libraries read at import must be in its environment when it starts.
+    saved = {variable: os.environ.get(variable) for variable in THREAD_VARIABLES}
+    try:
+        os.environ.update({variable: str(threads) for variable in THREAD_VARIABLES})
+        context.set_forkserver_preload([job.load.partition(":")[0]])
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        for variable, value in saved.items():
+            if value is None:
+                os.environ.pop(variable, None)
+            else:
+                os.environ[variable] = value
+    executor = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+                                                      initargs=(job, threads))
+    pending: collections.deque[concurrent.futures.Future[Any]] = collections.deque()
+    finished = False
+    try:
+        for chunk in chunks:
+            pending.append(executor.submit(_run_chunk, chunk))
+            while len(pending) > workers * AHEAD or (pending and pending[0].done()):
+                yield _result(pending.popleft())
+        while pending:
+            yield _result(pending.popleft())
+        finished = True
+    finally:
+        if not finished:  # an error or an interruption: stop the workers now, not after their queue
+            for future in pending:
+                future.cancel()
+            for process in list(getattr(executor, "_processes", {}).values()):  # the executor's own table
+                process.terminate()
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _result(future: concurrent.futures.Future[Any]) -> Any:
+    try:
+        return future.result()
+    except concurrent.futures.process.BrokenProcessPool:
+        raise CharwiseError("a worker process died (out of memory?); fewer --workers need less memory, and "
+                            "--resume continues an --out file after what was finished") from None
+
+
+# --- in the worker processes -------------------------------------------------------------------
+_job: Job | None = None
+_state: Any = None
+_failure: BaseException | None = None
+
+
+def _start_worker(job: Job, threads: int) -> None:
+    """A worker's start: its share of the cores, Ctrl-C left to the command, then the one load."""
+    global _job, _state, _failure
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    for variable in THREAD_VARIABLES:
+        os.environ[variable] = str(threads)
+    try:
+        _job, _state = job, job.start()
+        if "torch" in sys.modules:  # imported by the load (or the preload), before these variables
+            import torch
+
+            torch.set_num_threads(threads)
+    except BaseException as e:  # kept, and raised for the first chunk: an initializer's error breaks the pool
+        _failure = e
+
+
+def _run_chunk(chunk: Any) -> Any:
+    if _failure is not None:
+        raise _failure
+    assert _job is not None
+    return _job.run(_state, chunk)
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent dies (a killed command leaves no worker)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the pool's own shutdown has to do
+        pass
