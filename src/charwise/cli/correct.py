@@ -107,6 +107,7 @@ CORRECT_OPTIONS = ("language", "encoder", "scorer", "threshold", "suggestions", 
                    "style", "skip", "errors", "max_line_chars")  # the options that change the output
 CHUNK_LINES = 256  # lines a worker corrects at a time (--workers above 1) ...
 CHUNK_CHARS = 1 << 20  # ... or fewer, once they hold this many characters
+SPELLER_LOADER = "charwise.cli.correct:load_speller"  # what each worker process loads, once
 
 
 def cmd_correct(args: argparse.Namespace) -> int:
@@ -142,7 +143,7 @@ def cmd_correct(args: argparse.Namespace) -> int:
         return 0
     windows = itertools.chain([first], windows)
     mode = "json" if args.json else "plain" if args.plain else "marked"
-    job = Job("charwise.cli.correct:load_speller", "charwise.cli.correct:correct_chunk",
+    job = Job(SPELLER_LOADER, "charwise.cli.correct:correct_chunk",
               {"mode": mode, **{name: getattr(args, name) for name in SPELLER_OPTIONS}})
     with resumable_output(args.out, mark, resume=args.resume) if args.out else output_sink(None) as sink:
         done = getattr(sink, "done", 0)

@@ -72,6 +72,7 @@ class PartialOutput:
     def __init__(self, f: IO[bytes], npy: bool) -> None:
         self.f, self.npy = f, npy
         self.done = 0
+        self.lines = 0  # text: lines written since it was opened
         self.rows: NpyRows | None = None
         if npy:
             self._open_npy()
@@ -123,7 +124,7 @@ class PartialOutput:
     def keep(self, units: int) -> None:
         """Keep only the first ``units`` of the ``done`` units (a command that resumes at a chunk's
         start drops the rows of a chunk a kill cut short); only before anything is written."""
-        if units >= self.done:
+        if units >= self.done or self.units != self.done:
             return
         if self.rows is not None:  # rows: a fixed size each
             self.f.truncate(NpyRows.HEADER_BYTES + units * 4 * self.rows.dim)
@@ -148,6 +149,7 @@ class PartialOutput:
     def write(self, text: str) -> None:
         """Append ``text`` (UTF-8) to a text output."""
         self.f.write(text.encode("utf-8", "surrogatepass"))
+        self.lines += text.count("\n")
 
     def write_rows(self, rows: Any) -> None:
         """Append the rows of a ``(k, dim)`` array to a ``.npy`` output; the first call on a new
@@ -159,7 +161,7 @@ class PartialOutput:
     @property
     def units(self) -> int:
         """Lines (text) or rows (``.npy``) in the output now, resumed ones included."""
-        return self.rows.rows if self.rows is not None else self.done
+        return self.rows.rows if self.rows is not None else self.done + self.lines
 
     def flush(self) -> None:
         """Hand what was written to the operating system: a killed process keeps it."""
