@@ -148,7 +148,7 @@ def test_training_resumes_to_the_same_weights(make_encoder, wordpiece_teacher, t
     before = {k: v.clone() for k, v in first.state_dict().items()}
     straight = SpellingTrainer(config, tmp_path / "a", encoder=first, teacher=wordpiece_teacher, progress=False)
     straight.train()
-    changed = any(not torch.equal(before[k], v) for k, v in first.state_dict().items())
+    changed = any(not torch.equal(before[k], v.to(before[k].device)) for k, v in first.state_dict().items())
     assert changed == train_encoder  # a frozen encoder stays exactly as it was
     part = SpellingTrainer(config, tmp_path / "b", encoder=encoder(), teacher=wordpiece_teacher, progress=False)
     part.train(stop_after=4)

@@ -99,6 +99,22 @@ def test_embed_restores_training_mode_and_grad_flag(make_encoder, kind):
     assert not enc.training
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_embed_with_grad_runs_in_the_callers_mode(make_encoder, kind):
+    """A trained encoder's forward runs in training mode (dropout; on CUDA, cuDNN's RNN backward
+    refuses a forward made in eval mode); vectors without grad are computed in eval mode."""
+    enc = make_encoder(kind)
+    seen: list[bool] = []
+    for module in enc.modules():
+        module.register_forward_pre_hook(lambda m, args: seen.append(m.training))
+    enc.train()
+    enc.embed(["hello", "world"], grad=True)
+    assert seen and all(seen)
+    seen.clear()
+    enc.embed(["hello"])
+    assert seen and not any(seen) and enc.training
+
+
 # --- every parameter is trained ----------------------------------------------------------------------
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_parameter_gets_a_gradient(make_encoder, small_charset, kind):

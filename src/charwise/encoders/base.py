@@ -197,6 +197,10 @@ class CharEncoder(PreTrainedModel):
         ``manifold``: project onto the teacher's rows (:mod:`charwise.encoders.manifold`); by
         default when the encoder has a tuned projection (``self.manifold``); ``False`` gives the raw
         character vectors (the module's ``forward``).
+        Without ``grad`` the vectors are computed in eval mode and inference mode (the module's mode
+        is restored after). With ``grad`` they are differentiable and the module keeps its mode: a
+        caller training the encoder gets its dropout, and cuDNN's RNN kernels (on CUDA) can only run
+        the backward pass of a forward made in training mode.
         Strings are batched by length so that padding stays small; order is preserved.
         """
         if isinstance(words, str):
@@ -213,7 +217,8 @@ class CharEncoder(PreTrainedModel):
             return out
         order = sorted(range(n), key=lambda i: len(words[i]))
         was_training = self.training
-        self.eval()
+        if not grad:
+            self.eval()
         ctx = torch.enable_grad() if grad else torch.inference_mode()
         try:
             with ctx:
