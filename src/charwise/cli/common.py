@@ -216,6 +216,14 @@ def argument_text(args: argparse.Namespace, text: str, what: str) -> str:
     return check_text(text, what, args.errors)
 
 
+def check_encoder(name_or_path: str) -> None:
+    """Refuse an ``--encoder`` that is neither a shipped name nor a directory, before anything
+    loads or any input is read (the check :func:`load_encoder` makes first, without its imports)."""
+    from charwise.encoders.shipped import _encoder_directory
+
+    _encoder_directory(name_or_path)
+
+
 def load_encoder(name_or_path: str) -> Any:
     """A shipped encoder by name or an encoder directory (:func:`charwise.encoders.shipped.load`)."""
     from charwise.encoders.shipped import load

@@ -11,6 +11,7 @@ from charwise.cli.common import (
     ENCODER_HELP,
     add_input_options,
     argument_text,
+    check_encoder,
     check_input_options,
     check_min,
     check_positive,
@@ -305,6 +306,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
     check_min("--batch-size", args.batch_size, 1)
     check_input_options(args)
     check_worker_options(args, args.words_file)
+    check_encoder(args.encoder)
     scan = scan_input(args, args.words_file)  # the whole input is checked before anything loads
     mark = fingerprint("embed", scan, args, EMBED_OPTIONS)
     check_resumable(args.out, mark, args.resume)

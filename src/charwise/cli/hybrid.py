@@ -11,6 +11,7 @@ from typing import Any
 from charwise.cli.common import (
     add_input_options,
     argument_text,
+    check_encoder,
     check_input_options,
     check_min,
     check_policy,
@@ -118,6 +119,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
     check_input_options(args)
     check_worker_options(args, args.file)
     check_policy(args.policy)  # without torch: a bad name fails at once
+    if args.encoder is not None:
+        check_encoder(args.encoder)
     # The whole input is checked before torch and the model load and before anything is written.
     scan = scan_input(args, args.file)
     mark = fingerprint("encode", scan, args, ENCODE_OPTIONS)
