@@ -35,7 +35,8 @@ COMMANDS = ["train", "eval", "manifold", "neighbors", "embed", "encode", "compar
             "expand", "tag", "tag train", "tag eval", "tag predict", "decoder", "decoder train", "decoder eval",
             "decoder spell", "correct", "speller", "speller train", "generator", "generator train",
             "generator generate", "lm", "lm train", "lm eval", "lm sample", "lm neighbors", "translate",
-            "translate train", "translate eval", "translate translate", "translate average"]
+            "translate train", "translate eval", "translate translate", "translate average", "cache", "cache info",
+            "cache prune"]
 
 
 def test_every_command_is_registered():
