@@ -54,6 +54,9 @@ class GeneratorTrainer:
         self.hybrid.requires_grad_(False)
         self.hybrid.eval()
         self.decoder = CharDecoder.from_pretrained(config.decoder).requires_grad_(False)
+        # The frozen parts run where the engine puts the head (a GPU when there is one).
+        self.hybrid.to(self.accelerator.device)
+        self.decoder.to(self.accelerator.device)
         if self.hybrid.encoder is not None and self.decoder.charset.to_dict() != self.hybrid.encoder.charset.to_dict():
             raise ConfigError(f"the decoder in '{config.decoder}' writes another alphabet than this encoder reads; "
                               "use the decoder trained for this encoder")
