@@ -26,6 +26,7 @@ import collections
 import concurrent.futures
 import importlib
 import itertools
+import json
 import multiprocessing.forkserver
 import os
 import signal
@@ -121,10 +122,14 @@ def _pooled(job: Job, chunks: Iterator[Any], workers: int) -> Iterator[Any]:
     threads = max(1, usable_cores() // workers)
     # The server imports the job's module (numpy, maybe torch) once for every worker, so the thread
     # counts that those libraries read at import must be in its environment when it starts.
-    saved = {variable: os.environ.get(variable) for variable in THREAD_VARIABLES}
+    # With one thread a worker the server also loads the job's state once, and the workers forked
+    # from it share its pages (tables, weights) instead of each loading a copy: no library thread
+    # pool has started in the server then, which a fork would leave broken in the child.
+    preload = {PRELOAD_VARIABLE: _job_key(job)} if threads == 1 else {}
+    saved = {variable: os.environ.get(variable) for variable in (*THREAD_VARIABLES, PRELOAD_VARIABLE)}
     try:
-        os.environ.update({variable: str(threads) for variable in THREAD_VARIABLES})
-        context.set_forkserver_preload([job.load.partition(":")[0]])
+        os.environ.update({variable: str(threads) for variable in THREAD_VARIABLES}, **preload)
+        context.set_forkserver_preload([job.load.partition(":")[0], "charwise.cli.preload"])  # in this order
         multiprocessing.forkserver.ensure_running()
     finally:
         for variable, value in saved.items():
@@ -161,10 +166,32 @@ def _result(future: concurrent.futures.Future[Any]) -> Any:
                             "--resume continues an --out file after what was finished") from None
 
 
-# --- in the worker processes -------------------------------------------------------------------
+# --- in the forkserver and the worker processes ------------------------------------------------
+PRELOAD_VARIABLE = "CHARWISE_PRELOAD_JOB"
 _job: Job | None = None
 _state: Any = None
 _failure: BaseException | None = None
+_preloaded: tuple[str, Any] | None = None  # (the job's key, its state) loaded in the forkserver
+
+
+def _job_key(job: Job) -> str:
+    return json.dumps([job.load, job.options], sort_keys=True, default=str)
+
+
+def preload() -> None:
+    """In the forkserver (:mod:`charwise.cli.preload` calls it there, after the job's module is
+    imported), if the command set :data:`PRELOAD_VARIABLE` while it started the server: load the
+    named job's state once, for every worker forked from it. A failure is left to the workers to
+    meet, and report, when they load the state themselves."""
+    global _preloaded
+    key = os.environ.pop(PRELOAD_VARIABLE, "")
+    if not key:
+        return
+    load, options = json.loads(key)
+    try:
+        _preloaded = key, Job(load, "", options).start()
+    except Exception:
+        _preloaded = None
 
 
 def _start_worker(job: Job, threads: int) -> None:
@@ -175,7 +202,8 @@ def _start_worker(job: Job, threads: int) -> None:
     for variable in THREAD_VARIABLES:
         os.environ[variable] = str(threads)
     try:
-        _job, _state = job, job.start()
+        preloaded = _preloaded is not None and _preloaded[0] == _job_key(job)
+        _job, _state = job, (_preloaded[1] if _preloaded is not None and preloaded else job.start())
         if "torch" in sys.modules:  # imported by the load (or the preload), before these variables
             import torch
 
