@@ -1,6 +1,8 @@
-"""What only a GPU can show, in one run of a few minutes on a machine with CUDA:
+"""What only a GPU can show, in one run of a few minutes on a machine with CUDA.
 
     python benchmarks/gpu_checks.py      # writes benchmarks/results/gpu_checks.json (+ .png)
+
+Sections:
 
 1. **resume**: the RNN trainers' checkpoint-and-resume tests (the suite's own, :data:`RESUME_TESTS`:
    the approximation encoder, the decoder, the language model, the translation model, the

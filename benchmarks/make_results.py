@@ -129,6 +129,7 @@ PAGES = {
     "speller": "correction.md",
     "real_words": "correction.md",
     "front_end": "hybrid.md",
+    "gpu_checks": "scaling.md",
     "spelling_suite": "spelling_benchmarks.md",
     "lexnorm": "spelling_benchmarks.md",
     "decoder": "correction.md",
@@ -551,6 +552,26 @@ def render_front_end(data: dict[str, Any]) -> Lines:
                           "`repairing(model)` sent/s", "`correct` sent/s"], rows, right=set(range(1, 10)))
 
 
+def render_gpu_checks(data: dict[str, Any]) -> Lines:
+    """benchmarks/gpu_checks.py: resume tests on CUDA, encode overlap, the front end and the LM speller on a GPU."""
+    sec = data["sections"]
+    lines = [f"{data['device']}, torch {data['torch']} (CUDA {data['cuda']}); {data['texts']:,} WNUT17 tweets, "
+             f"batch {data['batch']}, median of {data['repeats']} warm passes. {data.get('setup', '')}", ""]
+    if "resume" in sec:
+        r = sec["resume"]
+        lines += [f"Resume tests on CUDA (deterministic algorithms {'on' if r.get('deterministic_algorithms') else 'off'}"
+                  f"): {r['passed']} passed, {r['failed']} failed, {r['skipped']} skipped; GPU peak "
+                  f"{r['gpu_peak_mib']} MiB.", ""]
+        lines += table(["test", "outcome", "s"], [[f"`{k}`", v["outcome"], f"{v['seconds']:.1f}"]
+                                                  for k, v in r["tests"].items()], right={2})
+    rates: dict[str, float] = dict(sec.get("front_end", {}).get("sentences_per_second", {}))
+    rates.update({f"charwise {k}": v for k, v in sec.get("overlap", {}).get("sentences_per_second", {}).items()})
+    rates.update({f"speller, context {k}": v for k, v in sec.get("lm_speller", {}).get("tweets_per_second", {}).items()})
+    if rates:
+        lines += ["", *table(["what", "sentences / s"], [[k, f"{v:,.1f}"] for k, v in rates.items()], right={1})]
+    return lines
+
+
 def render_spelling_suite(data: dict[str, Any]) -> Lines:
     """benchmarks/spelling_suite.py: its own tables (the ones docs/spelling_benchmarks.md quotes)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -832,6 +853,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "real_words": render_real_words,
     "lexnorm": render_lexnorm,
     "front_end": render_front_end,
+    "gpu_checks": render_gpu_checks,
     "spelling_suite": render_spelling_suite,
     "spelling_suite_": render_spelling_suite,
     "speller_dev_": render_generic,

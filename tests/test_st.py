@@ -160,13 +160,13 @@ def test_encode_prepares_the_next_batch_while_the_model_runs(tiny_bert_dir, tiny
 
     monkeypatch.setattr(enc.hybrid, "prepare_texts", watched_prepare)
     monkeypatch.setattr(enc.module, "states", watched_states)
-    together = enc.encode(texts, batch_size=2, overlap=True)  # the default on a GPU
+    together = enc.encode(texts, batch_size=2, overlap=True)
     torch.testing.assert_close(together, alone, atol=1e-6, rtol=1e-5)  # batching and threads change nothing
     assert overlapped == [True] and len(threads) == 3
     assert all(name.startswith("charwise-prepare") for name in threads)
     assert enc.encode([], overlap=True).shape == (0, 16)
     threads.clear()
-    torch.testing.assert_close(enc.encode(texts, batch_size=2), alone, atol=1e-6, rtol=1e-5)  # on the CPU: in turn
+    torch.testing.assert_close(enc.encode(texts, batch_size=2), alone, atol=1e-6, rtol=1e-5)  # by default: in turn
     assert threads == [threading.current_thread().name] * 3
 
     def broken(batch):
