@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence, overload
+from typing import TYPE_CHECKING, Any, Sequence, TypeAlias, overload
 
 import numpy as np
 
@@ -87,7 +87,7 @@ if TYPE_CHECKING:
     from charwise.speller.scoring import ScorerArrays
     from charwise.speller.vectors import WordEncoder
 
-    Scorer = SpellScorer | ScorerArrays  # the fitted model, or its arrays read without torch
+    Scorer: TypeAlias = SpellScorer | ScorerArrays  # the fitted model, or its arrays read without torch
 
 SHIPPED_SCORERS = {"en": "speller-minilm-en", "es": "speller-e5-es"}
 DEFAULT_ENCODERS = {"en": "minilm", "es": "e5-multilingual"}
