@@ -101,5 +101,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"charwise: error: cannot read a weights file: {_one_line(e)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print("charwise: interrupted (training can continue with --resume)", file=sys.stderr)
+        print("charwise: interrupted (an interrupted training run or --out file continues with --resume)",
+              file=sys.stderr)
         return EXIT_INTERRUPTED
