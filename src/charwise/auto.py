@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 #: model type -> the module that defines its config and model classes and registers them on import
 MODEL_TYPES = {
-    "charwise-encoder": "charwise.encoders.base",  # it also imports every encoder kind
+    "charwise-encoder": "charwise.encoders.base",  # its registry imports every encoder kind on first look-up
     "charwise-decoder": "charwise.decoders.lstm",
     "charwise-char-lm": "charwise.lm.model",
     "charwise-translation": "charwise.translation.model",

@@ -1,4 +1,4 @@
-"""The character-encoder interface, its registry, and its HF-native files.
+"""The character-encoder interface and its HF-native files (the kinds by name: :mod:`charwise.encoders.registry`).
 
 A :class:`CharEncoder` is a ``transformers.PreTrainedModel`` whose config is a
 :class:`CharEncoderConfig` (``model_type = "charwise-encoder"``): the encoder type, its architecture
@@ -32,6 +32,7 @@ from transformers import AutoConfig, AutoModel, PretrainedConfig, PreTrainedMode
 
 from charwise.charset import PAD, CharVocab
 from charwise.encoders.manifold import ManifoldConfig, RowIndex, project
+from charwise.encoders.registry import ENCODERS
 from charwise.errors import CheckpointError, ConfigError
 from charwise.model_files import (  # noqa: F401 (CONFIG_FILE ... re-exported)
     CONFIG_FILE,
@@ -44,19 +45,6 @@ from charwise.model_files import (  # noqa: F401 (CONFIG_FILE ... re-exported)
 
 MODEL_TYPE = "charwise-encoder"
 FORMAT = MODEL_TYPE  # the ``"format"`` of a charwise 0.1 config.json
-
-ENCODERS: dict[str, type["CharEncoder"]] = {}
-
-
-def register(name: str):
-    """Class decorator adding an encoder to the registry under ``name``."""
-
-    def wrap(cls: type["CharEncoder"]) -> type["CharEncoder"]:
-        cls.kind = name
-        ENCODERS[name] = cls
-        return cls
-
-    return wrap
 
 
 class CharEncoderConfig(PretrainedConfig):
@@ -445,7 +433,3 @@ def build_encoder(
 # encoders: AutoModel.from_pretrained(DIR) loads one without trust_remote_code.
 AutoConfig.register(MODEL_TYPE, CharEncoderConfig, exist_ok=True)
 AutoModel.register(CharEncoderConfig, CharEncoder, exist_ok=True)
-
-# Every kind registers itself in ENCODERS when imported: whoever reads an encoder from here can
-# load any kind. Imported last, because each kind's module imports this one.
-from charwise.encoders import bilstm, cnn, transformer  # noqa: E402, F401

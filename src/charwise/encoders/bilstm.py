@@ -12,7 +12,8 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
 from charwise.charset import PAD
-from charwise.encoders.base import CharEncoder, CharEncoderConfig, register
+from charwise.encoders.base import CharEncoder, CharEncoderConfig
+from charwise.encoders.registry import register
 from charwise.presets import ENCODER_PRESETS
 
 

@@ -10,7 +10,8 @@ import torch
 from torch import nn
 
 from charwise.charset import PAD
-from charwise.encoders.base import CharEncoder, CharEncoderConfig, register
+from charwise.encoders.base import CharEncoder, CharEncoderConfig
+from charwise.encoders.registry import register
 from charwise.errors import ConfigError
 from charwise.presets import ENCODER_PRESETS
 
