@@ -46,7 +46,7 @@ from charwise.encoders.base import CharEncoder, check_teacher
 from charwise.errors import ConfigError
 from charwise.hybrid.adapter import ModelAdapter
 from charwise.hybrid.batching import padded, split_texts, tokenize_words
-from charwise.hybrid.packing import score_packed
+from charwise.hybrid.packing import score_words_packed
 from charwise.hybrid.policies import Policy, Repair, get_policy
 from charwise.io import replace_surrogates
 from charwise.presets import DEFAULT_POLICY
@@ -441,8 +441,9 @@ class HybridModel(nn.Module):
                 groups[-1].append((*item, size))
             else:
                 groups.append([(*item, size)])
+        table = input_table(self.model)
         for group in groups:
-            score_packed(self.model, group, inputs, start, results, hits)
+            score_words_packed(self.model, table, group, inputs.inputs_embeds, start, results, hits)
         if greedy is not None:
             greedy.extend(hits)
         return results

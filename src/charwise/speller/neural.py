@@ -56,6 +56,7 @@ import torch
 
 from charwise.devices import check_device
 from charwise.errors import ConfigError, TeacherNotFoundError
+from charwise.hybrid.packing import PackedRow, Segment, pack, pick_log_probs
 from charwise.words import shorten_word
 
 if TYPE_CHECKING:
@@ -279,53 +280,25 @@ class LMReranker:
     @torch.inference_mode()
     def _forward(self, rows: list[tuple[list[int], list[list[int]]]]) -> list[list[float]]:
         """For each packed row (shared tokens, each text's own tokens), each text's summed
-        log-probabilities of its tokens after the first (see :meth:`score_groups`)."""
-        length = max(len(shared) + sum(map(len, own)) for shared, own in rows)
-        n = len(rows)
-        input_ids = torch.zeros(n, length, dtype=torch.long)
-        positions = torch.zeros(n, length, dtype=torch.long)
-        allowed = torch.eye(length, dtype=torch.bool).repeat(n, 1, 1)  # padding attends to itself only
-        # (row, position whose logits predict, the token predicted, the text it counts for; -1: all of the row's)
-        picks: list[tuple[int, int, int, int]] = []
-        owners: list[int] = []  # for each text, its row
+        log-probabilities of its tokens after the first (see :meth:`score_groups`): the shared
+        tokens are the row's context (scored once, their sum counts for every text of the row),
+        each text a segment that sees all of them (:mod:`charwise.hybrid.packing`)."""
+        layout = pack([PackedRow(len(shared), [Segment(len(shared), len(tokens), tokens) for tokens in own],
+                                 shared[1:]) for shared, own in rows])
+        input_ids = torch.zeros(layout.position_ids.shape, dtype=torch.long)
         for r, (shared, own) in enumerate(rows):
-            c = len(shared)
-            input_ids[r, :c] = torch.tensor(shared, dtype=torch.long)
-            positions[r, :c] = torch.arange(c)
-            allowed[r, :c, :c] = torch.ones(c, c, dtype=torch.bool).tril()
-            picks += [(r, t, shared[t + 1], -1) for t in range(c - 1)]
-            at = c
-            for tokens in own:
-                text = len(owners)
-                owners.append(r)
-                m = len(tokens)
-                input_ids[r, at : at + m] = torch.tensor(tokens, dtype=torch.long)
-                positions[r, at : at + m] = torch.arange(c, c + m)
-                allowed[r, at : at + m, :c] = True
-                allowed[r, at : at + m, at : at + m] = torch.ones(m, m, dtype=torch.bool).tril()
-                before = [c - 1] + list(range(at, at + m - 1))  # the shared part's last token predicts the first
-                picks += [(r, p, tok, text) for p, tok in zip(before, tokens)]
-                at += m
-        dtype = next(self.model.parameters()).dtype
-        mask = torch.zeros(n, 1, length, length, dtype=dtype)
-        mask.masked_fill_(~allowed.unsqueeze(1), torch.finfo(dtype).min)
-        device = self.device
-        logits = self.model(input_ids=input_ids.to(device), attention_mask=mask.to(device),
-                            position_ids=positions.to(device)).logits.float()
-        index = torch.tensor([(r, p, tok) for r, p, tok, _ in picks], dtype=torch.long, device=device).reshape(-1, 3)
-        chosen = logits[index[:, 0], index[:, 1]]
-        values = (chosen.gather(1, index[:, 2:3]).squeeze(1) - torch.logsumexp(chosen, dim=-1)).double().cpu()
-        totals = [0.0] * len(owners)
-        shared_total = [0.0] * n
-        for (r, _, _, text), v in zip(picks, values.tolist()):
+            input_ids[r, : len(shared)] = torch.tensor(shared, dtype=torch.long)
+            for tokens, at in zip(own, layout.starts[r]):
+                input_ids[r, at : at + len(tokens)] = torch.tensor(tokens, dtype=torch.long)
+        values, _ = pick_log_probs(self.model, layout, input_ids=input_ids.to(self.device))
+        totals = [[0.0] * len(own) for _, own in rows]
+        shared_total = [0.0] * len(rows)
+        for (r, text), v in zip(layout.owners, values.double().cpu().tolist()):
             if text < 0:
                 shared_total[r] += v
             else:
-                totals[text] += v
-        result: list[list[float]] = [[] for _ in rows]
-        for text, r in enumerate(owners):
-            result[r].append(totals[text] + shared_total[r])
-        return result
+                totals[r][text] += v
+        return [[t + shared_total[r] for t in row] for r, row in enumerate(totals)]
 
     # --- decisions ------------------------------------------------------------------------------
     def in_doubt(self, entry: WordCorrection) -> bool:
