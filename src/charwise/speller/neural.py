@@ -61,7 +61,6 @@ from charwise.words import shorten_word
 
 if TYPE_CHECKING:
     from charwise.speller.corrections import WordCorrection
-    from charwise.speller.speller import Speller
     from charwise.teachers import Teacher
 
 #: ``context=`` names: the scorer's bigram evidence alone, or SmolLM2 on the words in doubt
@@ -182,7 +181,8 @@ def _common_prefix(sequences: Sequence[Sequence[int]]) -> int:
 
 
 class LMReranker:
-    """A causal LM that scores sentences with each candidate in place (see the module docstring).
+    """A causal LM that scores sentences with each candidate in place (see the module docstring): the
+    speller's :class:`~charwise.speller.context_model.ContextModel` for ``context="smollm2"``.
 
     ``model``: a Hugging Face causal LM (``AutoModelForCausalLM``), ``tokenizer`` its fast
     tokenizer; ``device``: where to run it (default: where the model already is).
@@ -364,10 +364,10 @@ def check_context(context: str | None, language: str = "en") -> str:
     return context
 
 
-def attach(speller: Speller, context: str | None, *, device: str | torch.device | None = None,
-           settings: RerankSettings | None = None) -> None:
-    """Give ``speller`` the context model ``context`` (``ngram``/None: none beside the scorer's
-    bigram evidence; ``smollm2``: an :class:`LMReranker` on ``device``)."""
-    name = check_context(context)
-    speller.context_model = None if name == "ngram" else LMReranker.load(name, speller.language, settings,
-                                                                         device=device)
+def load_context_model(context: str | None, language: str = "en", *, device: str | torch.device | None = None,
+                       settings: RerankSettings | None = None) -> LMReranker | None:
+    """The context model ``context`` for a speller of ``language`` (``ngram``/None: None, the
+    scorer's bigram evidence alone; ``smollm2``: an :class:`LMReranker` on ``device``). The speller
+    keeps it as its :class:`~charwise.speller.context_model.ContextModel`."""
+    name = check_context(context, language)
+    return None if name == "ngram" else LMReranker.load(name, language, settings, device=device)

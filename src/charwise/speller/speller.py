@@ -82,7 +82,7 @@ from charwise.speller.settings import SpellerSettings, check_threshold
 from charwise.words import compile_patterns, protected_words, split_words, words_protected
 
 if TYPE_CHECKING:
-    from charwise.speller.neural import LMReranker
+    from charwise.speller.context_model import ContextModel
     from charwise.speller.scorer import SpellScorer
     from charwise.speller.scoring import ScorerArrays
     from charwise.speller.vectors import WordEncoder
@@ -131,7 +131,7 @@ class Speller:
         self.featurizer = featurizer
         self.scorer = scorer  # the property (a fresh score cache); assigned later, it checks the language too
         #: a second look at the words in doubt (:mod:`charwise.speller.neural`); None: the scorer alone
-        self.context_model: LMReranker | None = None
+        self.context_model: ContextModel | None = None
 
     @classmethod
     def from_featurizer(cls, featurizer: Featurizer, scorer: Scorer,
@@ -199,9 +199,9 @@ class Speller:
             try:
                 speller = cls._load(language, encoder, scorer, lexicon, word_files, settings)
                 if context not in (None, "ngram"):
-                    from charwise.speller.neural import attach
+                    from charwise.speller.neural import load_context_model
 
-                    attach(speller, context, device=device)
+                    speller.context_model = load_context_model(context, language, device=device)
                 return speller
             finally:
                 random.setstate(python_state)
