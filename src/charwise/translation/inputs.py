@@ -1,19 +1,45 @@
-"""From source words to a :class:`~charwise.translation.model.SourceBatch`: pieces, the word of
-each piece, word features and characters, aligned by construction (one word list feeds all)."""
+"""From source words to a :class:`SourceBatch`, what the translation model's encoder reads:
+pieces, the word of each piece, word features and characters, aligned by construction (one word
+list feeds all). The model and the search both take their inputs from here; this module needs no
+model (it reads a model's vocabularies in :meth:`SourceReader.for_model`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import torch
 
 from charwise.charset import CharVocab
 from charwise.translation.data import BOS, EOS, PAD, Subwords
 from charwise.translation.features import FeatureVocab, word_features
-from charwise.translation.model import SourceBatch, TranslationModel
 
-__all__ = ["SourceExample", "SourceReader", "collate_source", "pad_targets"]
+if TYPE_CHECKING:
+    from charwise.translation.model import TranslationModel
+
+__all__ = ["SourceBatch", "SourceExample", "SourceReader", "collate_source", "pad_targets"]
+
+
+@dataclass
+class SourceBatch:
+    """What the encoder reads for ``B`` sentences of at most ``T`` pieces and ``W`` words."""
+
+    pieces: torch.Tensor  # (B, T) piece ids, PAD after the end
+    word_index: torch.Tensor  # (B, T) the word of each piece, -1 on padding
+    num_words: torch.Tensor  # (B,)
+    features: torch.Tensor | None = None  # (B, W, F) feature ids (0 = padding), F = len(feature_names)
+    chars: torch.Tensor | None = None  # (U, L) character ids of the batch's distinct words
+    char_index: torch.Tensor | None = None  # (B, W) row of ``chars`` for every word (0 on padding)
+
+    def to(self, device: torch.device | str) -> "SourceBatch":
+        move = {k: (v.to(device) if isinstance(v, torch.Tensor) else v) for k, v in self.__dict__.items()}
+        return SourceBatch(**move)
+
+    def select(self, rows: torch.Tensor) -> "SourceBatch":
+        """The batch of sentences ``rows`` (for beam search: each sentence repeated)."""
+        return SourceBatch(self.pieces[rows], self.word_index[rows], self.num_words[rows],
+                           None if self.features is None else self.features[rows], self.chars,
+                           None if self.char_index is None else self.char_index[rows])
 
 
 @dataclass

@@ -52,6 +52,8 @@ from charwise.presets import (
 )
 from charwise.translation.data import PAD, Subwords
 from charwise.translation.features import FEATURES, FeatureVocab
+from charwise.translation.inputs import SourceBatch
+from charwise.translation.search import translate_sentences
 
 __all__ = ["ARCHITECTURES", "FEATURE_MODES", "DecoderLayer", "LayerCache", "Memory", "SourceBatch", "TranslationConfig",
            "TranslationModel"]
@@ -121,28 +123,6 @@ class TranslationConfig(PretrainedConfig):
     @property
     def feature_names(self) -> list[str]:
         return list(self.feature_vocabs)
-
-
-@dataclass
-class SourceBatch:
-    """What the encoder reads for ``B`` sentences of at most ``T`` pieces and ``W`` words."""
-
-    pieces: torch.Tensor  # (B, T) piece ids, PAD after the end
-    word_index: torch.Tensor  # (B, T) the word of each piece, -1 on padding
-    num_words: torch.Tensor  # (B,)
-    features: torch.Tensor | None = None  # (B, W, F) feature ids (0 = padding), F = len(feature_names)
-    chars: torch.Tensor | None = None  # (U, L) character ids of the batch's distinct words
-    char_index: torch.Tensor | None = None  # (B, W) row of ``chars`` for every word (0 on padding)
-
-    def to(self, device: torch.device | str) -> "SourceBatch":
-        move = {k: (v.to(device) if isinstance(v, torch.Tensor) else v) for k, v in self.__dict__.items()}
-        return SourceBatch(**move)
-
-    def select(self, rows: torch.Tensor) -> "SourceBatch":
-        """The batch of sentences ``rows`` (for beam search: each sentence repeated)."""
-        return SourceBatch(self.pieces[rows], self.word_index[rows], self.num_words[rows],
-                           None if self.features is None else self.features[rows], self.chars,
-                           None if self.char_index is None else self.char_index[rows])
 
 
 @dataclass
@@ -420,8 +400,6 @@ class TranslationModel(PreTrainedModel):
                   length_penalty: float = TRANSLATION_LENGTH_PENALTY,
                   batch_size: int = 32) -> list[str]:
         """English for each Spanish sentence (an empty sentence gives an empty line)."""
-        from charwise.translation.search import translate_sentences
-
         return translate_sentences(self, sentences, beam=beam, length_penalty=length_penalty,
                                    batch_size=batch_size)
 

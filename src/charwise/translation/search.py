@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import torch
 
 from charwise.presets import TRANSLATION_BEAM, TRANSLATION_LENGTH_PENALTY
 from charwise.translation.data import BOS, EOS, source_words
-from charwise.translation.inputs import SourceReader
-from charwise.translation.model import SourceBatch, TranslationModel
+from charwise.translation.inputs import SourceBatch, SourceReader
+
+if TYPE_CHECKING:
+    from charwise.translation.model import TranslationModel
 
 __all__ = ["beam_search", "greedy", "translate_sentences"]
 
