@@ -25,6 +25,10 @@ Systems, all on the same tokens (lower-case, as annotated), each token read in i
 * ``charwise``: the default speller with this fold's normaliser (table and judge of the learning half);
 * ``charwise --style social``: the same, the judge also undoing the speller's corrections it finds
   unlikely in tweets (``SpellerSettings(style="social")``);
+* ``charwise --style social --context smollm2``: the same with SmolLM2 reading the sentence: every
+  word with candidates is scored with each candidate in its window (the speller's output around it),
+  and a second judge, fitted the same way with those gains among its features (``lm_gain``,
+  ``lm_scored``), decides (``Speller.load("en", context="smollm2")``; ``--no-lm`` leaves it out);
 * a threshold sweep of ``charwise --style social`` for the trade-off figure.
 
 Metrics over aligned tokens: **misspellings fixed** (tokens whose normal form is one word within two
@@ -48,13 +52,15 @@ import numpy as np
 
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.corrections import SPELLING
+from charwise.speller.neural import LMReranker, substitute
 from charwise.speller.normalise import (
     DATA_DIR,
-    NormalisationJudge,
     NEVER_PROPOSED,
+    NormalisationJudge,
     NormalisationTable,
     Normaliser,
     edit_distance,
+    lm_gains,
     normalisable,
     speller_candidates,
     spelling_variants,
@@ -81,16 +87,55 @@ def read_tweets(path: Path) -> list[Tweet]:
 
 
 # --- fitting the judge --------------------------------------------------------------------------
-def speller_choices(speller: Speller, tweets: list[Tweet]) -> list[list[dict[str, float]]]:
-    """The speller's suggestions (with their probabilities) for each token."""
+def speller_choices(speller: Speller, tweets: list[Tweet]) -> tuple[list[list[dict[str, float]]], list[list[str]]]:
+    """The speller's suggestions (with their probabilities) for each token, and each tweet as the
+    speller leaves it (the context the language model reads)."""
     out = speller.correct_words([[raw for raw, _ in t] for t in tweets])
-    return [[speller_candidates(e) for e in row] for row in out]
+    return [[speller_candidates(e) for e in row] for row in out], [[e.correction for e in row] for row in out]
+
+
+class RememberedLM:
+    """An :class:`LMReranker` whose window scores are remembered (both folds and the shipped fit read
+    the same windows); what :func:`lm_gains` calls of it, nothing else."""
+
+    def __init__(self, lm: Any) -> None:
+        self.lm, self.memo = lm, {}
+
+    def has_context(self, words: list[str], index: int) -> bool:
+        return self.lm.has_context(words, index)
+
+    def score(self, sentences: list[list[str]], targets: list[tuple[int, int]], candidates: list[list[str]]
+              ) -> list[list[float]]:
+        groups = []
+        for (t, i), words in zip(targets, candidates):
+            text, span = self.lm.window(sentences[t], i)
+            groups.append(tuple(substitute(text, span, w) for w in words))
+        todo = [g for g in dict.fromkeys(groups) if g not in self.memo]
+        for group, scores in zip(todo, self.lm.score_groups(todo)):
+            self.memo[group] = scores
+        return [self.memo[g] for g in groups]
+
+
+def tweet_gains(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
+                sentences: list[list[str]], lm: Any) -> dict[tuple[int, int], dict[str, float]]:
+    """(tweet, token) -> its candidates' LM gains (:func:`lm_gains`, the library's own), for every
+    token the runtime gives the language model (:meth:`Normaliser.lm_candidates`: the plain judge in
+    doubt), read in the tweet as the speller left it."""
+    targets = []
+    for t, tweet in enumerate(tweets):
+        for i, (raw, _) in enumerate(tweet):
+            found = normaliser.lm_candidates(raw, sentences[t], i, choices[t][i], lm) if normalisable(raw) else []
+            if found:
+                targets.append((t, i, raw, found))
+    return {(t, i): row for (t, i, _, _), row in zip(targets, lm_gains(lm, sentences, targets))}
 
 
 def candidate_rows(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
-                   leave_one_out: bool) -> list[tuple[int, int, list[str], np.ndarray, str]]:
+                   leave_one_out: bool, gains: dict[tuple[int, int], dict[str, float]] | None = None
+                   ) -> list[tuple[int, int, list[str], np.ndarray, str]]:
     """(tweet, token, candidates, feature rows, normal form) for each token with candidates;
-    ``leave_one_out``: the token's own annotation is taken out of the table while it is read."""
+    ``leave_one_out``: the token's own annotation is taken out of the table while it is read;
+    ``gains``: the language model's, for the LM judge."""
     rows = []
     counts = normaliser.table.counts
     for t, (tweet, choice) in enumerate(zip(tweets, choices)):
@@ -105,7 +150,9 @@ def candidate_rows(normaliser: Normaliser, tweets: list[Tweet], choices: list[li
                 found = normaliser.candidates(raw, choice[i])
                 if found:
                     left, right = adjacent_words(words, i)
-                    rows.append((t, i, list(found), normaliser.features(raw, found, left, right, choice[i]), normal))
+                    lm = gains.get((t, i)) if gains is not None else None
+                    rows.append((t, i, list(found), normaliser.features(raw, found, left, right, choice[i], lm),
+                                 normal))
             finally:
                 if leave_one_out and normal in own:
                     own[normal] += 1
@@ -124,9 +171,11 @@ def decisions(rows: list[tuple[int, int, list[str], np.ndarray, str]], probabili
 
 
 def fit_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
-              max_damage: float) -> tuple[NormalisationJudge, dict[str, Any]]:
-    """A judge fitted on ``tweets`` (leave-one-out table features), its threshold chosen out of fold."""
-    rows = candidate_rows(normaliser, tweets, choices, leave_one_out=True)
+              max_damage: float, gains: dict[tuple[int, int], dict[str, float]] | None = None
+              ) -> tuple[NormalisationJudge, dict[str, Any]]:
+    """A judge fitted on ``tweets`` (leave-one-out table features), its threshold chosen out of fold;
+    with ``gains``, the LM judge."""
+    rows = candidate_rows(normaliser, tweets, choices, leave_one_out=True, gains=gains)
     X = np.concatenate([r[3] for r in rows])
     y = np.concatenate([[c == r[4] for c in r[2]] for r in rows]).astype(int)
     owner = np.repeat(np.arange(len(rows)), [len(r[2]) for r in rows])
@@ -238,13 +287,19 @@ def lookup_changes(learn: list[Tweet], tweets: list[Tweet]) -> dict[tuple[int, i
     return system_changes(tweets, lambda words: [best.get(w, w) for w in words])
 
 
-def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Namespace) -> dict[str, Any]:
+def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Namespace,
+             lm: RememberedLM | None) -> dict[str, Any]:
     spelling = Speller.load("en", settings=SpellerSettings(changes=SPELLING))
     normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(p for t in learn for p in t), None,
                             spelling_context())
-    judge, fitting = fit_judge(normaliser, learn, speller_choices(spelling, learn), args.max_damage)
+    choices, sentences = speller_choices(spelling, learn)
+    judge, fitting = fit_judge(normaliser, learn, choices, args.max_damage)
     normaliser.judge = judge
     judge.undo_below = args.undo_below
+    if lm is not None:
+        gains = tweet_gains(normaliser, learn, choices, sentences, lm)
+        normaliser.lm_judge, lm_fitting = fit_judge(normaliser, learn, choices, args.max_damage, gains)
+        normaliser.lm_judge.undo_below = args.undo_below
     full = Speller(spelling.lexicon, spelling.encoder, spelling.scorer, SpellerSettings(),
                    featurizer=spelling.featurizer)
     full.normaliser = normaliser
@@ -266,11 +321,21 @@ def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Na
     social.clear_cache()
     changes, seconds, shown = speller_outputs(social, test)
     systems["charwise --style social"] = {**score_changes(test, changes), "tweets_per_s": round(len(test) / seconds, 1)}
+    if lm is not None:
+        with_lm = Speller(spelling.lexicon, spelling.encoder, spelling.scorer, SpellerSettings(style="social"),
+                          featurizer=spelling.featurizer)
+        with_lm.normaliser, with_lm.context_model = normaliser, lm.lm
+        changes, seconds, lm_shown = speller_outputs(with_lm, test)
+        systems["charwise --style social --context smollm2"] = {
+            **score_changes(test, changes), "tweets_per_s": round(len(test) / seconds, 1),
+            "threshold": lm_fitting["threshold"]}
     sweep = []
     for threshold in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
         judge.threshold = threshold
         sweep.append({"threshold": threshold, **score_changes(test, speller_outputs(social, test)[0])})
     judge.threshold = fitting["threshold"]
+    if lm is not None:
+        fitting["lm_judge"] = {k: v for k, v in lm_fitting.items() if k != "out_of_fold_sweep"}
     return {"systems": systems, "fitting": {k: v for k, v in fitting.items() if k != "out_of_fold_sweep"},
             "sweep": sweep, "changes": shown}
 
@@ -308,8 +373,15 @@ def ship(tweets: list[Tweet], args: argparse.Namespace) -> int:
     spelling = Speller.load("en", settings=SpellerSettings(changes=SPELLING))
     normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(p for t in tweets for p in t), None,
                             spelling_context())
-    normaliser.judge, fitting = fit_judge(normaliser, tweets, speller_choices(spelling, tweets), args.max_damage)
+    choices, sentences = speller_choices(spelling, tweets)
+    normaliser.judge, fitting = fit_judge(normaliser, tweets, choices, args.max_damage)
     normaliser.judge.undo_below = args.undo_below
+    if not args.no_lm:
+        gains = tweet_gains(normaliser, tweets, choices, sentences, RememberedLM(LMReranker.load("smollm2")))
+        normaliser.lm_judge, lm_fitting = fit_judge(normaliser, tweets, choices, args.max_damage, gains)
+        normaliser.lm_judge.undo_below = args.undo_below
+        normaliser.lm_judge.undo_source = "as the plain judge's"
+        print(f"LM judge: threshold {lm_fitting['threshold']}")
     normaliser.judge.undo_source = ("chosen on development data: LexNorm 2015 training tweets (two folds: ERR 64.2 / "
                                     "61.6 at 0.3, 63.6 / 61.3 undoing every correction under the threshold) and UD "
                                     "EWT dev (the real typos' corrections kept)")
@@ -349,6 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--undo-below", type=float, default=0.3,
                         help="the judge's probability under which a spelling correction is undone")
     parser.add_argument("--ship", action="store_true", help="refit the shipped normaliser on all tweets")
+    parser.add_argument("--no-lm", action="store_true", help="leave out the SmolLM2 judge")
     parser.add_argument("--out", type=Path, default=RESULTS / "lexnorm.json")
     args = parser.parse_args(argv)
     tweets = read_tweets(args.data / "lexnorm2015_en" / "train.norm")
@@ -357,11 +430,12 @@ def main(argv: list[str] | None = None) -> int:
     from spelling_suite import Baselines
 
     base = Baselines("en")
+    lm = None if args.no_lm else RememberedLM(LMReranker.load("smollm2"))
     half = len(tweets) // 2
     halves = [tweets[:half], tweets[half:]]
     folds = []
     for k in (0, 1):
-        fold = run_fold(halves[k], halves[1 - k], base, args)
+        fold = run_fold(halves[k], halves[1 - k], base, args, lm)
         learned = f"1-{half}" if k == 0 else f"{half + 1}-{len(tweets)}"
         folds.append({"fold": k, "learn": f"tweets {learned}",
                       **fold})

@@ -4,6 +4,7 @@ speller that uses them (tiny lexicon for the parts, the shipped model for the wh
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -13,13 +14,16 @@ from charwise.speller import Speller, SpellerSettings
 from charwise.speller.context import NgramContext
 from charwise.speller.corrections import SPELLING
 from charwise.speller.lexicon import DICTIONARY, Lexicon, LexiconEntry
+from charwise.speller.corrections import WordCorrection
 from charwise.speller.normalise import (
     EXPANDED,
     FEATURES,
+    LM_GAIN_CLIP,
     NormalisationJudge,
     NormalisationTable,
     Normaliser,
     edit_distance,
+    lm_gains,
     normalisable,
 )
 
@@ -91,6 +95,52 @@ def test_the_judge_learns_from_rows_and_round_trips(normaliser, tmp_path):
     again = Normaliser.load("en", normaliser.lexicon, tmp_path / "model")
     assert again.table.counts == normaliser.table.counts
     np.testing.assert_allclose(again.judge.probability(rows[:2]), p)
+
+
+def fitted_judge(normaliser: Normaliser) -> NormalisationJudge:
+    """A judge that changes ``u`` to ``you`` between ``i`` and ``could`` (and not ``bby`` to ``by``)."""
+    rows = np.concatenate([normaliser.features("u", normaliser.candidates("u"), "i", "could"),
+                           normaliser.features("bby", {"by": "speller"}, None, None, {"by": 0.1})] * 20)
+    rows += np.random.default_rng(0).normal(0, 0.01, rows.shape)
+    return NormalisationJudge.fit(rows, np.array([1, 0] * 20))
+
+
+def test_the_lm_judge_decides_with_the_language_models_gains(normaliser, tiny_llama_teacher, tmp_path):
+    from charwise.speller.neural import LMReranker
+
+    lm = LMReranker.from_teacher(tiny_llama_teacher)
+    words = ["i", "know", "u", "could"]
+    # a gain is the LM's score of the window with the candidate minus with the written word, clipped
+    scores = lm.score([words], [(0, 2)], [["u", "you", "ewe"]])[0]
+    gains = lm_gains(lm, [words], [(0, 2, "u", ["you", "ewe"])])
+    assert gains == [{c: pytest.approx(float(np.clip(v - scores[0], -LM_GAIN_CLIP, LM_GAIN_CLIP)))
+                      for c, v in zip(["you", "ewe"], scores[1:])}]
+    rows = normaliser.features("u", {"you": "table"}, "know", "could", None, {"you": 2.5})
+    assert rows[0, FEATURES.index("lm_gain")] == 2.5 and rows[0, FEATURES.index("lm_scored")] == 1.0
+    assert normaliser.features("u", {"you": "table"}, "know", "could")[0, FEATURES.index("lm_scored")] == 0.0
+
+    # a plain judge in doubt (u -> you at 0.8: the language model is asked) that changes the word at 0.5,
+    # and an LM judge that changes nothing: whichever judge decided shows
+    plain = fitted_judge(normaliser)
+    p = plain.probability(normaliser.features("u", normaliser.candidates("u"), "know", "could"))[0]
+    plain.bias -= math.log(p / (1 - p)) - math.log(0.8 / 0.2)
+    plain.threshold = 0.5
+    normaliser.judge = plain
+    normaliser.lm_judge = fitted_judge(normaliser)
+    normaliser.lm_judge.threshold = 1.01
+    assert normaliser.lm_candidates("u", words, 2, None, lm) == ["you"]
+
+    def normalised(with_lm):
+        sentence = [[WordCorrection(w, w, False) for w in words]]
+        normaliser.apply(sentence, ("normalisation",), lm=with_lm)
+        return [e.correction for e in sentence[0]]
+
+    assert normalised(None) == ["i", "know", "you", "could"]  # no language model: the plain judge
+    assert normalised(lm) == words  # the LM judge read the gains and decided
+    normaliser.save(tmp_path / "model")
+    again = Normaliser.load("en", normaliser.lexicon, tmp_path / "model")
+    assert again.lm_judge is not None and again.lm_judge.threshold == 1.01
+    assert (tmp_path / "model" / "judge-lm.json").is_file()
 
 
 def test_bad_model_files_are_one_line_errors(normaliser, tmp_path):

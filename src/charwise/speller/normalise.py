@@ -43,26 +43,35 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
 from charwise.cache import LRUCache
 from charwise.errors import CheckpointError, ConfigError
+from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
+    EXPANDED,
+    FEATURES,
+    LM_DOUBT,
+    LM_GAIN_CLIP,
+    LM_WINDOW,
+    SOURCES,
+    NormalisationJudge,
+    NormalisationTable,
+    expand,
+    lm_gains,
+)
 
 if TYPE_CHECKING:
     from charwise.speller.context import NgramContext
+    from charwise.speller.context_model import ContextModel
     from charwise.speller.corrections import WordCorrection
     from charwise.speller.lexicon import Lexicon
 
-SOURCES = ("table", "repeat", "contraction", "ending", "abbreviation", "split", "speller")
-FEATURES = (*(f"src_{s}" for s in SOURCES), "table_share", "table_changed", "table_seen", "written_known",
-            "written_zipf", "candidate_zipf", "candidate_known", "speller_p", "distance", "length_gap",
-            "context_gain", "context_seen", "multiword")
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+LM_JUDGE_FILE = "judge-lm.json"  # the judge that reads a language model's gains too
 _REPEAT = re.compile(r"(\w)\1{2,}")
 NORMALISED = ("en",)  # languages with a shipped normalisation model (charwise/data/normalisation-LANG)
 SPELLER_CANDIDATES = 3  # the speller's suggestions the judge reads
@@ -73,101 +82,6 @@ MAX_SPLIT_CHARS = 24  # longer run-together strings are hashtags or noise, not t
 # a word that starts with one of these is a derivation, not two words (unfollow is no "un follow")
 PREFIXES = frozenset({"un", "re", "de", "dis", "non", "pre", "mis", "over", "under", "out", "anti", "co"})
 SPLIT_ZIPF = 4.0  # both parts of a split at least this frequent (``li vin``, ``sm th`` are no split)
-
-
-@dataclass
-class NormalisationTable:
-    """Lower-case written word -> {normal form: times annotators gave it} (the written word itself
-    counts as a normal form: how often it was left as it is matters as much)."""
-
-    counts: dict[str, dict[str, int]] = field(default_factory=dict)
-
-    @classmethod
-    def from_pairs(cls, pairs: Iterable[tuple[str, str]]) -> "NormalisationTable":
-        """Count ``(written, normal)`` token pairs (lower-cased)."""
-        counts: dict[str, Counter[str]] = defaultdict(Counter)
-        for written, normal in pairs:
-            counts[written.lower()][normal.lower()] += 1
-        return cls({w: dict(c) for w, c in counts.items()})
-
-    def total(self, word: str) -> int:
-        return sum(self.counts.get(word, {}).values())
-
-    def replacements(self, word: str) -> dict[str, int]:
-        """The normal forms other than the word itself, with their counts."""
-        return {n: c for n, c in self.counts.get(word, {}).items() if n != word and c > 0}
-
-    def to_rows(self) -> list[list[object]]:
-        return [[w, n, c] for w in sorted(self.counts) for n, c in sorted(self.counts[w].items())]
-
-    @classmethod
-    def from_rows(cls, rows: Iterable[Sequence[object]]) -> "NormalisationTable":
-        counts: dict[str, dict[str, int]] = defaultdict(dict)
-        for written, normal, count in rows:
-            counts[str(written)][str(normal)] = int(count)  # type: ignore[call-overload]
-        return cls(dict(counts))
-
-
-def expand(rows: np.ndarray) -> np.ndarray:
-    """The judge's inputs: the source columns, then every other feature once per source (a weight of
-    its own per source: the speller's probability means something else than a table share)."""
-    sources, rest = rows[:, : len(SOURCES)], rows[:, len(SOURCES) :]
-    return np.concatenate([sources] + [sources[:, [k]] * rest for k in range(len(SOURCES))], axis=1)
-
-
-EXPANDED = len(SOURCES) * (len(FEATURES) - len(SOURCES) + 1)  # columns of expand()
-
-
-@dataclass
-class NormalisationJudge:
-    """A logistic model over :data:`FEATURES`, each with a weight per candidate source
-    (:func:`expand`): the probability that a candidate is the intended word."""
-
-    weights: np.ndarray
-    bias: float
-    mean: np.ndarray
-    scale: np.ndarray
-    threshold: float = 0.5  # a candidate replaces the word from this probability up
-    threshold_source: str = ""
-    # the speller's own correction is undone when the judge gives it less than this (same unit): on
-    # lower-cased tweets, unknown words the speller corrects are often names and slang
-    undo_below: float = 0.3
-    undo_source: str = ""
-
-    def probability(self, rows: np.ndarray) -> np.ndarray:
-        """For each row of :data:`FEATURES`, the probability that its candidate is the intended word."""
-        z = ((expand(rows) - self.mean) / self.scale) @ self.weights + self.bias
-        return 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
-
-    def to_dict(self) -> dict[str, object]:
-        return {"features": list(FEATURES), "weights": self.weights.tolist(), "bias": self.bias,
-                "mean": self.mean.tolist(), "scale": self.scale.tolist(), "threshold": self.threshold,
-                "threshold_source": self.threshold_source, "undo_below": self.undo_below,
-                "undo_source": self.undo_source}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, object], where: str = "the judge") -> "NormalisationJudge":
-        if data.get("features") != list(FEATURES):
-            raise CheckpointError(f"{where} was fitted on other features than this version of charwise reads: "
-                                  "rebuild it (python benchmarks/lexnorm.py --ship)")
-        arrays = [np.asarray(data[k], dtype=np.float64) for k in ("weights", "mean", "scale")]
-        if any(a.shape != (EXPANDED,) for a in arrays):
-            raise CheckpointError(f"{where}: weights, mean and scale must each have {EXPANDED} values")
-        return cls(arrays[0], float(data["bias"]), arrays[1], arrays[2],  # type: ignore[arg-type]
-                   float(data.get("threshold", 0.5)), str(data.get("threshold_source", "")),  # type: ignore[arg-type]
-                   float(data.get("undo_below", 0.0)), str(data.get("undo_source", "")))  # type: ignore[arg-type]
-
-    @classmethod
-    def fit(cls, rows: np.ndarray, labels: np.ndarray, c: float = 0.3) -> "NormalisationJudge":
-        """A judge fitted on candidate ``rows`` (features) and ``labels`` (1: the intended word)."""
-        from sklearn.linear_model import LogisticRegression
-
-        rows = expand(rows)
-        mean = rows.mean(axis=0)
-        scale = rows.std(axis=0)
-        scale[scale < 1e-9] = 1.0
-        model = LogisticRegression(C=c, max_iter=2000).fit((rows - mean) / scale, labels)
-        return cls(model.coef_[0].astype(np.float64), float(model.intercept_[0]), mean, scale)
 
 
 def edit_distance(a: str, b: str) -> int:
@@ -234,10 +148,12 @@ class Normaliser:
     """Candidates + judge (see the module docstring) over a lexicon and a context model."""
 
     def __init__(self, lexicon: Lexicon, table: NormalisationTable, judge: NormalisationJudge | None,
-                 context: NgramContext) -> None:
+                 context: NgramContext, lm_judge: NormalisationJudge | None = None) -> None:
         self.lexicon = lexicon
         self.table = table
         self.judge = judge
+        # the judge that also reads a language model's gains (lm_gain, lm_scored), used when one is given
+        self.lm_judge = lm_judge
         self.context = context
         self._judged_cache = LRUCache(JUDGED_CACHE_SIZE)
         self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.words() if "'" in w and len(w) <= 12}
@@ -251,7 +167,7 @@ class Normaliser:
     @classmethod
     def load(cls, language: str, lexicon: Lexicon, path: str | Path | None = None) -> "Normaliser":
         """The shipped normaliser of ``language`` (``path``: a folder with ``table.tsv`` and
-        ``judge.json`` instead)."""
+        ``judge.json``, and optionally ``judge-lm.json``, instead)."""
         from charwise.speller.context import NgramContext
 
         folder = Path(path) if path is not None else DATA_DIR / f"normalisation-{language}"
@@ -260,12 +176,15 @@ class Normaliser:
         try:
             judge = NormalisationJudge.from_dict(json.loads((folder / "judge.json").read_text(encoding="utf-8")),
                                                  str(folder / "judge.json"))
+            lm_file = folder / LM_JUDGE_FILE
+            lm_judge = (NormalisationJudge.from_dict(json.loads(lm_file.read_text(encoding="utf-8")), str(lm_file))
+                        if lm_file.is_file() else None)
             rows = [line.split("\t") for line in (folder / "table.tsv").read_text(encoding="utf-8").splitlines()
                     if line and not line.startswith("#")]
             table = NormalisationTable.from_rows(rows)
         except (OSError, ValueError, KeyError, UnicodeDecodeError) as error:
             raise CheckpointError(f"cannot read the normalisation model in {folder}: {error}") from None
-        return cls(lexicon, table, judge, NgramContext.load(language))
+        return cls(lexicon, table, judge, NgramContext.load(language), lm_judge)
 
     def save(self, folder: str | Path, note: str = "") -> None:
         """Write ``table.tsv`` and ``judge.json`` to ``folder`` (atomically, each)."""
@@ -281,6 +200,8 @@ class Normaliser:
             # only words the judge reads: no handles, hashtags, links or punctuation of the tweets
             f.write("".join(f"{w}\t{n}\t{c}\n" for w, n, c in self.table.to_rows() if normalisable(str(w))))
         write_json(folder / "judge.json", self.judge.to_dict())
+        if self.lm_judge is not None:
+            write_json(folder / LM_JUDGE_FILE, self.lm_judge.to_dict())
 
     # --- candidates ---------------------------------------------------------------------------
     def _known(self, word: str) -> bool:
@@ -350,8 +271,9 @@ class Normaliser:
 
     # --- features -------------------------------------------------------------------------------
     def features(self, word: str, candidates: dict[str, str], left: str | None, right: str | None,
-                 speller: dict[str, float] | None = None) -> np.ndarray:
-        """One row of :data:`FEATURES` per candidate of lower-case ``word`` between ``left`` and ``right``."""
+                 speller: dict[str, float] | None = None, lm: dict[str, float] | None = None) -> np.ndarray:
+        """One row of :data:`FEATURES` per candidate of lower-case ``word`` between ``left`` and
+        ``right``; ``lm``: each candidate's language-model gain over the written word (:func:`lm_gains`)."""
         counts = self.table.counts.get(word, {})
         total = sum(counts.values())
         kept = counts.get(word, 0)
@@ -376,6 +298,8 @@ class Normaliser:
                 "context_gain": fit - base[0],
                 "context_seen": float(seen),
                 "multiword": float(len(parts) > 1),
+                "lm_gain": (lm or {}).get(cand, 0.0),
+                "lm_scored": float(lm is not None and cand in lm),
             }
             rows[j] = [values.get(name, 0.0) for name in FEATURES]
         return rows
@@ -393,30 +317,38 @@ class Normaliser:
         return score, seen
 
     # --- deciding -------------------------------------------------------------------------------
-    def best(self, word: str, left: str | None, right: str | None,
-             speller: dict[str, float] | None = None) -> tuple[str, str, float] | None:
+    def judge_for(self, lm: dict[str, float] | None) -> NormalisationJudge:
+        """The judge that decides with these language-model gains (the LM judge when there are
+        gains and one was fitted, else the plain judge)."""
+        judge = self.lm_judge if lm is not None and self.lm_judge is not None else self.judge
+        if judge is None:
+            raise ConfigError("this normaliser has no judge yet: fit one (benchmarks/lexnorm.py)")
+        return judge
+
+    def best(self, word: str, left: str | None, right: str | None, speller: dict[str, float] | None = None,
+             lm: dict[str, float] | None = None) -> tuple[str, str, float] | None:
         """(candidate, change kind, probability) of the best candidate for ``word`` (read
         lower-case) between the words ``left`` and ``right`` (lower-case, None at an edge or beside
-        punctuation), or None when it has none."""
-        if self.judge is None:
-            raise ConfigError("this normaliser has no judge yet: fit one (benchmarks/lexnorm.py)")
+        punctuation), or None when it has none; ``lm``: the candidates' language-model gains
+        (:func:`lm_gains`), read by the LM judge."""
+        judge = self.judge_for(lm)
         word = word.lower().replace("\u2019", "'")
         # running text repeats its words between the same neighbours ("i dont know"): judged once
-        key = (word, left, right, tuple(speller.items()) if speller else None, id(self.judge))
+        key = (word, left, right, tuple(speller.items()) if speller else None,
+               tuple(sorted(lm.items())) if lm is not None else None, id(judge))
         hit = self._judged_cache.get(key)
         if hit is None:
-            hit = self._judge(word, left, right, speller)
+            hit = self._judge(word, left, right, speller, lm, judge)
             self._judged_cache.put(key, hit)
         return hit or None
 
-    def _judge(self, word: str, left: str | None, right: str | None,
-               speller: dict[str, float] | None) -> tuple[str, str, float] | tuple[()]:
+    def _judge(self, word: str, left: str | None, right: str | None, speller: dict[str, float] | None,
+               lm: dict[str, float] | None, judge: NormalisationJudge) -> tuple[str, str, float] | tuple[()]:
         """:meth:`best` without the cache (``()`` for no candidate: a cache hit that is not a miss)."""
-        assert self.judge is not None
         found = self.candidates(word, speller)
         if not found:
             return ()
-        p = self.judge.probability(self.features(word, found, left, right, speller))
+        p = judge.probability(self.features(word, found, left, right, speller, lm))
         options = list(found.items())
         j = int(np.argmax(p))
         cand, source = options[j]
@@ -455,31 +387,30 @@ class Normaliser:
         return found[2] if found[0] == entry.correction.lower() else min(found[2], entry.probability)
 
     def apply(self, corrected: list[list[WordCorrection]], allowed: Sequence[str],
-              threshold: float | None = None, *, undo: bool = False) -> None:
+              threshold: float | None = None, *, undo: bool = False, lm: ContextModel | None = None) -> None:
         """Judge every normalisable, unprotected word of ``corrected`` (in place), left to right, each
         read between its neighbours as corrected so far: the best candidate replaces the word (and any
         spelling change) when its probability reaches ``threshold`` (default: the judge's) and its
         kind is ``allowed``. With ``undo`` (informal text), a spelling change the judge gives less than
         its ``undo_below`` is undone: in tweets, the unknown words the speller corrects are often names
-        and slang; in edited text they are misspellings, and the speller's own judge decides."""
-        from charwise.speller.corrections import same_case, starts_after
+        and slang; in edited text they are misspellings, and the speller's own judge decides.
+
+        With a language model ``lm`` (and an LM judge), every word with candidates is first read by
+        it, the candidates in place of the word in its window of the sentence as the speller left
+        it, all words of all sentences in one batch (:func:`lm_gains`); the LM judge then decides
+        with those gains among its features."""
+        from charwise.speller.corrections import same_case
         from charwise.speller.real_words import adjacent_words
 
-        assert self.judge is not None
-        needed = self.judge.threshold if threshold is None else threshold
-        undo_below = self.judge.undo_below if undo else 0.0
-        for entries in corrected:
+        gains = self._lm_gains(corrected, lm) if lm is not None and self.lm_judge is not None else {}
+        for s, entries in enumerate(corrected):
             current = [e.correction for e in entries]
-            start = True
-            for i, entry in enumerate(entries):
-                at_start, start = start, starts_after(entry.word, start)
-                # a capital inside a sentence is a name far more often than slang (as the speller reads it)
-                if (entry.protected or not normalisable(entry.word) or (entry.word[:1].isupper() and not at_start)
-                        or not self._may_change(entry.word.lower().replace("\u2019", "'"), entry)
-                        or beside_apostrophe(current, i)):
-                    continue
+            for i, entry in self._judged_words(entries, current):
                 left, right = adjacent_words(current, i)
-                found = self.best(entry.word, left, right, speller_candidates(entry))
+                lm_row = gains.get((s, i))
+                judge = self.judge_for(lm_row)
+                needed = judge.threshold if threshold is None else threshold
+                found = self.best(entry.word, left, right, speller_candidates(entry), lm_row)
                 # the speller changed a run-together pair into one of its words (youcould -> could):
                 # the pair, split, is the change to make
                 drops_word = (found is not None and entry.kind == "spelling" and found[1] == "split"
@@ -489,7 +420,8 @@ class Normaliser:
                     current[i] = entry.word
                     continue
                 if found is None or (not drops_word and (found[2] < needed or found[1] not in allowed)):
-                    if entry.kind == "spelling" and found is not None and self._judged(entry, found) < undo_below:
+                    if (undo and entry.kind == "spelling" and found is not None
+                            and self._judged(entry, found) < judge.undo_below):
                         # one judge: it read the speller's correction among the other candidates
                         # and finds the word as written likelier
                         entry.correction, entry.kind = entry.word, ""
@@ -498,3 +430,46 @@ class Normaliser:
                 cand, kind, p = found
                 entry.correction, entry.kind, entry.probability = same_case(entry.word, cand), kind, p
                 current[i] = entry.correction
+
+    def _judged_words(self, entries: list[WordCorrection],
+                      current: list[str]) -> Iterator[tuple[int, WordCorrection]]:
+        """The words of a sentence the normaliser judges, with their positions (read as the loop of
+        :meth:`apply` goes: ``current`` is the sentence corrected so far)."""
+        from charwise.speller.corrections import starts_after
+
+        start = True
+        for i, entry in enumerate(entries):
+            at_start, start = start, starts_after(entry.word, start)
+            # a capital inside a sentence is a name far more often than slang (as the speller reads it)
+            if (entry.protected or not normalisable(entry.word) or (entry.word[:1].isupper() and not at_start)
+                    or not self._may_change(entry.word.lower().replace("\u2019", "'"), entry)
+                    or beside_apostrophe(current, i)):
+                continue
+            yield i, entry
+
+    def _lm_gains(self, corrected: list[list[WordCorrection]],
+                  lm: ContextModel) -> dict[tuple[int, int], dict[str, float]]:
+        """(sentence, position) -> its candidates' LM gains, for every judged word that
+        :meth:`lm_candidates` gives to the language model, read in the sentences as the speller left them."""
+        sentences = [[e.correction for e in entries] for entries in corrected]
+        targets: list[tuple[int, int, str, list[str]]] = []
+        for s, entries in enumerate(corrected):
+            for i, entry in self._judged_words(entries, sentences[s]):
+                found = self.lm_candidates(entry.word, sentences[s], i, speller_candidates(entry), lm)
+                if found:
+                    targets.append((s, i, entry.word, found))
+        return {(s, i): row for (s, i, _, _), row in zip(targets, lm_gains(lm, sentences, targets))}
+
+    def lm_candidates(self, word: str, sentence: Sequence[str], index: int, speller: dict[str, float] | None,
+                      lm: ContextModel) -> list[str]:
+        """The candidates of ``word`` (at ``sentence[index]``) the language model reads, or none: it
+        reads a word only when the plain judge is in doubt (its best probability within
+        :data:`LM_DOUBT`) and the word has other words around it."""
+        from charwise.speller.real_words import adjacent_words
+
+        found = self.candidates(word.lower().replace("\u2019", "'"), speller)
+        if not found or not lm.has_context(sentence, index):
+            return []
+        left, right = adjacent_words(sentence, index)
+        best = self.best(word, left, right, speller)
+        return list(found) if best is not None and LM_DOUBT[0] <= best[2] < LM_DOUBT[1] else []

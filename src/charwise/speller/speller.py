@@ -442,7 +442,7 @@ class Speller:
         normaliser = self.normaliser
         if normaliser is not None:  # a threshold given (settings or call) applies to every change
             normaliser.apply(out, allowed, self.settings.threshold if threshold is None else threshold,
-                             undo=self.settings.style == "social")
+                             undo=self.settings.style == "social", lm=self.context_model)
         self._check_real_words(out)
         return out
 

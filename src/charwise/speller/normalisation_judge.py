@@ -1,0 +1,152 @@
+"""The normaliser's model: the replacement table learned from annotated text and the fitted judge.
+
+:class:`NormalisationTable` counts what annotators wrote for each written word;
+:class:`NormalisationJudge` is a logistic model over :data:`FEATURES` (one weight per feature and
+candidate source, :func:`expand`) giving each candidate the probability that it is the intended
+word. The features are computed by :meth:`charwise.speller.normalise.Normaliser.features`; the
+language model's evidence (``lm_gain``, ``lm_scored``) by :func:`lm_gains`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+import numpy as np
+
+from charwise.errors import CheckpointError
+
+if TYPE_CHECKING:
+    from charwise.speller.context_model import ContextModel
+
+SOURCES = ("table", "repeat", "contraction", "ending", "abbreviation", "split", "speller")
+FEATURES = (*(f"src_{s}" for s in SOURCES), "table_share", "table_changed", "table_seen", "written_known",
+            "written_zipf", "candidate_zipf", "candidate_known", "speller_p", "distance", "length_gap",
+            "context_gain", "context_seen", "multiword", "lm_gain", "lm_scored")
+LM_GAIN_CLIP = 30.0  # nats: beyond this, one candidate is simply far likelier; the clip keeps the scale sane
+# the words around a judged word that the language model reads (left, right): the neighbours say most,
+# and a forward pass of SmolLM2 on one CPU thread costs about 0.2 s per word with the speller's wider window
+LM_WINDOW = (6, 4)
+# the plain judge's probabilities for which the language model reads the word: outside them the plain
+# judge was right for 98.9 % (below) and 99.6 % (above) of the LexNorm 2015 training tokens with candidates
+LM_DOUBT = (0.05, 0.95)
+
+
+@dataclass
+class NormalisationTable:
+    """Lower-case written word -> {normal form: times annotators gave it} (the written word itself
+    counts as a normal form: how often it was left as it is matters as much)."""
+
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[str, str]]) -> "NormalisationTable":
+        """Count ``(written, normal)`` token pairs (lower-cased)."""
+        counts: dict[str, Counter[str]] = defaultdict(Counter)
+        for written, normal in pairs:
+            counts[written.lower()][normal.lower()] += 1
+        return cls({w: dict(c) for w, c in counts.items()})
+
+    def total(self, word: str) -> int:
+        return sum(self.counts.get(word, {}).values())
+
+    def replacements(self, word: str) -> dict[str, int]:
+        """The normal forms other than the word itself, with their counts."""
+        return {n: c for n, c in self.counts.get(word, {}).items() if n != word and c > 0}
+
+    def to_rows(self) -> list[list[object]]:
+        return [[w, n, c] for w in sorted(self.counts) for n, c in sorted(self.counts[w].items())]
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Sequence[object]]) -> "NormalisationTable":
+        counts: dict[str, dict[str, int]] = defaultdict(dict)
+        for written, normal, count in rows:
+            counts[str(written)][str(normal)] = int(count)  # type: ignore[call-overload]
+        return cls(dict(counts))
+
+
+def expand(rows: np.ndarray) -> np.ndarray:
+    """The judge's inputs: the source columns, then every other feature once per source (a weight of
+    its own per source: the speller's probability means something else than a table share)."""
+    sources, rest = rows[:, : len(SOURCES)], rows[:, len(SOURCES) :]
+    return np.concatenate([sources] + [sources[:, [k]] * rest for k in range(len(SOURCES))], axis=1)
+
+
+EXPANDED = len(SOURCES) * (len(FEATURES) - len(SOURCES) + 1)  # columns of expand()
+
+
+@dataclass
+class NormalisationJudge:
+    """A logistic model over :data:`FEATURES`, each with a weight per candidate source
+    (:func:`expand`): the probability that a candidate is the intended word."""
+
+    weights: np.ndarray
+    bias: float
+    mean: np.ndarray
+    scale: np.ndarray
+    threshold: float = 0.5  # a candidate replaces the word from this probability up
+    threshold_source: str = ""
+    # the speller's own correction is undone when the judge gives it less than this (same unit): on
+    # lower-cased tweets, unknown words the speller corrects are often names and slang
+    undo_below: float = 0.3
+    undo_source: str = ""
+
+    def probability(self, rows: np.ndarray) -> np.ndarray:
+        """For each row of :data:`FEATURES`, the probability that its candidate is the intended word."""
+        z = ((expand(rows) - self.mean) / self.scale) @ self.weights + self.bias
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
+
+    def to_dict(self) -> dict[str, object]:
+        return {"features": list(FEATURES), "weights": self.weights.tolist(), "bias": self.bias,
+                "mean": self.mean.tolist(), "scale": self.scale.tolist(), "threshold": self.threshold,
+                "threshold_source": self.threshold_source, "undo_below": self.undo_below,
+                "undo_source": self.undo_source}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object], where: str = "the judge") -> "NormalisationJudge":
+        if data.get("features") != list(FEATURES):
+            raise CheckpointError(f"{where} was fitted on other features than this version of charwise reads: "
+                                  "rebuild it (python benchmarks/lexnorm.py --ship)")
+        arrays = [np.asarray(data[k], dtype=np.float64) for k in ("weights", "mean", "scale")]
+        if any(a.shape != (EXPANDED,) for a in arrays):
+            raise CheckpointError(f"{where}: weights, mean and scale must each have {EXPANDED} values")
+        return cls(arrays[0], float(data["bias"]), arrays[1], arrays[2],  # type: ignore[arg-type]
+                   float(data.get("threshold", 0.5)), str(data.get("threshold_source", "")),  # type: ignore[arg-type]
+                   float(data.get("undo_below", 0.0)), str(data.get("undo_source", "")))  # type: ignore[arg-type]
+
+    @classmethod
+    def fit(cls, rows: np.ndarray, labels: np.ndarray, c: float = 0.3) -> "NormalisationJudge":
+        """A judge fitted on candidate ``rows`` (features) and ``labels`` (1: the intended word)."""
+        from sklearn.linear_model import LogisticRegression
+
+        rows = expand(rows)
+        mean = rows.mean(axis=0)
+        scale = rows.std(axis=0)
+        scale[scale < 1e-9] = 1.0
+        model = LogisticRegression(C=c, max_iter=2000).fit((rows - mean) / scale, labels)
+        return cls(model.coef_[0].astype(np.float64), float(model.intercept_[0]), mean, scale)
+
+
+def lm_gains(lm: ContextModel, sentences: Sequence[Sequence[str]],
+             targets: Sequence[tuple[int, int, str, Sequence[str]]]) -> list[dict[str, float]]:
+    """For each target ``(sentence, position, written word, candidates)``: each candidate's gain in
+    the language model's log-probability (nats, clipped to +-:data:`LM_GAIN_CLIP`) over the word as
+    written, each put in place of ``sentences[sentence][position]`` in the words around it
+    (:data:`LM_WINDOW`; :meth:`LMReranker.score <charwise.speller.neural.LMReranker.score>`,
+    candidates in the written word's case pattern). The left and right context count alike: the
+    whole window is scored."""
+    from charwise.speller.corrections import same_case
+
+    if not targets:
+        return []
+    left, right = LM_WINDOW
+    windows, places = [], []
+    for s, i, _, _ in targets:
+        lo = max(0, i - left)
+        windows.append(list(sentences[s][lo : i + right + 1]))
+        places.append((len(windows) - 1, i - lo))
+    variants = [[written, *(same_case(written, c) for c in cands)] for _, _, written, cands in targets]
+    scores = lm.score(windows, places, variants)
+    return [{c: float(np.clip(v - row[0], -LM_GAIN_CLIP, LM_GAIN_CLIP)) for c, v in zip(cands, row[1:])}
+            for (_, _, _, cands), row in zip(targets, scores)]
