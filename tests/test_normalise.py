@@ -12,9 +12,8 @@ import pytest
 from charwise.errors import CheckpointError, ConfigError
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.context import NgramContext
-from charwise.speller.corrections import SPELLING
+from charwise.speller.corrections import SPELLING, WordCorrection
 from charwise.speller.lexicon import DICTIONARY, Lexicon, LexiconEntry
-from charwise.speller.corrections import WordCorrection
 from charwise.speller.normalise import (
     EXPANDED,
     FEATURES,

@@ -195,20 +195,11 @@ def fingerprint(command: str, scan: InputScan | None, args: argparse.Namespace, 
 
 
 def check_policy(spec: str) -> None:
-    """Refuse an unknown ``--policy`` before anything loads. :func:`charwise.hybrid.policies.get_policy`
-    parses it, but importing the module through its package would import torch and the hybrid model
-    (seconds): unless the package is already imported, the module's file (which imports neither) is
-    loaded on its own, for this check only."""
-    module = sys.modules.get("charwise.hybrid.policies")
-    if module is None:
-        import importlib.util
+    """Refuse an unknown ``--policy`` before anything loads (:func:`charwise.hybrid.policies.get_policy`
+    parses it; the module imports neither torch nor the hybrid model)."""
+    from charwise.hybrid.policies import get_policy
 
-        spec_file = Path(__file__).resolve().parent.parent / "hybrid" / "policies.py"
-        loader = importlib.util.spec_from_file_location("charwise._policy_names", spec_file)
-        assert loader is not None and loader.loader is not None
-        module = importlib.util.module_from_spec(loader)
-        loader.loader.exec_module(module)
-    module.get_policy(spec)
+    get_policy(spec)
 
 
 def argument_text(args: argparse.Namespace, text: str, what: str) -> str:
