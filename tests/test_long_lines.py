@@ -130,7 +130,9 @@ def test_correct_command_writes_a_multi_megabyte_line_back_whole(tiny_cli, tmp_p
     if window == 1000:
         tracemalloc.start()
     try:
-        assert main(["correct", str(path), "--plain", "--out", str(out), "--max-line-chars", str(window)]) == 0
+        # one process: the tiny speller is this process's (worker processes load their own)
+        assert main(["correct", str(path), "--plain", "--out", str(out), "--max-line-chars", str(window),
+                     "--workers", "1"]) == 0
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

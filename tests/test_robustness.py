@@ -98,12 +98,13 @@ def run_capped(argv: list[str], cap: int) -> tuple[int, str]:
 
 @pytest.fixture(scope="module")
 def big_file(tmp_path_factory) -> Path:
-    """50 MB in five 10 MB lines: NULs (each one a word), one word, punctuation, distinct words and
-    running text. Few lines keep the model's work small; every byte is still read."""
+    """50 MB in five 10 MB lines: zero-width spaces (invisible, and no word), one word, punctuation,
+    distinct words and running text. Few lines keep the model's work small; every byte is still read.
+    (A NUL byte makes a file binary: refused before anything loads, see test_workers.py.)"""
     path = tmp_path_factory.mktemp("big") / "big.txt"
     size = 10 * 2**20
     with open(path, "wb") as f:
-        f.write(b"\0" * size + b"\n")
+        f.write("\u200b".encode() * (size // 3) + b"\n")
         f.write(b"a" * size + b"\n")
         f.write(b"." * size + b"\n")
         f.write(" ".join(f"w{i}" for i in range(2 * 2**20)).encode()[:size] + b"\n")
