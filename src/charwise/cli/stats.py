@@ -31,7 +31,7 @@ def add_parser(sub: Any) -> None:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     from charwise.corpora import read_sentences
-    from charwise.stats import corpus_stats, format_table, plot_stats
+    from charwise.corpora.stats import corpus_stats, format_table, plot_stats
     from charwise.teachers import Teacher
 
     check_min("--top", args.top, 0)

