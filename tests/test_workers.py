@@ -273,6 +273,18 @@ def test_a_bad_input_fails_before_loading_or_writing(tmp_path, capsys, no_loadin
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
 
 
+@pytest.mark.parametrize("command", [["tag", "predict", "{tagger}", "{file}"], ["stats", "{file}"]],
+                         ids=["tag predict", "stats"])
+def test_every_command_that_reads_text_refuses_a_binary_file_first(tmp_path, capsys, command):
+    """The whole file is scanned before any model loads (the tagger directory here does not even exist)."""
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"text\n" * 3000 + b"\x00\x01\x02binary")
+    assert main([part.format(file=path, tagger=tmp_path / "no-tagger") for part in command]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert "line 3001: a NUL byte (byte 0 of the line): a binary file" in captured.err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["encode", "{file}", "--out", "{out}", "--policy", "bogus"], "unknown policy 'bogus'"),
     (["encode", "{file}", "--out", "{out}", "--policy", "repair:xx"], "no speller lexicon for language 'xx'"),

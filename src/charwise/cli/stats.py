@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from charwise.cli.common import add_input_options, check_input_options, check_min
+from charwise.cli.common import add_input_options, check_input_options, check_min, scan_input
 from charwise.errors import ConfigError
 from charwise.io import FORMATS, ReadReport, check_output_file, write_json
 
@@ -43,6 +43,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
         if not args.plot.lower().endswith(".png"):
             raise ConfigError(f"--plot writes a PNG: give a file name ending in .png, got {args.plot}")
     # Read every corpus before loading any teacher: a bad file fails fast.
+    for path in args.corpus:  # binary, or not UTF-8 anywhere: refused before anything is read into memory
+        scan_input(args, path)
     corpora = []
     for path in args.corpus:
         report = ReadReport()

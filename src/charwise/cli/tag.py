@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
-from charwise.cli.common import add_input_options, check_input_options, check_min, read_first
+from charwise.cli.common import add_input_options, check_input_options, check_min, read_first, scan_input
 from charwise.errors import ConfigError, InputError
 from charwise.io import (
     FORMATS,
@@ -213,15 +213,16 @@ _BATCH_WORDS = 65_536  # words read before the model tags them (and their lines 
 _BATCH_PIECES = 4_096  # ... or this many pieces (sentences, or model-window pieces of long ones)
 
 
-def _prediction_input(path: str, format: str, errors: str, max_chars: int, check: bool = True
-                      ) -> tuple[str, Iterator[TextWindow], ReadReport]:
+def _prediction_input(path: str, format: str, errors: str, max_chars: int, check: bool = True,
+                      scanned: bool = False) -> tuple[str, Iterator[TextWindow], ReadReport]:
     """The input's format and its windows (:func:`charwise.io.iter_windows`), with the report that
     counts what the read found. With ``check``, a file under ``errors="strict"`` is read through
     once first, a window at a time, so that text that is not UTF-8 anywhere in it fails before the
-    model loads (standard input, which cannot be read twice, only has its first window read)."""
+    model loads, unless it was ``scanned`` already (standard input, which cannot be read twice,
+    only has its first window read)."""
     from charwise.io import detect_format, iter_windows
 
-    if check and path != "-" and errors == "strict":
+    if check and not scanned and path != "-" and errors == "strict":
         for _ in iter_windows(path, errors=errors, max_chars=max_chars):
             pass
     report = ReadReport()
@@ -395,9 +396,12 @@ def cmd_tag_predict(args: argparse.Namespace) -> int:
         check_input_file(args.file)
     if args.out:
         check_output_file(args.out, "--out")
-    # A bad file fails before torch and the model load: CoNLL is read through once (a window at a
-    # time) first, plain text's first window is read now.
-    format, windows, report = _prediction_input(args.file, args.format, args.errors, args.max_line_chars)
+    # A bad file (binary, not UTF-8 anywhere in it) fails before torch and the model load: the whole
+    # file is scanned first, as every command that reads text does; standard input, which cannot be
+    # read twice, has its first window read now.
+    scanned = scan_input(args, args.file) is not None
+    format, windows, report = _prediction_input(args.file, args.format, args.errors, args.max_line_chars,
+                                                scanned=scanned)
     if args.file != "-":
         windows = read_first(windows)
     from charwise.devices import check_device
