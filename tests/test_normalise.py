@@ -61,6 +61,8 @@ def test_candidates_of_each_source(normaliser):
     assert normaliser.candidates("bby", {"by": 0.4, "baby": 0.2})["by"] == "speller"
     assert normaliser.candidates("the") == {}  # a known word with no table entry: nothing to judge
     assert normaliser.candidates("iknow")["i know"] == "split"  # one-letter parts: only "a" and "i"
+    normaliser.lexicon.entries["ss"] = LexiconEntry(5.0, DICTIONARY)  # a letter repeated is no word of a split
+    assert "you ss" not in normaliser.candidates("youss") and "you" in normaliser.candidates("youuu")
     normaliser.lexicon.entries["un"] = LexiconEntry(4.5, DICTIONARY)
     assert "un say" not in normaliser.candidates("unsay")  # a prefix makes a derivation, not two words
     assert "the da y" not in normaliser.candidates("theday") and "the day" in normaliser.candidates("theday")

@@ -256,11 +256,13 @@ class Normaliser:
 
     def _best_split(self, word: str) -> str | None:
         """``word`` cut in two known words, the cut whose rarer part is most frequent (one-letter
-        parts only ``a`` and ``i``)."""
+        parts only ``a`` and ``i``; no part that is one letter repeated: ``yearsss`` is ``years``
+        drawn out, not ``years ss``)."""
         best, best_score = None, 0.0
         for i in range(1, len(word)):
             left, right = word[:i], word[i:]
-            if any(len(p) == 1 and p not in ("a", "i") for p in (left, right)) or left in PREFIXES:
+            if (any(len(p) == 1 and p not in ("a", "i") or len(p) > 1 and len(set(p)) == 1 for p in (left, right))
+                    or left in PREFIXES):
                 continue
             if not (self.lexicon.knows(left) and self.lexicon.knows(right)):
                 continue
