@@ -171,10 +171,11 @@ def decisions(rows: list[tuple[int, int, list[str], np.ndarray, str]], probabili
 
 
 def fit_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
-              max_damage: float, gains: dict[tuple[int, int], dict[str, float]] | None = None
-              ) -> tuple[NormalisationJudge, dict[str, Any]]:
-    """A judge fitted on ``tweets`` (leave-one-out table features), its threshold chosen out of fold;
-    with ``gains``, the LM judge."""
+              max_damage: float, gains: dict[tuple[int, int], dict[str, float]] | None = None,
+              data: str = "LexNorm 2015 training tweets") -> tuple[NormalisationJudge, dict[str, Any]]:
+    """A judge fitted on ``tweets`` (leave-one-out table features, ``data`` names them), its
+    threshold chosen out of fold; with ``gains``, the LM judge."""
+    sources = normaliser.rules.sources
     rows = candidate_rows(normaliser, tweets, choices, leave_one_out=True, gains=gains)
     X = np.concatenate([r[3] for r in rows])
     y = np.concatenate([[c == r[4] for c in r[2]] for r in rows]).astype(int)
@@ -183,7 +184,7 @@ def fit_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[di
     oof: list[np.ndarray] = [np.zeros(0)] * len(rows)
     for k in (0, 1):
         train = half[owner] != k
-        judge = NormalisationJudge.fit(X[train], y[train])
+        judge = NormalisationJudge.fit(X[train], y[train], sources=sources)
         p_all = judge.probability(X)
         for r in np.flatnonzero(half == k):
             oof[r] = p_all[owner == r]
@@ -195,10 +196,10 @@ def fit_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[di
         sweep.append({"threshold": float(threshold), **scores})
     allowed = [s for s in sweep if s["damage"] <= 100 * max_damage]
     best = min(allowed, key=lambda s: s["threshold"]) if allowed else sweep[-1]
-    judge = NormalisationJudge.fit(X, y)
+    judge = NormalisationJudge.fit(X, y, sources=sources)
     judge.threshold = best["threshold"]
     judge.threshold_source = (f"lowest threshold at which out-of-fold changes to correct tokens stay <= "
-                              f"{100 * max_damage:.1f} % on {len(tweets)} LexNorm 2015 training tweets")
+                              f"{100 * max_damage:.1f} % on {len(tweets)} {data}")
     return judge, {"candidate_rows": int(len(X)), "tokens_with_candidates": len(rows),
                    "correct_tokens": correct_tokens, "threshold": best["threshold"], "out_of_fold_sweep": sweep}
 
@@ -288,17 +289,18 @@ def lookup_changes(learn: list[Tweet], tweets: list[Tweet]) -> dict[tuple[int, i
 
 
 def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Namespace,
-             lm: RememberedLM | None) -> dict[str, Any]:
-    spelling = Speller.load("en", settings=SpellerSettings(changes=SPELLING))
+             lm: RememberedLM | None, language: str = "en", data: str = "LexNorm 2015 training tweets"
+             ) -> dict[str, Any]:
+    spelling = Speller.load(language, settings=SpellerSettings(changes=SPELLING))
     normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(p for t in learn for p in t), None,
-                            spelling_context())
+                            spelling_context(language))
     choices, sentences = speller_choices(spelling, learn)
-    judge, fitting = fit_judge(normaliser, learn, choices, args.max_damage)
+    judge, fitting = fit_judge(normaliser, learn, choices, args.max_damage, data=data)
     normaliser.judge = judge
     judge.undo_below = args.undo_below
     if lm is not None:
         gains = tweet_gains(normaliser, learn, choices, sentences, lm)
-        normaliser.lm_judge, lm_fitting = fit_judge(normaliser, learn, choices, args.max_damage, gains)
+        normaliser.lm_judge, lm_fitting = fit_judge(normaliser, learn, choices, args.max_damage, gains, data)
         normaliser.lm_judge.undo_below = args.undo_below
     full = Speller(spelling.lexicon, spelling.encoder, spelling.scorer, SpellerSettings(),
                    featurizer=spelling.featurizer)
@@ -340,10 +342,10 @@ def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Na
             "sweep": sweep, "changes": shown}
 
 
-def spelling_context() -> Any:
+def spelling_context(language: str = "en") -> Any:
     from charwise.speller.context import NgramContext
 
-    return NgramContext.load("en")
+    return NgramContext.load(language)
 
 
 def summed(folds: list[dict[str, Any]], name: str) -> dict[str, Any]:

@@ -148,7 +148,7 @@ def test_bad_model_files_are_one_line_errors(normaliser, tmp_path):
     with pytest.raises(ConfigError, match="no judge yet"):
         normaliser.best("u", None, None)
     with pytest.raises(ConfigError, match="no normalisation model for 'es'"):
-        Normaliser.load("es", normaliser.lexicon)
+        Normaliser.load("es", normaliser.lexicon, tmp_path)
     folder = tmp_path / "bad"
     folder.mkdir()
     (folder / "judge.json").write_text(json.dumps({"features": ["other"], "weights": [1.0]}), encoding="utf-8")

@@ -16,14 +16,28 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import numpy as np
 
 from charwise.errors import CheckpointError
+from charwise.speller.normalisation_rules import ENGLISH_SOURCES
 
 if TYPE_CHECKING:
     from charwise.speller.context_model import ContextModel
 
-SOURCES = ("table", "repeat", "contraction", "ending", "abbreviation", "split", "speller")
-FEATURES = (*(f"src_{s}" for s in SOURCES), "table_share", "table_changed", "table_seen", "written_known",
-            "written_zipf", "candidate_zipf", "candidate_known", "speller_p", "distance", "length_gap",
-            "context_gain", "context_seen", "multiword", "lm_gain", "lm_scored")
+SOURCES = ENGLISH_SOURCES  # a judge's candidate sources, unless it names its own (Spanish: SPANISH_SOURCES)
+EVIDENCE = ("table_share", "table_changed", "table_seen", "written_known", "written_zipf", "candidate_zipf",
+            "candidate_known", "speller_p", "distance", "length_gap", "context_gain", "context_seen", "multiword",
+            "lm_gain", "lm_scored")
+
+
+def feature_names(sources: Sequence[str] = SOURCES) -> tuple[str, ...]:
+    """A judge's input columns: one indicator per candidate source, then the evidence."""
+    return (*(f"src_{s}" for s in sources), *EVIDENCE)
+
+
+def expanded_size(sources: Sequence[str] = SOURCES) -> int:
+    """Columns of :func:`expand` for a judge with these sources."""
+    return len(sources) * (len(EVIDENCE) + 1)
+
+
+FEATURES = feature_names(SOURCES)
 LM_GAIN_CLIP = 30.0  # nats: beyond this, one candidate is simply far likelier; the clip keeps the scale sane
 # the words around a judged word that the language model reads (left, right): the neighbours say most,
 # and a forward pass of SmolLM2 on one CPU thread costs about 0.2 s per word with the speller's wider window
@@ -66,20 +80,20 @@ class NormalisationTable:
         return cls(dict(counts))
 
 
-def expand(rows: np.ndarray) -> np.ndarray:
+def expand(rows: np.ndarray, n_sources: int = len(SOURCES)) -> np.ndarray:
     """The judge's inputs: the source columns, then every other feature once per source (a weight of
     its own per source: the speller's probability means something else than a table share)."""
-    sources, rest = rows[:, : len(SOURCES)], rows[:, len(SOURCES) :]
-    return np.concatenate([sources] + [sources[:, [k]] * rest for k in range(len(SOURCES))], axis=1)
+    sources, rest = rows[:, :n_sources], rows[:, n_sources:]
+    return np.concatenate([sources] + [sources[:, [k]] * rest for k in range(n_sources)], axis=1)
 
 
-EXPANDED = len(SOURCES) * (len(FEATURES) - len(SOURCES) + 1)  # columns of expand()
+EXPANDED = expanded_size(SOURCES)  # columns of expand() for the English judge
 
 
 @dataclass
 class NormalisationJudge:
-    """A logistic model over :data:`FEATURES`, each with a weight per candidate source
-    (:func:`expand`): the probability that a candidate is the intended word."""
+    """A logistic model over :func:`feature_names` of its ``sources``, each with a weight per
+    candidate source (:func:`expand`): the probability that a candidate is the intended word."""
 
     weights: np.ndarray
     bias: float
@@ -91,41 +105,50 @@ class NormalisationJudge:
     # lower-cased tweets, unknown words the speller corrects are often names and slang
     undo_below: float = 0.3
     undo_source: str = ""
+    sources: tuple[str, ...] = SOURCES
 
     def probability(self, rows: np.ndarray) -> np.ndarray:
-        """For each row of :data:`FEATURES`, the probability that its candidate is the intended word."""
-        z = ((expand(rows) - self.mean) / self.scale) @ self.weights + self.bias
+        """For each row of :func:`feature_names` (of its sources), the probability that its
+        candidate is the intended word."""
+        z = ((expand(rows, len(self.sources)) - self.mean) / self.scale) @ self.weights + self.bias
         return 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
 
     def to_dict(self) -> dict[str, object]:
-        return {"features": list(FEATURES), "weights": self.weights.tolist(), "bias": self.bias,
+        return {"sources": list(self.sources), "features": list(feature_names(self.sources)),
+                "weights": self.weights.tolist(), "bias": self.bias,
                 "mean": self.mean.tolist(), "scale": self.scale.tolist(), "threshold": self.threshold,
                 "threshold_source": self.threshold_source, "undo_below": self.undo_below,
                 "undo_source": self.undo_source}
 
     @classmethod
     def from_dict(cls, data: dict[str, object], where: str = "the judge") -> "NormalisationJudge":
-        if data.get("features") != list(FEATURES):
+        sources = tuple(str(s) for s in data.get("sources", SOURCES))  # type: ignore[attr-defined]
+        if data.get("features") != list(feature_names(sources)):
             raise CheckpointError(f"{where} was fitted on other features than this version of charwise reads: "
                                   "rebuild it (python benchmarks/lexnorm.py --ship)")
         arrays = [np.asarray(data[k], dtype=np.float64) for k in ("weights", "mean", "scale")]
-        if any(a.shape != (EXPANDED,) for a in arrays):
-            raise CheckpointError(f"{where}: weights, mean and scale must each have {EXPANDED} values")
+        size = expanded_size(sources)
+        if any(a.shape != (size,) for a in arrays):
+            raise CheckpointError(f"{where}: weights, mean and scale must each have {size} values")
         return cls(arrays[0], float(data["bias"]), arrays[1], arrays[2],  # type: ignore[arg-type]
                    float(data.get("threshold", 0.5)), str(data.get("threshold_source", "")),  # type: ignore[arg-type]
-                   float(data.get("undo_below", 0.0)), str(data.get("undo_source", "")))  # type: ignore[arg-type]
+                   float(data.get("undo_below", 0.0)), str(data.get("undo_source", "")),  # type: ignore[arg-type]
+                   sources)
 
     @classmethod
-    def fit(cls, rows: np.ndarray, labels: np.ndarray, c: float = 0.3) -> "NormalisationJudge":
-        """A judge fitted on candidate ``rows`` (features) and ``labels`` (1: the intended word)."""
+    def fit(cls, rows: np.ndarray, labels: np.ndarray, c: float = 0.3,
+            sources: Sequence[str] = SOURCES) -> "NormalisationJudge":
+        """A judge fitted on candidate ``rows`` (:func:`feature_names` of ``sources``) and
+        ``labels`` (1: the intended word)."""
         from sklearn.linear_model import LogisticRegression
 
-        rows = expand(rows)
+        sources = tuple(sources)
+        rows = expand(rows, len(sources))
         mean = rows.mean(axis=0)
         scale = rows.std(axis=0)
         scale[scale < 1e-9] = 1.0
         model = LogisticRegression(C=c, max_iter=2000).fit((rows - mean) / scale, labels)
-        return cls(model.coef_[0].astype(np.float64), float(model.intercept_[0]), mean, scale)
+        return cls(model.coef_[0].astype(np.float64), float(model.intercept_[0]), mean, scale, sources=sources)
 
 
 def lm_gains(lm: ContextModel, sentences: Sequence[Sequence[str]],

@@ -51,6 +51,7 @@ import numpy as np
 
 from charwise.cache import LRUCache
 from charwise.errors import CheckpointError, ConfigError
+from charwise.speller.lexicon import ACCENTED, strip_accents
 from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     EXPANDED,
     FEATURES,
@@ -61,7 +62,19 @@ from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     NormalisationJudge,
     NormalisationTable,
     expand,
+    feature_names,
     lm_gains,
+)
+from charwise.speller.normalisation_rules import (  # noqa: F401 (re-exported)
+    APOSTROPHES,
+    NEVER_PROPOSED,
+    RULES,
+    beside_apostrophe,
+    edit_distance,
+    laugh,
+    normalisable,
+    phonetic_variants,
+    spelling_variants,
 )
 
 if TYPE_CHECKING:
@@ -72,64 +85,15 @@ if TYPE_CHECKING:
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 LM_JUDGE_FILE = "judge-lm.json"  # the judge that reads a language model's gains too
-_REPEAT = re.compile(r"(\w)\1{2,}")
-NORMALISED = ("en",)  # languages with a shipped normalisation model (charwise/data/normalisation-LANG)
+NORMALISED = ("en", "es")  # languages with a shipped normalisation model (charwise/data/normalisation-LANG)
 SPELLER_CANDIDATES = 3  # the speller's suggestions the judge reads
 ABBREVIATIONS = 3  # words offered for an abbreviation, the most frequent first
 ABBREVIATION_ZIPF = 3.5  # ... among words at least this frequent (a rare word is no abbreviation's meaning)
 JUDGED_CACHE_SIZE = 50_000  # (word, neighbours, suggestions) judged and remembered
 MAX_SPLIT_CHARS = 24  # longer run-together strings are hashtags or noise, not two words
-# a word that starts with one of these is a derivation, not two words (unfollow is no "un follow")
-PREFIXES = frozenset({"un", "re", "de", "dis", "non", "pre", "mis", "over", "under", "out", "anti", "co"})
+RESPELLINGS = 5  # phonetic respellings offered, the most frequent first
+ACCENT_ZIPF_GAP = 1.5  # an accented word proposed beside a plain word at most this much rarer
 SPLIT_ZIPF = 4.0  # both parts of a split at least this frequent (``li vin``, ``sm th`` are no split)
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Optimal-string-alignment distance (edits and adjacent transpositions)."""
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        cur = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = a[i - 1] != b[j - 1]
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-        prev2, prev = prev, cur
-    return prev[-1]
-
-
-# British and American spellings of one word (colour/color, realise/realize, theatre/theater,
-# cancelled/canceled): both are right, and the writer's choice is kept
-_VARIANTS = [(re.compile(a), b) for a, b in (
-    ("our", "or"), ("is(e|ing|ed|es|ation)", r"iz\1"), ("ys(e|ed|es|ing)", r"yz\1"), ("tre$", "ter"),
-    ("tres$", "ters"), ("ll(ed|ing|er)", r"l\1"), ("ogue$", "og"), ("ae", "e"), ("oe", "e"))]
-APOSTROPHES = frozenset("'\u2019\u00b4`")  # written for an apostrophe (´ and ` too)
-# normal forms never proposed, whatever annotators wrote: a slur is not the standard form of a word
-NEVER_PROPOSED = frozenset({"nigger", "niggers"})
-
-
-def spelling_variants(a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` are the British and American spellings of one word."""
-    if a == b:
-        return False
-    for pattern, repl in _VARIANTS:
-        a, b = pattern.sub(repl, a), pattern.sub(repl, b)
-    return a == b
-
-
-def beside_apostrophe(words: Sequence[str], index: int) -> bool:
-    """Whether ``words[index]`` is a piece of a contraction split at its apostrophe (``did n ' t``,
-    ``we ' ve``): an apostrophe word right before or after it."""
-    return any(0 <= j < len(words) and words[j] in APOSTROPHES for j in (index - 1, index + 1))
-
-
-def normalisable(word: str) -> bool:
-    """Whether a token is a word the normaliser reads: letters and digits with at least one letter
-    (``b4``, ``2day``; a number alone is protected), an apostrophe allowed, and no capital after the
-    first letter (``NASA``, ``iPhone``: names and acronyms)."""
-    bare = word.replace("'", "").replace("\u2019", "")
-    return (bare.isalnum() and any(c.isalpha() for c in bare) and not any(c.isupper() for c in word[1:]))
 
 
 def speller_candidates(entry: WordCorrection, k: int = SPELLER_CANDIDATES) -> dict[str, float]:
@@ -155,7 +119,17 @@ class Normaliser:
         # the judge that also reads a language model's gains (lm_gain, lm_scored), used when one is given
         self.lm_judge = lm_judge
         self.context = context
+        if lexicon.language not in RULES:
+            raise ConfigError(f"no normalisation rules for {lexicon.language!r} (known: {', '.join(RULES)})")
+        self.rules = RULES[lexicon.language]
+        self.feature_names = feature_names(self.rules.sources)
+        self._repeat = self.rules.repeat_pattern()
         self._judged_cache = LRUCache(JUDGED_CACHE_SIZE)
+        # accent-dropped spelling -> its most frequent accented word (aqui -> aquí, tu -> tú)
+        self._accented: dict[str, str] = {}
+        if lexicon.language in ACCENTED:
+            for w in sorted((w for w in lexicon.words() if strip_accents(w) != w), key=lexicon.zipf, reverse=True):
+                self._accented.setdefault(strip_accents(w), w)
         self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.words() if "'" in w and len(w) <= 12}
         # frequent words by first letter, the most frequent first: what an abbreviation may stand for
         frequent = sorted((w for w in lexicon.words() if w.isalpha() and lexicon.zipf(w) >= ABBREVIATION_ZIPF),
@@ -227,21 +201,25 @@ class Normaliser:
         found: dict[str, str] = {}
         for normal in self.table.replacements(word):
             found.setdefault(normal, "table")
-        if _REPEAT.search(word):
-            for repl in (r"\1\1", r"\1"):
-                shorter = _REPEAT.sub(repl, word)
-                if self._known(shorter):
-                    found.setdefault(shorter, "repeat")
+        unknown = not self.lexicon.knows(word)
+        if self.rules.laughter and unknown:
+            standard = laugh(word)
+            if standard is not None:
+                found.setdefault(standard, "laughter")
+        for shorter in self._shortened(word, unknown):
+            found.setdefault(shorter, "repeat")
         stem = word[:-1] if word.endswith("in'") else word
-        if stem.endswith("in") and len(stem) >= 4 and self.lexicon.knows(stem + "g"):
+        if self.rules.dropped_g and stem.endswith("in") and len(stem) >= 4 and self.lexicon.knows(stem + "g"):
             found.setdefault(stem + "g", "ending")
         with_apostrophe = self._apostrophe_words.get(word) if "'" not in word else None
         if with_apostrophe is not None:
             found.setdefault(with_apostrophe, "contraction")
-        unknown = not self.lexicon.knows(word)
         if unknown:
             for full in self.abbreviated(word):
                 found.setdefault(full, "abbreviation")
+        if unknown or self.lexicon.zipf(word) < self.rules.respell_below_zipf:
+            for respelled in self.respelled(word):
+                found.setdefault(respelled, "phonetic")
         if 4 <= len(word) <= MAX_SPLIT_CHARS and unknown:
             split = self._best_split(word)
             if split is not None:
@@ -254,15 +232,48 @@ class Normaliser:
             del found[cand]
         return found
 
+    def _words_of(self, text: str) -> list[str]:
+        """``text`` if it is a word, and its accented word when the lexicon has one (``aqui`` ->
+        ``aquí``; ``tu`` -> ``tu``, ``tú``: the judge decides between them)."""
+        out = [text] if self.lexicon.knows(text) else []
+        accented = self._accented.get(text)
+        # beside a word, only an accented word of similar frequency (tu/tú, not no/nó)
+        if accented is None or (out and self.lexicon.zipf(accented) < self.lexicon.zipf(text) - ACCENT_ZIPF_GAP):
+            return out
+        return out + [accented]
+
+    def _shortened(self, word: str, unknown: bool) -> list[str]:
+        """The words ``word`` is, drawn out (``soooo`` -> ``so``; Spanish ``noo`` -> ``no``)."""
+        if not self._repeat.search(word):
+            return []
+        found: list[str] = []
+        for repl in (r"\1\1", r"\1"):
+            shorter = self._repeat.sub(repl, word)
+            if " " not in shorter and (unknown or not self.rules.repeat_unknown_only):
+                found += self._words_of(shorter)
+        return list(dict.fromkeys(found))
+
+    def respelled(self, word: str) -> list[str]:
+        """The words ``word`` is a respelling by sound of (the language's phonetic rules: Spanish
+        ``aser`` -> ``hacer``), the most frequent first, at most :data:`RESPELLINGS`."""
+        if not self.rules.phonetic or not word.isalpha():
+            return []
+        drawn_out = self._repeat.sub(r"\1", word)
+        variants = phonetic_variants(word, self.rules.phonetic) | phonetic_variants(drawn_out, self.rules.phonetic)
+        found = {w for v in variants for w in self._words_of(v)} - {word}
+        return sorted(found, key=lambda w: (-self.lexicon.zipf(w), w))[:RESPELLINGS]
+
     def _best_split(self, word: str) -> str | None:
         """``word`` cut in two known words, the cut whose rarer part is most frequent (one-letter
-        parts only ``a`` and ``i``; no part that is one letter repeated: ``yearsss`` is ``years``
-        drawn out, not ``years ss``)."""
+        parts only the language's one-letter words, ``a`` and ``i`` in English; no part that is one
+        letter repeated and no one-letter part beside its own letter: ``yearsss`` is ``years`` drawn
+        out, not ``years ss``, and Spanish ``comoo`` is ``como``, not ``como o``)."""
         best, best_score = None, 0.0
         for i in range(1, len(word)):
             left, right = word[:i], word[i:]
-            if (any(len(p) == 1 and p not in ("a", "i") or len(p) > 1 and len(set(p)) == 1 for p in (left, right))
-                    or left in PREFIXES):
+            drawn_out = min(len(left), len(right)) == 1 and left[-1] == right[0]
+            if (any(len(p) == 1 and p not in self.rules.split_letters or len(p) > 1 and len(set(p)) == 1
+                    for p in (left, right)) or left in self.rules.split_prefixes or drawn_out):
                 continue
             if not (self.lexicon.knows(left) and self.lexicon.knows(right)):
                 continue
@@ -281,7 +292,7 @@ class Normaliser:
         kept = counts.get(word, 0)
         written_zipf = self.lexicon.zipf(word)
         base = self._fit(word, left, right)
-        rows = np.zeros((len(candidates), len(FEATURES)), dtype=np.float64)
+        rows = np.zeros((len(candidates), len(self.feature_names)), dtype=np.float64)
         for j, (cand, source) in enumerate(candidates.items()):
             parts = cand.split(" ")
             fit, seen = self._fit(cand, left, right)
@@ -303,7 +314,7 @@ class Normaliser:
                 "lm_gain": (lm or {}).get(cand, 0.0),
                 "lm_scored": float(lm is not None and cand in lm),
             }
-            rows[j] = [values.get(name, 0.0) for name in FEATURES]
+            rows[j] = [values.get(name, 0.0) for name in self.feature_names]
         return rows
 
     def _fit(self, text: str, left: str | None, right: str | None) -> tuple[float, bool]:
@@ -325,6 +336,9 @@ class Normaliser:
         judge = self.lm_judge if lm is not None and self.lm_judge is not None else self.judge
         if judge is None:
             raise ConfigError("this normaliser has no judge yet: fit one (benchmarks/lexnorm.py)")
+        if judge.sources != self.rules.sources:
+            raise ConfigError(f"the judge reads the sources {judge.sources}, this {self.lexicon.language!r} "
+                              f"normaliser proposes {self.rules.sources}: fit a judge for this language")
         return judge
 
     def best(self, word: str, left: str | None, right: str | None, speller: dict[str, float] | None = None,
@@ -359,7 +373,7 @@ class Normaliser:
                 j, cand, source = k, other, other_source  # never drop a word of a run-together pair
         if source == "split":
             kind = "split"
-        elif source == "speller" or (source in ("abbreviation", "repeat") and cand in (speller or {})):
+        elif source == "speller" or (source in ("abbreviation", "repeat", "phonetic") and cand in (speller or {})):
             kind = "spelling"  # a slip the speller found too (peole -> people), whatever proposed it first
         else:
             kind = "normalisation"
@@ -379,8 +393,9 @@ class Normaliser:
         """Whether lower-case ``word`` can have a candidate at all (most words of running text are
         known words that no source proposes anything for: they are passed over at once)."""
         return (entry.looked_at or entry.changed or not self.lexicon.knows(word) or word in self._apostrophe_words
-                or bool(self.table.replacements(word)) or _REPEAT.search(word) is not None
-                or word.endswith(("in", "in'")))
+                or self.lexicon.zipf(word) < self.rules.respell_below_zipf
+                or bool(self.table.replacements(word)) or self._repeat.search(word) is not None
+                or (self.rules.dropped_g and word.endswith(("in", "in'"))))
 
     @staticmethod
     def _judged(entry: WordCorrection, found: tuple[str, str, float]) -> float:

@@ -46,7 +46,7 @@ from typing import Sequence
 from charwise.errors import ConfigError
 from charwise.speller.context import NgramContext, is_word
 
-#: English confusion sets (lower-case). Each word maps to the others of its set.
+#: Confusion sets per language (lower-case). Each word maps to the others of its set.
 CONFUSION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
     "en": (
         ("accept", "except"), ("advice", "advise"), ("affect", "effect"), ("among", "between"),
@@ -57,6 +57,17 @@ CONFUSION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("later", "latter"), ("though", "through"), ("lightening", "lightning"),
         ("week", "weak"), ("form", "from"), ("dose", "does"), ("wonder", "wander"),
         ("no", "know"), ("new", "knew"), ("brake", "break"),
+    ),
+    # Spanish: a word and its accented twin, both valid (el/él, mas/más, esta/está, hablo/habló): the
+    # pairs whose members are both counted at least 20 times in the Bible's training verses (the
+    # Spanish counts), less names (Amán, César) and accents modern spelling dropped (éste, sólo, á)
+    "es": (
+        ("aun", "aún"), ("amo", "amó"), ("cual", "cuál"), ("cuando", "cuándo"), ("cuanto", "cuánto"),
+        ("como", "cómo"), ("de", "dé"), ("donde", "dónde"), ("el", "él"), ("envio", "envió", "envío"),
+        ("esta", "está"), ("estas", "estás"), ("este", "esté"), ("hablo", "habló"), ("hacia", "hacía"),
+        ("ira", "irá"), ("junto", "juntó"), ("libro", "libró"), ("lloro", "lloró"), ("mando", "mandó"),
+        ("mas", "más"), ("mi", "mí"), ("oro", "oró"), ("que", "qué"), ("quien", "quién"), ("reino", "reinó"),
+        ("saco", "sacó"), ("se", "sé"), ("si", "sí"), ("tome", "tomé"), ("tu", "tú"),
     ),
 }
 GAINS_SIZE = 100_000  # (left, word, right) triples whose gain is remembered, then forgotten at once

@@ -443,12 +443,14 @@ class Speller:
         if normaliser is not None:  # a threshold given (settings or call) applies to every change
             normaliser.apply(out, allowed, self.settings.threshold if threshold is None else threshold,
                              undo=self.settings.style == "social", lm=self.context_model)
-        self._check_real_words(out)
+        self._check_real_words(out, allowed)
         return out
 
-    def _check_real_words(self, corrected: list[list[WordCorrection]]) -> None:
+    def _check_real_words(self, corrected: list[list[WordCorrection]], allowed: Sequence[str]) -> None:
         """Valid words of a confusion set that the sentence says are another member of it
-        (:mod:`charwise.speller.real_words`), changed in place, read between the corrected words."""
+        (:mod:`charwise.speller.real_words`), changed in place, read between the corrected words.
+        In a language with accents, only an accent the writer left out is put back (``el`` -> ``él``):
+        one the writer wrote stays."""
         checker = self.real_word_checker
         if checker is None:
             return
@@ -460,8 +462,11 @@ class Speller:
                         or written not in checker):
                     continue
                 found = checker.gain(words, i)
-                if found is not None and found[1] >= self.settings.real_word_margin:
-                    entry.correction, entry.kind = same_case(written, found[0]), "real_word"
+                if found is None or found[1] < self.settings.real_word_margin:
+                    continue
+                kind = "accent" if restores_accents(written.lower(), found[0]) else "real_word"
+                if kind in allowed and (kind == "accent" or self.language not in ACCENTED):
+                    entry.correction, entry.kind = same_case(written, found[0]), kind
                     # the context model's odds of the member against the written word, as a probability
                     entry.probability = 1.0 / (1.0 + 10.0 ** -found[1])
                     words[i] = entry.correction
@@ -486,8 +491,11 @@ class Speller:
     @property
     def real_word_checker(self) -> RealWordChecker | None:
         """The confusion-set checker (loaded on first use), or None when ``settings.changes`` leaves
-        out ``real_word`` or the language has no confusion sets."""
-        if "real_word" not in self.settings.changes or self.language not in CONFUSION_SETS:
+        out ``real_word`` (and, in a language with accents, ``accent``) or the language has no
+        confusion sets."""
+        wanted = "real_word" in self.settings.changes or (
+            "accent" in self.settings.changes and self.language in ACCENTED)  # accent twins: el/él
+        if not wanted or self.language not in CONFUSION_SETS:
             return None
         if self._real_word_checker is None:
             self._real_word_checker = RealWordChecker.load(self.language)

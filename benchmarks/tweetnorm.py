@@ -1,0 +1,214 @@
+"""Spanish tweets: lexical normalisation of the Tweet-Norm 2013 development tweets, two-fold, against baselines.
+
+    OMP_NUM_THREADS=1 python benchmarks/tweetnorm.py            # -> results/tweetnorm.json/.png
+    OMP_NUM_THREADS=1 python benchmarks/tweetnorm.py --ship     # refit the shipped Spanish table + judge
+
+Data: ``tweetnorm_es`` of the spelling benchmarks (``--data``): the development tweets
+(``tweet-norm-dev500_annotated.txt`` and ``tweet-norm-dev100_annotated.txt``; the README there
+names them development data: learning and tuning on them is allowed) are cut in two halves by
+position; each fold learns on one half (the replacement table, the judge and its threshold, exactly
+as ``lexnorm.py`` does for English, with the same functions) and is scored on the other. The test
+tweets (``tweet-norm-test462_annotated.txt``) are only *reported*, scored once with the normaliser
+fitted on every development tweet (``--ship``), never used to choose anything.
+
+Tweet-Norm annotates only the words its dictionary did not know (out-of-vocabulary, OOV): each is
+a variant with its standard form (``kiero`` -> ``quiero``, ``pasao`` -> ``pasado``, ``jajaja`` ->
+``ja``), a correct word or a word of another language (both to be left alone). Every other token
+counts as correct, though some are not (``xq``, ``esta`` for ``está``): the damage figures are
+upper bounds. Tokens: URLs, @handles and #hashtags whole, then runs of word characters and of
+punctuation; an annotation whose word is not one of the tweet's tokens (``q.e.p.d``) is counted and
+left out. Scores are lower-case (as in ``lexnorm.py``; the annotation also restores capitals).
+
+Metrics: those of ``lexnorm.py`` (misspellings fixed, damage, ERR...) and the task's own,
+**OOV accuracy**: annotated words made exactly right (variants to their form, the others left as
+written) over all annotated words (Tweet-Norm 2013, Alegria et al. 2013; its best system reached
+78.1 % on the full test set of 564 tweets, of which 462 remain in this copy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from charwise.speller import Speller, SpellerSettings
+from charwise.speller.corrections import SPELLING
+from charwise.speller.normalise import DATA_DIR, NormalisationTable, Normaliser
+from lexnorm import (
+    RESULTS,
+    ROOT,
+    Tweet,
+    fit_judge,
+    run_fold,
+    speller_choices,
+    speller_outputs,
+    spelling_context,
+    summed,
+)
+from report import pyplot, write_result
+
+DEVELOPMENT = ("tweet-norm-dev500_annotated.txt", "tweet-norm-dev100_annotated.txt")
+TEST = "tweet-norm-test462_annotated.txt"
+_TOKEN = re.compile(r"https?://\S+|[@#]\w+|\w+|[^\w\s]+")
+DATA_NAME = "Tweet-Norm 2013 development tweets"
+
+
+def read_annotated(path: Path) -> tuple[list[Tweet], list[set[int]], int]:
+    """(tweets as lower-case ``(written, normal)`` tokens, the annotated tokens of each tweet,
+    annotations left out because their word is not a token)."""
+    tweets: list[Tweet] = []
+    annotated: list[set[int]] = []
+    skipped = 0
+    cursor = 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        if not line.startswith("\t"):
+            text = line.split("\t", 1)[1] if "\t" in line else ""
+            tweets.append([(t.lower(), t.lower()) for t in _TOKEN.findall(text)])
+            annotated.append(set())
+            cursor = 0
+            continue
+        parts = line.strip().split(" ")
+        if len(parts) < 3 or not tweets:
+            skipped += 1
+            continue
+        word, category, form = parts[0].lower(), parts[1], " ".join(parts[2:])
+        bare = re.sub(r"^\W+|\W+$", "", word)
+        tokens = tweets[-1]
+        at = next((i for i in range(cursor, len(tokens)) if tokens[i][0] == bare), None)
+        if at is None or not bare:
+            skipped += 1
+            continue
+        normal = form.replace("_", " ").lower() if category == "0" else bare
+        tokens[at] = (bare, normal)
+        annotated[-1].add(at)
+        cursor = at + 1
+    return tweets, annotated, skipped
+
+
+def oov_accuracy(tweets: list[Tweet], annotated: list[set[int]], changes: dict[tuple[int, int], str]) -> float:
+    """Annotated words made exactly right over all annotated words (%): the task's metric."""
+    right = total = 0
+    for t, positions in enumerate(annotated):
+        for i in positions:
+            raw, normal = tweets[t][i]
+            right += changes.get((t, i), raw) == normal
+            total += 1
+    return round(100 * right / max(total, 1), 2)
+
+
+def read_development(folder: Path) -> tuple[list[Tweet], list[set[int]], int]:
+    tweets: list[Tweet] = []
+    annotated: list[set[int]] = []
+    skipped = 0
+    for name in DEVELOPMENT:
+        t, a, s = read_annotated(folder / name)
+        tweets, annotated, skipped = tweets + t, annotated + a, skipped + s
+    return tweets, annotated, skipped
+
+
+def fitted(tweets: list[Tweet], args: argparse.Namespace) -> tuple[Speller, dict[str, Any]]:
+    """A default Spanish speller whose normaliser was fitted on ``tweets`` (the shipped recipe)."""
+    spelling = Speller.load("es", settings=SpellerSettings(changes=SPELLING))
+    normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(p for t in tweets for p in t), None,
+                            spelling_context("es"))
+    choices, _ = speller_choices(spelling, tweets)
+    normaliser.judge, fitting = fit_judge(normaliser, tweets, choices, args.max_damage, data=DATA_NAME)
+    normaliser.judge.undo_below = args.undo_below
+    speller = Speller(spelling.lexicon, spelling.encoder, spelling.scorer, SpellerSettings(),
+                      featurizer=spelling.featurizer)
+    speller.normaliser = normaliser
+    return speller, fitting
+
+
+def ship(tweets: list[Tweet], args: argparse.Namespace) -> int:
+    """Fit the table and judge on every development tweet and write them to charwise/data."""
+    speller, fitting = fitted(tweets, args)
+    normaliser = speller.normaliser
+    assert normaliser is not None and normaliser.judge is not None
+    normaliser.judge.undo_source = "as the English judge's (not used by the default style)"
+    note = ("Counts of normal forms per written token, from the Tweet-Norm 2013 development tweets (dev500 and\n"
+            "dev100; Alegria et al. 2013), annotations CC BY 3.0 (see README.md).\n"
+            "Rebuilt by: python benchmarks/tweetnorm.py --ship. written<TAB>normal<TAB>count")
+    normaliser.save(DATA_DIR / "normalisation-es", note)
+    print(f"shipped: {len(normaliser.table.counts)} written forms, threshold {fitting['threshold']}")
+    return 0
+
+
+def test_report(folder: Path, development: list[Tweet], args: argparse.Namespace) -> dict[str, Any]:
+    """The test tweets, scored once by the speller fitted on every development tweet, beside the
+    speller without normalisation (nothing is chosen here)."""
+    from lexnorm import score_changes
+
+    tweets, annotated, skipped = read_annotated(folder / TEST)
+    speller, _ = fitted(development, args)
+    out: dict[str, Any] = {"tweets": len(tweets), "annotations_left_out": skipped}
+    spelling = Speller.load("es", settings=SpellerSettings(changes=SPELLING))
+    for name, system in (("unchanged", None), ("charwise spelling", spelling), ("charwise", speller)):
+        changes, shown = ({}, []) if system is None else speller_outputs(system, tweets)[::2]
+        out[name] = {**score_changes(tweets, changes), "oov_accuracy": oov_accuracy(tweets, annotated, changes)}
+        if name == "charwise":
+            out["changes"] = shown
+    return out
+
+
+def plot(result: dict[str, Any], path: Path) -> None:
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for fold in result["folds"]:
+        sweep = fold["sweep"]
+        ax.plot([s["damage"] for s in sweep], [s["misspellings_fixed"] for s in sweep], "o-", alpha=0.6,
+                label=f"charwise --style social, threshold swept (fold {fold['fold']})")
+    for name, s in result["summed"].items():
+        ax.scatter([s["damage"]], [s["misspellings_fixed"]], marker="s", zorder=3)
+        ax.annotate(name, (s["damage"], s["misspellings_fixed"]), fontsize=8, xytext=(4, 2), textcoords="offset points")
+    ax.set_xscale("symlog", linthresh=0.1)
+    ax.set_xlabel("correct tokens changed (%, an upper bound: only OOV words are annotated)")
+    ax.set_ylabel("misspellings fixed (%)")
+    ax.set_title("Tweet-Norm 2013 development tweets, held-out halves")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path,
+                        default=ROOT.parent / "shared" / "data" / "spelling_benchmarks" / "tweetnorm_es")
+    parser.add_argument("--max-damage", type=float, default=0.003, help="damage allowed when choosing the threshold")
+    parser.add_argument("--no-pyspell", action="store_true", help="leave pyspellchecker out (slow)")
+    parser.add_argument("--undo-below", type=float, default=0.3,
+                        help="the judge's probability under which a spelling correction is undone (--style social)")
+    parser.add_argument("--ship", action="store_true", help="refit the shipped normaliser on all development tweets")
+    parser.add_argument("--out", type=Path, default=RESULTS / "tweetnorm.json")
+    args = parser.parse_args(argv)
+    tweets, annotated, skipped = read_development(args.data)
+    if args.ship:
+        return ship(tweets, args)
+    from spelling_suite import Baselines
+
+    base = Baselines("es")
+    half = len(tweets) // 2
+    halves = [tweets[:half], tweets[half:]]
+    folds = []
+    for k in (0, 1):
+        fold = run_fold(halves[k], halves[1 - k], base, args, None, "es", DATA_NAME)
+        learned = f"1-{half}" if k == 0 else f"{half + 1}-{len(tweets)}"
+        folds.append({"fold": k, "learn": f"tweets {learned}", **fold})
+        print(f"fold {k}: " + ", ".join(f"{n} {s['misspellings_fixed']}/{s['err']}/{s['damage']}"
+                                         for n, s in fold["systems"].items()), file=sys.stderr)
+    result = {"command": " ".join(["python benchmarks/tweetnorm.py", *(argv if argv is not None else sys.argv[1:])]),
+              "data": "tweetnorm_es dev500 + dev100 (development); test462 reported only", "tweets": len(tweets),
+              "annotations_left_out": skipped, "annotated_words": sum(len(a) for a in annotated),
+              "max_damage": args.max_damage,
+              "summed": {name: summed(folds, name) for name in folds[0]["systems"]}, "folds": folds,
+              "test": test_report(args.data, tweets, args)}
+    return write_result(args.out, result, plot)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

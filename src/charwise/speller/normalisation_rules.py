@@ -1,0 +1,178 @@
+"""What the normaliser may propose, per language: the rules that turn a written word into candidates.
+
+Each rule only *proposes*; the fitted judge (:mod:`charwise.speller.normalisation_judge`) decides.
+:class:`LanguageRules` holds a language's choices:
+
+* ``sources``: the candidate sources its judge was fitted with (one weight set per source);
+* ``repeat_run``: the shortest run of one letter read as drawn out (``soooo``: English writes
+  doubled letters in words, so three; Spanish doubles few, ``noo``, ``sii``, ``muchoo`` are common,
+  so two, and only in words the lexicon lacks);
+* ``split_letters`` / ``split_prefixes``: the one-letter words a run-together pair may have, and
+  the prefixes that make a derivation rather than two words (``unfollow``, ``deshacer``);
+* ``dropped_g``: the English ``goin`` -> ``going``;
+* ``phonetic``: respellings by sound (Spanish: ``aser`` -> ``hacer``, ``kiero`` -> ``quiero``,
+  ``pesao`` -> ``pesado``, ``grasias`` -> ``gracias``, ``tanbien`` -> ``también``), at most
+  :data:`PHONETIC_STEPS` rewrites, kept when the result is a word (its accents put back when the
+  lexicon holds only the accented word), for unknown words and known words rarer than
+  ``respell_below_zipf``;
+* ``laughter``: the laugh written out (``jajajaja``, ``jsjajaj``, ``jejeje``) to its annotated
+  standard form (``ja``, ``je``, ``ji``, as the Tweet-Norm 2013 guidelines normalise it).
+
+Example::
+
+    >>> {"quiero", "hacer"} <= phonetic_variants("kiero", RULES["es"].phonetic) | phonetic_variants(
+    ...     "aser", RULES["es"].phonetic)
+    True
+    >>> laugh("jajajjaja"), laugh("jejeje"), laugh("hahah"), laugh("hija")
+    ('ja', 'je', 'ja', None)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+PHONETIC_STEPS = 2  # rewrites combined at most (aser -> haser -> hacer)
+PHONETIC_MAX_CHARS = 16  # longer words are not respelled by sound: the variants grow too many
+PHONETIC_MAX_VARIANTS = 4000  # a bound on the variants of one word, whatever its letters
+
+
+@dataclass(frozen=True)
+class LanguageRules:
+    """A language's candidate rules (see the module docstring)."""
+
+    sources: tuple[str, ...]
+    repeat_run: int = 3
+    repeat_unknown_only: bool = False  # runs of exactly ``repeat_run`` letters only in unknown words
+    split_letters: frozenset[str] = frozenset()
+    split_prefixes: frozenset[str] = frozenset()
+    dropped_g: bool = False
+    phonetic: tuple[tuple[re.Pattern[str], str], ...] = field(default=())
+    # known words this rare are respelled too: web word lists hold tweets' respellings (deveria)
+    respell_below_zipf: float = 0.0
+    laughter: bool = False
+
+    def repeat_pattern(self) -> re.Pattern[str]:
+        """Runs of one letter at least ``repeat_run`` long."""
+        return re.compile(r"(\w)\1{%d,}" % (self.repeat_run - 1))
+
+
+def _rules(pairs: Sequence[tuple[str, str]]) -> tuple[tuple[re.Pattern[str], str], ...]:
+    return tuple((re.compile(p), r) for p, r in pairs)
+
+
+# Spanish respellings by sound, as tweets write them (written pattern -> the standard spelling)
+SPANISH_PHONETIC = _rules((
+    ("k(?=[ei])", "qu"), ("k", "c"), ("q(?!u)", "qu"), ("x", "ch"), ("x", "por"),
+    ("ao$", "ado"), ("aos$", "ados"), ("ío$", "ido"), ("io$", "ido"), ("á$", "ad"), ("é$", "ed"),
+    ("h$", "s"), ("^(?=[aeiou])", "h"), ("b", "v"), ("v", "b"), ("s(?=[ei])", "c"), ("s", "z"), ("z", "s"),
+    ("c(?=[ei])", "z"), ("y", "ll"), ("ll", "y"), ("j(?=[ei])", "g"), ("g(?=[ei])", "j"), ("r", "l"), ("l", "r"),
+    ("^st", "est"), ("^w", "gu"), ("w", "gu"), ("i$", "y"), ("n(?=[bp])", "m"), ("^i", "e"), ("ue", "o"),
+))
+
+ENGLISH_SOURCES = ("table", "repeat", "contraction", "ending", "abbreviation", "split", "speller")
+SPANISH_SOURCES = ("table", "repeat", "phonetic", "laughter", "abbreviation", "split", "speller")
+
+RULES: dict[str, LanguageRules] = {
+    "en": LanguageRules(
+        sources=ENGLISH_SOURCES, repeat_run=3, split_letters=frozenset({"a", "i"}),
+        split_prefixes=frozenset({"un", "re", "de", "dis", "non", "pre", "mis", "over", "under", "out", "anti",
+                                  "co"}),
+        dropped_g=True),
+    "es": LanguageRules(
+        sources=SPANISH_SOURCES, repeat_run=2, repeat_unknown_only=True,
+        split_letters=frozenset({"a", "y", "o", "e", "u"}),
+        split_prefixes=frozenset({"des", "re", "in", "im", "pre", "sub", "anti", "super", "auto", "co", "ex",
+                                  "contra", "sobre", "entre"}),
+        phonetic=SPANISH_PHONETIC, respell_below_zipf=3.0, laughter=True),
+}
+
+_LAUGH_SYLLABLE = re.compile(r"[jh][aeiou]|[aeiou][jh]")
+_LAUGH_LETTERS = frozenset("jhaeiouqsk")
+
+
+def laugh(word: str) -> str | None:
+    """The standard form of a written laugh (``jajajja`` -> ``ja``, ``jijiji`` -> ``ji``,
+    ``hahah`` -> ``ja``), or None when ``word`` is no laugh: nearly every letter of a laugh, and
+    its most written vowel among ``a``, ``e``, ``i`` in at least two of its syllables."""
+    w = word.lower()
+    if len(w) < 3 or len(_LAUGH_SYLLABLE.findall(w)) < 2:
+        return None
+    if sum(c in _LAUGH_LETTERS for c in w) < 0.85 * len(w) or sum(c in "jh" for c in w) < 2:
+        return None
+    vowels = {v: w.count(v) for v in "aei"}
+    vowel = max(vowels, key=lambda v: vowels[v])
+    return "j" + vowel if w.count("j" + vowel) + w.count("h" + vowel) >= 2 else None
+
+
+def phonetic_variants(word: str, rules: Sequence[tuple[re.Pattern[str], str]],
+                      steps: int = PHONETIC_STEPS) -> set[str]:
+    """Every spelling of ``word`` at most ``steps`` rewrites away (each rewrite: one rule at one
+    place), ``word`` itself left out."""
+    if not rules or len(word) > PHONETIC_MAX_CHARS:
+        return set()
+    found: set[str] = set()
+    frontier = {word}
+    for _ in range(steps):
+        following: set[str] = set()
+        for text in frontier:
+            for pattern, replacement in rules:
+                for match in pattern.finditer(text):
+                    following.add(text[: match.start()] + replacement + text[match.end():])
+        following -= found | {word}
+        found |= following
+        if len(found) >= PHONETIC_MAX_VARIANTS:
+            break
+        frontier = following
+    return found
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Optimal-string-alignment distance (edits and adjacent transpositions)."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+# British and American spellings of one word (colour/color, realise/realize, theatre/theater,
+# cancelled/canceled): both are right, and the writer's choice is kept
+_VARIANTS = [(re.compile(a), b) for a, b in (
+    ("our", "or"), ("is(e|ing|ed|es|ation)", r"iz\1"), ("ys(e|ed|es|ing)", r"yz\1"), ("tre$", "ter"),
+    ("tres$", "ters"), ("ll(ed|ing|er)", r"l\1"), ("ogue$", "og"), ("ae", "e"), ("oe", "e"))]
+
+
+def spelling_variants(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` are the British and American spellings of one word."""
+    if a == b:
+        return False
+    for pattern, repl in _VARIANTS:
+        a, b = pattern.sub(repl, a), pattern.sub(repl, b)
+    return a == b
+
+
+APOSTROPHES = frozenset("'\u2019\u00b4`")  # written for an apostrophe (´ and ` too)
+# normal forms never proposed, whatever annotators wrote: a slur is not the standard form of a word
+NEVER_PROPOSED = frozenset({"nigger", "niggers"})
+
+
+def beside_apostrophe(words: Sequence[str], index: int) -> bool:
+    """Whether ``words[index]`` is a piece of a contraction split at its apostrophe (``did n ' t``,
+    ``we ' ve``): an apostrophe word right before or after it."""
+    return any(0 <= j < len(words) and words[j] in APOSTROPHES for j in (index - 1, index + 1))
+
+
+def normalisable(word: str) -> bool:
+    """Whether a token is a word the normaliser reads: letters and digits with at least one letter
+    (``b4``, ``2day``; a number alone is protected), an apostrophe allowed, and no capital after the
+    first letter (``NASA``, ``iPhone``: names and acronyms)."""
+    bare = word.replace("'", "").replace("\u2019", "")
+    return (bare.isalnum() and any(c.isalpha() for c in bare) and not any(c.isupper() for c in word[1:]))
