@@ -1,0 +1,1 @@
+"""charwise's benchmarks (the package docstring is written in a later commit)."""
