@@ -1,7 +1,7 @@
 """Write ``docs/results.md`` from every ``benchmarks/results/*.json``.
 
-    python benchmarks/make_results.py            # rewrites docs/results.md (atomically)
-    python benchmarks/make_results.py --check    # exit status 1 if docs/results.md is out of date
+    python -m benchmarks.make_results            # rewrites docs/results.md (atomically)
+    python -m benchmarks.make_results --check    # exit status 1 if docs/results.md is out of date
 
 One section per JSON file, in file-name order: what the benchmark measures (the first sentence of
 its script's docstring), the command that regenerates it, a table of its key figures and links to
@@ -47,48 +47,48 @@ COMMANDS: dict[str, list[str]] = {
         "    --json benchmarks/results/eval_e5_en.json",
     ],
     "tagging": [
-        "python benchmarks/tagging.py --epochs 1 --train-sentences 2000 --dev-sentences 400 --lr 1e-4 \\",
+        "python -m benchmarks.tagging.tagging --epochs 1 --train-sentences 2000 --dev-sentences 400 --lr 1e-4 \\",
         "    --threads 1 --budget-minutes 95    # resumes: runs what the JSON does not have yet",
         "# the second core: another invocation with its own JSON, joined afterwards",
-        "python benchmarks/tagging.py --epochs 1 --train-sentences 2000 --dev-sentences 400 --lr 1e-4 \\",
+        "python -m benchmarks.tagging.tagging --epochs 1 --train-sentences 2000 --dev-sentences 400 --lr 1e-4 \\",
         "    --threads 1 --settings chars-concat s2w+chars --json runs/fusion.json",
-        "python benchmarks/tagging.py --merge runs/fusion.json",
+        "python -m benchmarks.tagging.tagging --merge runs/fusion.json",
     ],
     "tagging_full": [
-        "python benchmarks/tagging.py --tasks wnut17 --settings base-first hybrid-oov chars-concat --seeds 0 \\",
+        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings base-first hybrid-oov chars-concat --seeds 0 \\",
         "    --json runs/full_s0.json --work runs/tagging_full        # and --seeds 1 on the other core",
-        "python benchmarks/tagging.py --json benchmarks/results/tagging_full.json --seeds 0 1 \\",
+        "python -m benchmarks.tagging.tagging --json benchmarks/results/tagging_full.json --seeds 0 1 \\",
         "    --merge runs/full_s0.json runs/full_s1.json",
     ],
     "tagging_full_v2": [
-        "python benchmarks/tagging.py --tasks wnut17 --settings hybrid-oov chars-concat --seeds 0 \\",
+        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings hybrid-oov chars-concat --seeds 0 \\",
         "    --json runs/v2_s0.json --work runs/tagging_v2        # and --seeds 1 on the other core",
-        "python benchmarks/tagging.py --json benchmarks/results/tagging_full_v2.json --seeds 0 1 \\",
+        "python -m benchmarks.tagging.tagging --json benchmarks/results/tagging_full_v2.json --seeds 0 1 \\",
         "    --merge runs/v2_s0.json runs/v2_s1.json",
     ],
     "tagging_2pt": [
-        "python benchmarks/pretraining.py --run runs/2pt/full --train --mode full --steps 800",
-        "python benchmarks/tagging.py --teacher runs/2pt/full/model --tasks wnut17 --settings hybrid-oov --seeds 0 \\",
+        "python -m benchmarks.hybrid.pretraining --run runs/2pt/full --train --mode full --steps 800",
+        "python -m benchmarks.tagging.tagging --teacher runs/2pt/full/model --tasks wnut17 --settings hybrid-oov --seeds 0 \\",
         "    --json runs/2pt/wnut_a.json --work runs/2pt/tag_a     # --seeds 1 and --settings base-first alongside",
-        "python benchmarks/tagging.py --json benchmarks/results/tagging_2pt.json --seeds 0 1 \\",
+        "python -m benchmarks.tagging.tagging --json benchmarks/results/tagging_2pt.json --seeds 0 1 \\",
         "    --merge runs/2pt/wnut_a.json runs/2pt/wnut_s1.json runs/2pt/wnut_b.json",
     ],
     "tagging_2pt_ewt": [
-        "python benchmarks/tagging.py --teacher runs/2pt/full/model --tasks ewt-upos --settings hybrid-oov --seeds 0 \\",
+        "python -m benchmarks.tagging.tagging --teacher runs/2pt/full/model --tasks ewt-upos --settings hybrid-oov --seeds 0 \\",
         "    --epochs 1 --json benchmarks/results/tagging_2pt_ewt.json --work runs/2pt/tag_a",
     ],
     "tagging_repair": [
-        "python benchmarks/tagging.py --tasks wnut17 --settings base-first --seeds 0 1 --epochs 5 \\",
+        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings base-first --seeds 0 1 --epochs 5 \\",
         "    --test-policies repair --json benchmarks/results/tagging_repair.json",
     ],
     "tagging_repair_ewt": [
-        "python benchmarks/tagging.py --tasks ewt-upos --settings base-first --seeds 0 1 --epochs 1 \\",
+        "python -m benchmarks.tagging.tagging --tasks ewt-upos --settings base-first --seeds 0 1 --epochs 1 \\",
         "    --test-policies repair --json benchmarks/results/tagging_repair_ewt.json",
     ],
     "tagging_ewt_full": [
-        "python benchmarks/tagging.py --tasks ewt-upos --settings base-first --seeds 0 1 2 --epochs 1 \\",
+        "python -m benchmarks.tagging.tagging --tasks ewt-upos --settings base-first --seeds 0 1 2 --epochs 1 \\",
         "    --json runs/ewt_base.json         # and --settings s2w+chars --json runs/ewt_chars.json alongside",
-        "python benchmarks/tagging.py --json benchmarks/results/tagging_ewt_full.json \\",
+        "python -m benchmarks.tagging.tagging --json benchmarks/results/tagging_ewt_full.json \\",
         "    --merge runs/ewt_base.json runs/ewt_chars.json",
     ],
 }
@@ -492,7 +492,7 @@ def render_decoder(data: dict[str, Any]) -> Lines:
 
 
 def render_speller_neural(data: dict[str, Any]) -> Lines:
-    """benchmarks/speller_neural.py: the default speller and SmolLM2 on its words in doubt, dev data."""
+    """benchmarks/correction/speller_neural.py: the default speller and SmolLM2 on its words in doubt, dev data."""
     report = data["report"]
     settings = data["settings"]
     lines = [f"Development data: {report['sentences']} UD EWT dev sentences with one misspelled word each (the "
@@ -510,7 +510,7 @@ def render_speller_neural(data: dict[str, Any]) -> Lines:
 
 
 def render_real_words(data: dict[str, Any]) -> Lines:
-    """benchmarks/real_words.py: confusion-set swaps put back, and clean words changed, by margin."""
+    """benchmarks/correction/real_words.py: confusion-set swaps put back, and clean words changed, by margin."""
     lines = [f"{data['role']}: {data['sentences']:,} sentences ({data['words']:,} words, {data['clean_set_words']:,} "
              f"of them in a confusion set); {data['errors']:,} swapped words to put back. Shipped margin: "
              f"{data['shipped_margin']:g}.", ""]
@@ -521,7 +521,7 @@ def render_real_words(data: dict[str, Any]) -> Lines:
 
 
 def render_lexnorm(data: dict[str, Any]) -> Lines:
-    """benchmarks/lexnorm.py: real tweets normalised, two folds, every system on the same tokens."""
+    """benchmarks/correction/lexnorm.py: real tweets normalised, two folds, every system on the same tokens."""
     first = data["folds"][0]["systems"]["unchanged"]
     lines = [f"{data['tweets']:,} LexNorm 2015 training tweets (development), two folds: each half learned from, the "
              f"other scored; sums over both. Per fold about {first['tokens']:,} tokens, {first['needing']:,} needing "
@@ -534,7 +534,7 @@ def render_lexnorm(data: dict[str, Any]) -> Lines:
 
 
 def render_front_end(data: dict[str, Any]) -> Lines:
-    """benchmarks/front_end.py: preparation against the tokenizer, throughput against sentence-transformers."""
+    """benchmarks/hybrid/front_end.py: preparation against the tokenizer, throughput against sentence-transformers."""
     lines = [f"{data['texts']:,} WNUT17 test tweets, batch {data['batch']}, median of {data['repeats']} warm passes.",
              ""]
     rows = []
@@ -553,7 +553,7 @@ def render_front_end(data: dict[str, Any]) -> Lines:
 
 
 def render_gpu_checks(data: dict[str, Any]) -> Lines:
-    """benchmarks/gpu_checks.py: resume tests on CUDA, encode overlap, the front end and the LM speller on a GPU."""
+    """benchmarks/scaling/gpu_checks.py: resume tests on CUDA, encode overlap, the front end and the LM speller on a GPU."""
     sec = data["sections"]
     lines = [f"{data['device']}, torch {data['torch']} (CUDA {data['cuda']}); {data['texts']:,} WNUT17 tweets, "
              f"batch {data['batch']}, median of {data['repeats']} warm passes. {data.get('setup', '')}", ""]
@@ -573,7 +573,7 @@ def render_gpu_checks(data: dict[str, Any]) -> Lines:
 
 
 def render_spelling_suite(data: dict[str, Any]) -> Lines:
-    """benchmarks/spelling_suite.py: its own tables (the ones docs/spelling_benchmarks.md quotes)."""
+    """benchmarks/correction/spelling_suite.py: its own tables (the ones docs/spelling_benchmarks.md quotes)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from spelling_suite import markdown
 
@@ -617,7 +617,7 @@ def render_speller(data: dict[str, Any]) -> Lines:
 
 
 def render_speller_speed(data: dict[str, Any]) -> Lines:
-    """benchmarks/speller_speed.py: start-up of `charwise correct`, words/s beside SymSpell."""
+    """benchmarks/correction/speller_speed.py: start-up of `charwise correct`, words/s beside SymSpell."""
     start = data["start_up"]
     lines = [f"{data['machine']}, {data['threads']} thread(s). `charwise correct` on one word, warm cache, "
              "fresh process (median): " + "; ".join(
@@ -847,7 +847,7 @@ RENDERERS: dict[str, Callable[[Any], Lines]] = {
     "eval_": render_eval,
     "speller": render_speller,
     "speller_": render_speller,
-    "speller_dev": render_generic,  # benchmarks/speller_dev.py: thresholds by scorer, development data
+    "speller_dev": render_generic,  # benchmarks/correction/speller_dev.py: thresholds by scorer, development data
     "speller_neural": render_speller_neural,
     "speller_speed": render_speller_speed,
     "real_words": render_real_words,
@@ -914,14 +914,14 @@ def command_lines(stem: str, data: Any, script: str | None) -> Lines:
             i = args.index("--out")
             del args[i : i + 2]
         lines = [
-            f"python benchmarks/approximation.py --name {stem.removeprefix('approximation_')} -- {shlex.join(args)}"
+            f"python -m benchmarks.approximation.approximation --name {stem.removeprefix('approximation_')} -- {shlex.join(args)}"
         ]
     elif stem.startswith("eval_"):
         name = data["teacher"]["name"]
         encoder = f"runs/v1/src/charwise/pretrained/{name}" if stem.endswith("_v1") else name
         lines = [f"charwise eval {encoder} --json benchmarks/results/{stem}.json"]
     elif stem.startswith("ablation_"):
-        lines = [f"python benchmarks/ablation.py --steps {data['steps']}"]
+        lines = [f"python -m benchmarks.approximation.ablation --steps {data['steps']}"]
     else:
         recorded = None
         if isinstance(data, dict):
@@ -987,7 +987,7 @@ def render(results_dir: Path = RESULTS) -> str:
         "command that regenerates it (run from the repository root after `make install`, with",
         "`HF_HUB_OFFLINE=1`). Percentages are x 100 and rounded as in the user guide; the JSON files hold",
         "the unrounded values and the exact protocol. Regenerate this page with",
-        "`python benchmarks/make_results.py`.",
+        "`python -m benchmarks.make_results`.",
         "",
         "| result | page |",
         "| --- | --- |",
@@ -1029,7 +1029,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = Path(args.out).read_text(encoding="utf-8") if Path(args.out).exists() else None
         if current != render(Path(args.results)):
-            print(f"{args.out} is out of date: run python benchmarks/make_results.py", file=sys.stderr)
+            print(f"{args.out} is out of date: run python -m benchmarks.make_results", file=sys.stderr)
             return 1
         return 0
     print(f"wrote {write(Path(args.out), Path(args.results))}")

@@ -1,8 +1,8 @@
 """Loss and architecture ablation on MiniLM: short runs of ``charwise train`` that differ in one
 setting each, compared on the trainer's validation set (held-in words, clean and with one typo).
 
-    python benchmarks/ablation.py --steps 1200            # all variants, writes results/ablation_minilm.json + .png
-    python benchmarks/ablation.py --steps 1200 --only no-contrastive
+    python -m benchmarks.approximation.ablation --steps 1200            # all variants, writes results/ablation_minilm.json + .png
+    python -m benchmarks.approximation.ablation --steps 1200 --only no-contrastive
 
 Each variant's exact command is stored with its validation curve. Held-out words are not used
 for these choices.

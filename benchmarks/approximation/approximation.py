@@ -1,8 +1,8 @@
 """Approximation benchmark: train an encoder with the repository's own command, evaluate it, and
 write ``benchmarks/results/approximation_<name>.json`` + ``.png``.
 
-    python benchmarks/approximation.py --name minilm -- --teacher minilm --steps 8000
-    python benchmarks/approximation.py --name minilm --run runs/minilm     # only collect a finished run
+    python -m benchmarks.approximation.approximation --name minilm -- --teacher minilm --steps 8000
+    python -m benchmarks.approximation.approximation --name minilm --run runs/minilm     # only collect a finished run
 
 Everything after ``--`` goes to ``charwise train`` unchanged. The JSON holds the exact command,
 the wall-clock training time, the encoder's size relative to the teacher's table, the

@@ -2,7 +2,7 @@
 
 The page of every result is docs/results.md, written by ``benchmarks/make_results.py``.
 
-    python benchmarks/tables.py
+    python -m benchmarks.approximation.tables
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def ablation_table() -> str:
         return ""
     data = json.loads(path.read_text())
     keys = ["accuracy", "avg_prec", "cosine", "noisy_top1", "noisy_top10"]
-    lines = [f"Validation (held-in words) after {data['steps']} steps, `python benchmarks/ablation.py --steps {data['steps']}`:", "",
+    lines = [f"Validation (held-in words) after {data['steps']} steps, `python -m benchmarks.approximation.ablation --steps {data['steps']}`:", "",
              "| variant | " + " | ".join(keys) + " | minutes |", "| --- | " + " | ".join("---:" for _ in keys) + " | ---: |"]
     for name, v in data["variants"].items():
         lines.append(f"| {name} | " + " | ".join(pct(v["final"][k]) for k in keys) + f" | {v['minutes']:.1f} |")

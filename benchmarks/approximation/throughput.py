@@ -1,6 +1,6 @@
 """Encoder throughput: words per second at batch 1024 (inference, CPU unless a GPU is present).
 
-    python benchmarks/throughput.py            # writes benchmarks/results/throughput.json + .png
+    python -m benchmarks.approximation.throughput            # writes benchmarks/results/throughput.json + .png
 
 Every preset of every encoder is built for MiniLM's dimension (384) and timed on the same 16,384
 real words (MiniLM vocabulary surfaces, half of them given one typo), after one warm-up pass; the
@@ -65,7 +65,7 @@ def main() -> int:
                      "parameters": encoder.num_parameters(), "words_per_s": time_encoder(encoder)})
         print(rows[-1], file=sys.stderr)
     result = {
-        "command": "python benchmarks/throughput.py",
+        "command": "python -m benchmarks.approximation.throughput",
         "batch_size": batch,
         "words": len(words),
         "device": "cpu" if not torch.cuda.is_available() else torch.cuda.get_device_name(),

@@ -9,13 +9,13 @@ Three runs continue the shipped MiniLM decoder and encoder for `--steps` steps w
 * `E->D + D->E`: `--cycle-ed 1 --cycle-de 0.5` (vector -> decoder -> encoder -> vector, encoder only).
 
 For each trained encoder: `charwise eval` (fidelity on held-in and held-out rows, one-typo top-1)
-and the real-misspelling benchmark (`benchmarks/misspellings.py`, top-1/10, same pairs); for each
+and the real-misspelling benchmark (`benchmarks/approximation/misspellings.py`, top-1/10, same pairs); for each
 decoder: `charwise decoder train`'s report (greedy exact match of held-in and held-out words from
 rows and from the encoder's vectors of clean and noisy strings). The shipped encoder and decoder
 are the reference row. Runs already finished in `--work` are reused, so the script resumes.
 
 Writes benchmarks/results/cycle_loops_minilm.json and .png.
-Run: python benchmarks/cycle_loops.py [--steps 600 --work runs/abl]
+Run: python -m benchmarks.correction.cycle_loops [--steps 600 --work runs/abl]
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def main() -> None:
             run([*cli, "eval", str(out / "encoder"), "--json", str(out / "fidelity.json")])
     misspelled = work / "misspellings.json"
     if not misspelled.is_file():
-        run(["benchmarks/misspellings.py", "--teachers", "minilm", "--threads", "1", "--pyspell-budget", "0",
+        run(["benchmarks/approximation/misspellings.py", "--teachers", "minilm", "--threads", "1", "--pyspell-budget", "0",
              "--json", str(misspelled),
              *[f"--encoder={name}={work / folder / 'encoder'}" for name, (folder, _) in RUNS.items()]])
     systems = json.loads(misspelled.read_text())["teachers"]["minilm"]["systems"]
@@ -81,7 +81,7 @@ def main() -> None:
                      **spelling(json.loads((out / "eval.json").read_text())),
                      "misspellings_top1": systems[name]["top1"], "misspellings_top10": systems[name]["top10"]})
     result = {"benchmark": "cycle-loop ablation, MiniLM, encoder trained", "steps": args.steps,
-              "command": f"python benchmarks/cycle_loops.py --steps {args.steps} --work {args.work}",
+              "command": f"python -m benchmarks.correction.cycle_loops --steps {args.steps} --work {args.work}",
               "common": "charwise decoder train --encoder minilm --init-decoder " + SHIPPED_DECODER
               + " --train-encoder --eval-every 200 (rows 1, approx 1, noise mixed 0.5)", "rows": rows}
     OUT.mkdir(parents=True, exist_ok=True)

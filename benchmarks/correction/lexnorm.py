@@ -1,7 +1,7 @@
 """Real tweets: lexical normalisation of the LexNorm 2015 training tweets, two-fold, against baselines.
 
-    OMP_NUM_THREADS=1 python benchmarks/lexnorm.py            # -> results/lexnorm.json/.png
-    OMP_NUM_THREADS=1 python benchmarks/lexnorm.py --ship     # refit the shipped table + judge on all tweets
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.lexnorm            # -> results/lexnorm.json/.png
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.lexnorm --ship     # refit the shipped table + judge on all tweets
 
 Data: ``lexnorm2015_en/train.norm`` of the spelling benchmarks (``--data``; the README there names it a
 development / training split: learning and tuning on it is allowed). Its 2,360 tweets are cut in two
@@ -387,7 +387,7 @@ def ship(tweets: list[Tweet], args: argparse.Namespace) -> int:
                                     "EWT dev (the real typos' corrections kept)")
     note = ("Counts of normal forms per written token, from the LexNorm 2015 training tweets (W-NUT 2015, Baldwin\n"
             "et al. 2015; MultiLexNorm English training split, van der Goot et al. 2021), research data.\n"
-            "Rebuilt by: python benchmarks/lexnorm.py --ship. written<TAB>normal<TAB>count")
+            "Rebuilt by: python -m benchmarks.correction.lexnorm --ship. written<TAB>normal<TAB>count")
     normaliser.save(DATA_DIR / "normalisation-en", note)
     print(f"shipped: {len(normaliser.table.counts)} written forms, threshold {fitting['threshold']}")
     return 0
@@ -441,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
                       **fold})
         print(f"fold {k}: " + ", ".join(f"{n} {s['misspellings_fixed']}/{s['err']}/{s['damage']}"
                                          for n, s in fold["systems"].items()), file=sys.stderr)
-    result = {"command": " ".join(["python benchmarks/lexnorm.py", *(argv if argv is not None else sys.argv[1:])]),
+    result = {"command": " ".join(["python -m benchmarks.correction.lexnorm", *(argv if argv is not None else sys.argv[1:])]),
               "data": "lexnorm2015_en/train.norm (development / training split)", "tweets": len(tweets),
               "max_damage": args.max_damage,
               "summed": {name: summed(folds, name) for name in folds[0]["systems"]}, "folds": folds}

@@ -1,6 +1,6 @@
 """Real-word errors on development data: choose the checker's margin here (never on test sets).
 
-    OMP_NUM_THREADS=1 python benchmarks/real_words.py
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.real_words
 
 Data (development, seeded): UD EWT dev and WNUT17 dev sentences. ``errors``: every sentence holding a word of a
 confusion set gets one such word replaced by another member of its set (case kept): the checker
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         print(f"margin {margin:g}: corrected {rows[f'{margin:g}']['errors_corrected']} %, false alarms "
               f"{alarms} ({rows[f'{margin:g}']['clean_words_changed']} % of words)", flush=True)
-    result = {"command": " ".join(["python benchmarks/real_words.py", *sys.argv[1:]]),
+    result = {"command": " ".join(["python -m benchmarks.correction.real_words", *sys.argv[1:]]),
               "role": "development: UD EWT dev + WNUT17 dev, seeded swaps", "sentences": len(sentences),
               "words": total_words, "errors": len(errors), "clean_set_words": len(clean_positions),
               "shipped_margin": checker.settings.margin, "margins": rows}

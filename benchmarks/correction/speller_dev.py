@@ -1,8 +1,8 @@
 """Development data for the speller in running text: choose a scorer and its threshold here, never
-on the public test sets (``benchmarks/spelling_suite.py`` reports those).
+on the public test sets (``benchmarks/correction/spelling_suite.py`` reports those).
 
-    OMP_NUM_THREADS=1 python benchmarks/speller_dev.py --scorers shipped runs/speller-en-ctx
-    OMP_NUM_THREADS=1 python benchmarks/speller_dev.py --language es --scorers shipped runs/speller-es-ctx
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.speller_dev --scorers shipped runs/speller-en-ctx
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.speller_dev --language es --scorers shipped runs/speller-es-ctx
 
 Sets (all development; seeded):
 
@@ -18,7 +18,7 @@ Sets (all development; seeded):
   development pairs (``tweetnorm_es/pairs_dev.tsv``), compared ignoring case (the annotation also
   capitalises names);
 * ``tweets`` (Spanish, with the public sets): the Tweet-Norm development tweets, NeuSpell's token
-  metrics ignoring case (``benchmarks/spelling_suite.py``'s): correction rate and damage.
+  metrics ignoring case (``benchmarks/correction/spelling_suite.py``'s): correction rate and damage.
 
 For each scorer and each threshold in ``--thresholds``: correction rate, clean words changed, fixed;
 and the threshold that corrects most while changing no more clean words than the shipped scorer at
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
 
         words = [(bad, good.lower()) for bad, good in read_tsv(tweet_norm / "pairs_dev.tsv")]
         tweets = read_tsv(tweet_norm / "sentences_dev.tsv")
-    result: dict[str, Any] = {"command": " ".join(["python benchmarks/speller_dev.py", *sys.argv[1:]]),
+    result: dict[str, Any] = {"command": " ".join(["python -m benchmarks.correction.speller_dev", *sys.argv[1:]]),
                               "language": args.language, "sentences": len(noisy), "roles": {
                                   "noisy/clean": "development (dev split, seeded misspellings)",
                                   "norvig_testset1": "development",

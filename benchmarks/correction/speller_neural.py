@@ -1,10 +1,10 @@
 """The speller with SmolLM2 judging its words in doubt (``charwise correct --context smollm2``)
 beside the default speller, on development data: misspellings corrected, clean words changed, speed.
 
-    OMP_NUM_THREADS=1 python benchmarks/speller_neural.py --sentences 400 --tune
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.speller_neural --sentences 400 --tune
 
-Development data only (the test sets of ``benchmarks/spelling_suite.py`` are never read): the
-``noisy`` and ``clean`` sets of ``benchmarks/speller_dev.py`` (UD EWT dev sentences, one word in
+Development data only (the test sets of ``benchmarks/correction/spelling_suite.py`` are never read): the
+``noisy`` and ``clean`` sets of ``benchmarks/correction/speller_dev.py`` (UD EWT dev sentences, one word in
 each misspelled from the error model or the tuning half of Wikipedia's list) and Norvig's
 development list (``pairs_testset1``, each word alone). ``2 * --sentences`` dev sentences are drawn
 and cut in two halves:
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     reranker = LMReranker.load("smollm2", device=args.device)
     reranker.score_texts(["The first forward pass sets the kernels up; it is not timed."])
     result: dict[str, Any] = {
-        "command": " ".join(["python benchmarks/speller_neural.py", *sys.argv[1:]]),
+        "command": " ".join(["python -m benchmarks.correction.speller_neural", *sys.argv[1:]]),
         "roles": {"tune": "development (first half of the drawn EWT dev sentences; norvig_testset1)",
                   "report": "development (second half; norvig_testset1)"},
         "threads": args.threads, "device": str(reranker.device), "settings": asdict(RerankSettings()),

@@ -1,6 +1,6 @@
 """How fast the speller starts and how fast it works, beside SymSpell, on one thread.
 
-    OMP_NUM_THREADS=1 python benchmarks/speller_speed.py     # writes benchmarks/results/speller_speed.json + .png
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.speller_speed     # writes benchmarks/results/speller_speed.json + .png
 
 * **start-up**: ``charwise correct --text WORD`` (English and Spanish) as a user runs it, in a fresh
   process with warm caches (one run first to fill them): wall seconds and peak resident memory
@@ -153,7 +153,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.repeats < 1:
         parser.error("--repeats must be >= 1")
-    result: dict[str, Any] = {"command": " ".join(["OMP_NUM_THREADS=1 python benchmarks/speller_speed.py",
+    result: dict[str, Any] = {"command": " ".join(["OMP_NUM_THREADS=1 python -m benchmarks.correction.speller_speed",
                                                    *sys.argv[1:]]),
                               "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
                               "threads": os.environ.get("OMP_NUM_THREADS", "unset"),

@@ -1,8 +1,8 @@
 """Public spelling benchmarks: charwise's speller beside SymSpell and pyspellchecker, same pairs, same run.
 
-    OMP_NUM_THREADS=1 python benchmarks/spelling_suite.py                     # -> results/spelling_suite.json/.png
-    OMP_NUM_THREADS=1 python benchmarks/spelling_suite.py --limit 100 --out /tmp/s.json   # quick look
-    OMP_NUM_THREADS=1 python benchmarks/spelling_suite.py --sets aspell jfleg_sentences --languages en
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.spelling_suite                     # -> results/spelling_suite.json/.png
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.spelling_suite --limit 100 --out /tmp/s.json   # quick look
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.spelling_suite --sets aspell jfleg_sentences --languages en
 
 The data are the sets of ``shared/data/spelling_benchmarks`` (``--data``; default: the environment
 variable ``CHARWISE_SPELLING_BENCHMARKS``, else ``../shared/data/spelling_benchmarks`` from the
@@ -82,7 +82,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from charwise.speller.corrections import same_case  # noqa: E402  (the baselines take the word's case as charwise does)
-from speller import RESULTS, rss_mb, shipped_symspell, symspell_index  # noqa: E402  (benchmarks/speller.py)
+from speller import RESULTS, rss_mb, shipped_symspell, symspell_index  # noqa: E402  (benchmarks/correction/speller.py)
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = ("charwise", "SymSpell", "pyspellchecker")
@@ -652,7 +652,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     result = run(args)
     given = sys.argv[1:] if argv is None else argv
-    result = {"command": "OMP_NUM_THREADS=1 python benchmarks/spelling_suite.py" + (
+    result = {"command": "OMP_NUM_THREADS=1 python -m benchmarks.correction.spelling_suite" + (
         " " + shlex.join(given) if given else ""), "date": datetime.date.today().isoformat(),
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS"), "context": args.context, "limit": args.limit,
         "seed": args.seed,

@@ -1,8 +1,8 @@
 """Vocabulary-expansion reconstruction benchmark: writes ``benchmarks/results/expansion.json`` + ``.png``.
 
-    HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/expansion.py            # MiniLM and SmolLM2
-    HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/expansion.py --teachers minilm --max-words 200
-    HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/expansion.py --teachers e5-multilingual \
+    HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.expansion.expansion            # MiniLM and SmolLM2
+    HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.expansion.expansion --teachers minilm --max-words 200
+    HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.expansion.expansion --teachers e5-multilingual \
         --vectors bible-es-word2vec --only-covered --out benchmarks/results/expansion_es.json
 
 Wang et al.'s own setting is the last command: multilingual-e5-small (XLM-R's vocabulary) and
@@ -194,7 +194,7 @@ def main() -> int:
     else:
         vectors = StaticVectors.load(args.vectors)
     result = {
-        "command": shlex.join(["python", "benchmarks/expansion.py", *sys.argv[1:]]),
+        "command": shlex.join(["python", "-m", "benchmarks.expansion.expansion", *sys.argv[1:]]),
         "vectors": {"source": args.vectors if trained else vectors.source, "words": len(vectors), "dim": vectors.dim,
                     **({"training": trained} if trained else {})},
         "only_covered": args.only_covered,

@@ -2,12 +2,12 @@
 the WNUT17 raw tweets (src/charwise/data/wnut17/raw_text, min-count 5) with each method, vs no expansion.
 
 Each method expands MiniLM with ``charwise expand`` into runs/expansion_ner/<method>/model, then
-the word-level tagger of ``benchmarks/tagging.py`` (its ``run_one``, setting ``base-first``: policy none,
+the word-level tagger of ``benchmarks/tagging/tagging.py`` (its ``run_one``, setting ``base-first``: policy none,
 first-piece pooling, linear head) is fine-tuned on that model with the same reduced protocol as
 benchmarks/results/tagging.json (defaults below) and scored on the full test set, clean and with
 typos. Results: benchmarks/results/expansion_ner.json (+ .png); resumable (finished runs are kept).
 
-Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/expansion_ner.py [--seeds 0 1 2]
+Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.expansion.expansion_ner [--seeds 0 1 2]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
 
-import tagging as tagging_benchmark  # noqa: E402  (benchmarks/tagging.py)
+import tagging as tagging_benchmark  # noqa: E402  (benchmarks/tagging/tagging.py)
 from charwise.cli import main as charwise_main  # noqa: E402
 from charwise.io import data_root  # noqa: E402
 from charwise.tagging.data import load_task  # noqa: E402
@@ -68,7 +68,7 @@ def main() -> None:
                            "train_sentences": args.train_sentences, "dev_sentences": args.dev_sentences,
                            "lr": args.lr, "head_lr": args.head_lr, "batch_size": 16, "patience": 2,
                            "noise": args.noise, "expansion": "--corpus data/wnut17/raw_text --min-count 5 --vectors glove50",
-                           "command": "python benchmarks/expansion_ner.py --seeds " + " ".join(map(str, args.seeds))}
+                           "command": "python -m benchmarks.expansion.expansion_ner --seeds " + " ".join(map(str, args.seeds))}
     data = load_task("wnut17")
     for seed in args.seeds:
         for method in args.methods:

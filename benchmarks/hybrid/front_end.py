@@ -2,7 +2,7 @@
 tokenizer, and sentences per second against plain sentence-transformers, on CPU (and on a GPU when
 CUDA is present).
 
-    OMP_NUM_THREADS=2 python benchmarks/front_end.py     # writes benchmarks/results/front_end.json + .png
+    OMP_NUM_THREADS=2 python -m benchmarks.hybrid.front_end     # writes benchmarks/results/front_end.json + .png
 
 Texts: the first ``--texts`` WNUT17 test tweets as written (names, slang and typos: the speller
 has work to do). all-MiniLM-L6-v2 (MiniLM architecture and tokenizer), batch size ``--batch``.
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     for device in devices:
         rows[device] = measure(device, texts, args.batch, args.repeats)
         print(device, json.dumps(rows[device]), flush=True)
-    result = {"command": " ".join(["python benchmarks/front_end.py", *sys.argv[1:]]),
+    result = {"command": " ".join(["python -m benchmarks.hybrid.front_end", *sys.argv[1:]]),
               "texts": len(texts), "batch": args.batch, "repeats": args.repeats, "cpus": os.cpu_count(),
               "platform": platform.platform(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
               "devices": rows}

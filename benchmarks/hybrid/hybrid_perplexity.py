@@ -14,7 +14,7 @@ builds from characters (in the context of the words after them), and
 pieces; they are the rare, multi-piece words, so this is high under any policy).
 
 Writes benchmarks/results/hybrid_perplexity.json and .png.
-Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/hybrid_perplexity.py [--verses 300]
+Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.hybrid.hybrid_perplexity [--verses 300]
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def main() -> None:
     result = {"benchmark": "SmolLM2 per-word perplexity, KJV", "verses": len(verses), "words": total_words,
               "typo_rate": args.typo_rate, "words_changed_pct": round(100 * changed / total_words, 2),
               "encoder": args.encoder or "shipped smollm2", "threads": torch.get_num_threads(),
-              "command": "python benchmarks/hybrid_perplexity.py"
+              "command": "python -m benchmarks.hybrid.hybrid_perplexity"
               + (f" --encoder {args.encoder} --policies {args.policies} --name {args.name}" if args.encoder else ""),
               "rows": []}
     for policy in args.policies.split(","):

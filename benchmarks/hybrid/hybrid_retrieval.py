@@ -15,8 +15,8 @@ policies was fitted on the other half. ``--pairs all`` is the whole list (the pr
 ``_v1`` results).
 
 Writes benchmarks/results/hybrid_retrieval.json and .png (``--queries real``: hybrid_retrieval_real).
-Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/hybrid_retrieval.py [--encoder DIR --name NAME]
-     HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/hybrid_retrieval.py --queries real
+Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.hybrid.hybrid_retrieval [--encoder DIR --name NAME]
+     HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.hybrid.hybrid_retrieval --queries real
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ def main() -> None:
     rates = [float(r) for r in args.rates.split(",")]
     result = {"benchmark": "typo-robust retrieval", "corpus": str(EWT_TEST.relative_to(ROOT)),
               "sentences": len(texts), "encoder": args.encoder or "shipped minilm", "rates": rates,
-              "seed": args.seed, "command": f"python benchmarks/hybrid_retrieval.py --policies {args.policies}"
+              "seed": args.seed, "command": f"python -m benchmarks.hybrid.hybrid_retrieval --policies {args.policies}"
               + (f" --encoder {args.encoder}" if args.encoder else "")
               + (f" --name {args.name}" if args.name != "hybrid_retrieval" else ""), "policies": {}}
     queries: dict[float, tuple[list[str], float]] = {}
@@ -223,7 +223,7 @@ def main_real(args: argparse.Namespace) -> None:
         kept, noisy, changed = realistic_copy(texts, args.seed, args.min_subs)
     gold = [{j for j, u in enumerate(texts) if u == texts[i]} for i in kept]
     name = args.name if args.name != "hybrid_retrieval" else f"hybrid_retrieval_{args.queries}"
-    command = f"python benchmarks/hybrid_retrieval.py --queries {args.queries} --policies {args.policies}" + (
+    command = f"python -m benchmarks.hybrid.hybrid_retrieval --queries {args.queries} --policies {args.policies}" + (
         f" --pairs {args.pairs}" if args.queries == "real" and args.pairs != "test" else "") + (
         f" --split {args.split}" if args.split != "test" else "") + (
         f" --encoder {args.encoder} --name {name}" if args.encoder else "")

@@ -10,7 +10,7 @@
   hits the LRU caches.
 
 Writes benchmarks/results/hybrid_speed.json and .png.
-Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/hybrid_speed.py
+Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.hybrid.hybrid_speed
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def timed(fn, *args) -> float:
 
 def main() -> None:
     result: dict = {"benchmark": "hybrid sequence length and speed", "threads": torch.get_num_threads(),
-                    "command": "python benchmarks/hybrid_speed.py", "length": {}}
+                    "command": "python -m benchmarks.hybrid.hybrid_speed", "length": {}}
     corpora = {name: read_sentences(path, comments=True) for name, path in CORPORA.items()}
     for name in ("minilm", "smollm2"):
         teacher = Teacher.load(name)

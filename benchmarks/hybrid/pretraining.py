@@ -1,7 +1,7 @@
 """Second pre-training of MiniLM: masked-piece accuracy of a `charwise pretrain` run, as it trains.
 
-    python benchmarks/pretraining.py --run runs/2pt/full          # summarise a finished run
-    python benchmarks/pretraining.py --run runs/2pt/full --train  # run it first (the command below)
+    python -m benchmarks.hybrid.pretraining --run runs/2pt/full          # summarise a finished run
+    python -m benchmarks.hybrid.pretraining --run runs/2pt/full --train  # run it first (the command below)
 
 The run (``--train``): ``charwise pretrain`` on the repository's corpora (UD EWT train, the WNUT17
 raw tweets, the King James Bible), MiniLM and its shipped encoder, policy ``oov``, mixed typos,
@@ -39,7 +39,7 @@ def summarise(run: Path) -> dict:
         seconds_per_step = (b["elapsed_s"] - a["elapsed_s"]) / max(1, b["step"] - a["step"])
     best = max(evals[1:] or evals, key=lambda r: r["validation"]["score"])
     config["corpora"] = [str(Path(c)) for c in config["corpora"]]
-    return {"command": f"python benchmarks/pretraining.py --run {run} --train --mode {config['mode']} "
+    return {"command": f"python -m benchmarks.hybrid.pretraining --run {run} --train --mode {config['mode']} "
                        f"--steps {config['steps']}",
             "config": config, "validations": [{"step": r["step"], **r["validation"]} for r in evals],
             "best_step": best["step"], "best": best["validation"], "last_train_loss": last.get("mlm"),

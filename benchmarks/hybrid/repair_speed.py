@@ -9,7 +9,7 @@ time (lexicon, candidate index, vectors; cached on disk after the first run) is 
 the share of words the speller looked at and the share it repaired.
 
 Writes benchmarks/results/repair_speed.json and .png.
-Run: OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 python benchmarks/repair_speed.py
+Run: OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 python -m benchmarks.hybrid.repair_speed
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def main() -> None:
     base = SentenceEncoder("minilm", policy="none")
     repair = SentenceEncoder("minilm", policy="repair")
     result: dict = {"benchmark": "repair policy speed on clean text", "threads": torch.get_num_threads(),
-                    "command": "python benchmarks/repair_speed.py", "batch_size": 32, "repeats": args.repeats,
+                    "command": "python -m benchmarks.hybrid.repair_speed", "batch_size": 32, "repeats": args.repeats,
                     "speller_load_s": round(load_s, 2), "corpora": {}}
     for name, texts in corpora.items():
         base.encode(texts[:64])  # warm-up of the model itself

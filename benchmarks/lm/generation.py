@@ -16,12 +16,12 @@ hybrid policy `oov`; clean or with typos) and predicts the *clean* word, scored 
 
 Per-word perplexity = exp(-mean word log-likelihood). Groups: every word, words SmolLM2 keeps whole
 (one piece) and words it splits (the ones its vocabulary lacks as a unit).
-Data: the last `--verses` KJV verses (as benchmarks/hybrid_perplexity.py; the generator's training
+Data: the last `--verses` KJV verses (as benchmarks/hybrid/hybrid_perplexity.py; the generator's training
 text excludes them) and the first `--tweets` tweets of WNUT17 test; typos at `--typo-rate` per
 eligible word (realistic noise model of `charwise.evaluation`, as the other SmolLM2 benchmarks).
 
 Writes benchmarks/results/generation.json and .png.
-Run: python benchmarks/generation.py --generator runs/gen/smollm2/generator [--tuned runs/tune-smollm2/encoder]
+Run: python -m benchmarks.lm.generation --generator runs/gen/smollm2/generator [--tuned runs/tune-smollm2/encoder]
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def main() -> None:
     result = {"benchmark": "SmolLM2 next word: pieces vs character decoder", "generator": args.generator,
               "tuned": args.tuned, "typo_rate": args.typo_rate, "threads": torch.get_num_threads(),
               "generator_training": generator.head.training_info.get("config"),
-              "command": f"python benchmarks/generation.py --generator {args.generator} --verses {args.verses} "
+              "command": f"python -m benchmarks.lm.generation --generator {args.generator} --verses {args.verses} "
               f"--tweets {args.tweets} --typo-rate {args.typo_rate:g}"
               + (f" --tuned {args.tuned}" if args.tuned else ""),
               "rows": []}

@@ -11,7 +11,7 @@ embedding neighbours where it has the word).
 
 Runs finished in `--work` are reused (a killed run resumes from its checkpoint), so the script can
 be re-run until it has every row. Writes benchmarks/results/lm.json and .png.
-Run: python benchmarks/lm.py [--epochs 1 --max-train-tokens 0 --languages en es --presets word-small char-small]
+Run: python -m benchmarks.lm.lm [--epochs 1 --max-train-tokens 0 --languages en es --presets word-small char-small]
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def main() -> None:
                 mine[r["preset"].split("-")[1]][r["preset"].split("-")[0]] = r["test_ppl"]
         ratios[language] = {size: round(v["char"] / v["word"], 3) for size, v in mine.items() if len(v) == 2}
     result = {"benchmark": "character-aware vs word LSTM language models, Bible split by book",
-              "command": f"python benchmarks/lm.py --epochs {args.epochs} --max-train-tokens {args.max_train_tokens} "
+              "command": f"python -m benchmarks.lm.lm --epochs {args.epochs} --max-train-tokens {args.max_train_tokens} "
               f"--languages {' '.join(args.languages)} --presets {' '.join(args.presets)}"
               + ("" if Path(args.json) == OUT / "lm.json" else f" --json {Path(args.json).resolve().relative_to(ROOT)}"),
               "threads_per_run": os.environ.get("OMP_NUM_THREADS", "default"), "rows": rows,

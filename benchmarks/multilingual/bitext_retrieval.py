@@ -1,6 +1,6 @@
 """Cross-lingual Bible verse retrieval with multilingual-e5-small: base, hybrid and expanded models.
 
-    OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/bitext_retrieval.py
+    OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.multilingual.bitext_retrieval
     ... --limit 200 --systems base hybrid:oov     # a quick look
 
 Corpus and queries: the first ``--limit`` (500) test verses of the Bible's ``verses`` split
@@ -24,7 +24,7 @@ characters by the e5 character encoder; ``hybrid:repair`` and ``hybrid:repair+oo
 text with the speller of its own language: ``repair:es`` for Spanish, ``repair`` for English),
 ``expanded:METHOD`` (Wang et al.: the Spanish words of the training verses seen at least ``--min-count`` times that XLM-R splits, added as whole tokens with
 rows from ``METHOD``; ``mixture`` and ``joint`` use word2vec vectors trained with gensim on the
-training verses' Spanish side, as in ``benchmarks/expansion.py``).
+training verses' Spanish side, as in ``benchmarks/expansion/expansion.py``).
 Writes ``benchmarks/results/bitext_retrieval.json`` and ``.png``.
 """
 
@@ -168,7 +168,7 @@ def main() -> int:
                                                 args.min_count, args.seed) if methods else ({}, {}))
     gold = [{i} for i in range(len(test))]
     result: dict = {
-        "command": shlex.join(["python", "benchmarks/bitext_retrieval.py", *sys.argv[1:]]),
+        "command": shlex.join(["python", "-m", "benchmarks.multilingual.bitext_retrieval", *sys.argv[1:]]),
         "verses": len(test), "prefix": PREFIX, "typo_rate": args.typo_rate, "switch_rate": args.switch_rate,
         "words_changed": changed, "lexicon_entries": len(lexicon), "encoder": args.encoder,
         "examples": {f"{lang} {cond}": texts[0] for (lang, cond), texts in queries.items()},

