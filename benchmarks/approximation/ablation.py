@@ -1,7 +1,7 @@
 """Loss and architecture ablation on MiniLM: short runs of ``charwise train`` that differ in one
 setting each, compared on the trainer's validation set (held-in words, clean and with one typo).
 
-    python -m benchmarks.approximation.ablation --steps 1200            # all variants, writes results/ablation_minilm.json + .png
+    python -m benchmarks.approximation.ablation --steps 1200  # all variants: results/ablation_minilm.json + .png
     python -m benchmarks.approximation.ablation --steps 1200 --only no-contrastive
 
 Each variant's exact command is stored with its validation curve. Held-out words are not used
@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-RESULTS = Path(__file__).parent / "results"
+from benchmarks.common.paths import RESULTS
 
 BASE = ["--teacher", "minilm", "--encoder", "cnn", "--preset", "wide-mlp", "--quiet", "--no-report"]
 VARIANTS: dict[str, list[str]] = {

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-RESULTS = Path(__file__).parent / "results"
+from benchmarks.common.paths import RESULTS
 
 
 def plot(result: dict, path: Path) -> None:

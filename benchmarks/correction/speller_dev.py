@@ -36,11 +36,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common.paths import RESULTS, SPELLING_DATA
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-RESULTS = Path(__file__).resolve().parent / "results"
-DATA = Path(os.environ.get("CHARWISE_SPELLING_BENCHMARKS",
-                           Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "spelling_benchmarks"))
+DATA = SPELLING_DATA
 
 
 def dev_sentences(language: str, lexicon: Any, n: int, seed: int) -> list[tuple[list[str], int, str]]:
@@ -85,7 +85,7 @@ def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[
                                  / max(1, len(words)), 2) if words else None,
         }
         if tweets:
-            from spelling_suite import sentence_scores
+            from benchmarks.correction.spelling_suite import sentence_scores
 
             output = {i: c.corrected for i, c in enumerate(speller.correct_lines([n for n, _ in tweets], t))}
             scores = sentence_scores(tweets, output, list(range(len(tweets))))
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     tweets: list[tuple[str, str]] = []
     tweet_norm = args.data / "tweetnorm_es"
     if args.language == "es" and tweet_norm.is_dir():
-        from spelling_suite import read_tsv
+        from benchmarks.correction.spelling_suite import read_tsv
 
         words = [(bad, good.lower()) for bad, good in read_tsv(tweet_norm / "pairs_dev.tsv")]
         tweets = read_tsv(tweet_norm / "sentences_dev.tsv")

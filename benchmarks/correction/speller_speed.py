@@ -1,6 +1,6 @@
 """How fast the speller starts and how fast it works, beside SymSpell, on one thread.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.correction.speller_speed     # writes benchmarks/results/speller_speed.json + .png
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.speller_speed  # -> benchmarks/results/speller_speed.json + .png
 
 * **start-up**: ``charwise correct --text WORD`` (English and Spanish) as a user runs it, in a fresh
   process with warm caches (one run first to fill them): wall seconds and peak resident memory
@@ -26,10 +26,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from report import pyplot, write_result  # this folder is on the path: the script runs from it
+from benchmarks.common.paths import RESULTS
+from benchmarks.common.report import pyplot, write_result
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-RESULTS = Path(__file__).resolve().parent / "results"
 WORDS = {"en": "I recieved it", "es": "despues de la fista"}
 
 

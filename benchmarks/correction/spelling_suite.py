@@ -1,6 +1,6 @@
 """Public spelling benchmarks: charwise's speller beside SymSpell and pyspellchecker, same pairs, same run.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.correction.spelling_suite                     # -> results/spelling_suite.json/.png
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.spelling_suite  # -> results/spelling_suite.json/.png
     OMP_NUM_THREADS=1 python -m benchmarks.correction.spelling_suite --limit 100 --out /tmp/s.json   # quick look
     OMP_NUM_THREADS=1 python -m benchmarks.correction.spelling_suite --sets aspell jfleg_sentences --languages en
 
@@ -79,12 +79,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from benchmarks.common.paths import ROOT, SPELLING_DATA
+from benchmarks.correction.speller import RESULTS, rss_mb, shipped_symspell, symspell_index
 from charwise.speller.corrections import same_case  # noqa: E402  (the baselines take the word's case as charwise does)
-from speller import RESULTS, rss_mb, shipped_symspell, symspell_index  # noqa: E402  (benchmarks/correction/speller.py)
 
-ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = ("charwise", "SymSpell", "pyspellchecker")
 BLOCK = 256  # words per suggest() call when timing
 
@@ -148,8 +147,7 @@ BASELINES_MD = {"norvig_testset1": (74.4, 94.8), "norvig_testset2": (73.5, 92.0)
 
 # --- data ----------------------------------------------------------------------------------------
 def default_data() -> Path:
-    env = os.environ.get("CHARWISE_SPELLING_BENCHMARKS")
-    return Path(env) if env else ROOT.parent / "shared" / "data" / "spelling_benchmarks"
+    return SPELLING_DATA
 
 
 def read_tsv(path: Path) -> list[tuple[str, str]]:

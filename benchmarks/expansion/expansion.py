@@ -45,9 +45,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from benchmarks.common.paths import RESULTS
 from charwise.io import write_json  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
 METHODS = ["mean", "char", "mixture", "joint", "char+mixture", "char+joint", "mixture+joint", "char+mixture+joint"]
 
 

@@ -16,22 +16,20 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import torch  # noqa: E402
 
 import tagging as tagging_benchmark  # noqa: E402  (benchmarks/tagging/tagging.py)
+import torch  # noqa: E402
+
+from benchmarks.common.paths import RESULTS
 from charwise.cli import main as charwise_main  # noqa: E402
 from charwise.io import data_root  # noqa: E402
 from charwise.tagging.data import load_task  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results" / "expansion_ner.json"
+OUT = RESULTS / "expansion_ner.json"
 METHODS = ["none", "mean", "char", "mixture", "joint", "char+joint"]
 
 
@@ -67,8 +65,10 @@ def main() -> None:
     results["protocol"] = {"task": "wnut17", "setting": "base-first", "epochs": args.epochs,
                            "train_sentences": args.train_sentences, "dev_sentences": args.dev_sentences,
                            "lr": args.lr, "head_lr": args.head_lr, "batch_size": 16, "patience": 2,
-                           "noise": args.noise, "expansion": "--corpus data/wnut17/raw_text --min-count 5 --vectors glove50",
-                           "command": "python -m benchmarks.expansion.expansion_ner --seeds " + " ".join(map(str, args.seeds))}
+                           "noise": args.noise,
+                           "expansion": "--corpus data/wnut17/raw_text --min-count 5 --vectors glove50",
+                           "command": "python -m benchmarks.expansion.expansion_ner --seeds "
+                           + " ".join(map(str, args.seeds))}
     data = load_task("wnut17")
     for seed in args.seeds:
         for method in args.methods:
@@ -116,7 +116,8 @@ def plot(results: dict) -> None:
     noises = sorted({r["noise"] for r in table})
     fig, ax = plt.subplots(figsize=(7, 4))
     for k, noise in enumerate(noises):
-        vals = [next(100 * r["test_f1"]["mean"] for r in table if r["method"] == m and r["noise"] == noise) for m in methods]
+        vals = [next(100 * r["test_f1"]["mean"] for r in table if r["method"] == m and r["noise"] == noise)
+                for m in methods]
         ax.bar([i + 0.4 * k for i in range(len(methods))], vals, width=0.4, label=f"typo rate {noise:g}")
     ax.set_xticks([i + 0.2 for i in range(len(methods))], methods)
     ax.set_ylabel("WNUT17 test entity F1 x 100")

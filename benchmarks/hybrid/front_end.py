@@ -35,10 +35,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from report import pyplot, write_result  # this folder is on the path: the script runs from it
+from benchmarks.common.paths import RESULTS
+from benchmarks.common.report import pyplot, write_result
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def median_seconds(run: Callable[[], Any], repeats: int) -> float:

@@ -30,14 +30,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from benchmarks.common.paths import RESULTS
 from charwise import HybridModel, Teacher, split_words  # noqa: E402
 from charwise.evaluation import noise_config_for  # noqa: E402
 from charwise.io import data_root  # noqa: E402
 from charwise.typos.single import add_typos  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 KJV = data_root() / "kjv" / "kjv_verses.txt"
-OUT = ROOT / "benchmarks" / "results"
+OUT = RESULTS
 
 
 def main() -> None:

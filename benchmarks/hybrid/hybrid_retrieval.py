@@ -35,15 +35,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from benchmarks.common.paths import RESULTS, ROOT
 from charwise import SentenceEncoder, split_words  # noqa: E402
 from charwise.evaluation import noise_config_for  # noqa: E402
 from charwise.io import data_root  # noqa: E402
 from charwise.typos.single import add_typos  # noqa: E402
 from charwise.words import join_words  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 EWT_TEST = data_root() / "ud_en_ewt" / "en_ewt-ud-test.conllu"
-OUT = ROOT / "benchmarks" / "results"
+OUT = RESULTS
 
 
 def ewt_texts(path: Path) -> list[str]:

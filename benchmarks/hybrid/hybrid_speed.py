@@ -25,14 +25,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from benchmarks.common.paths import RESULTS
 from charwise import HybridModel, SentenceEncoder, Teacher  # noqa: E402
 from charwise.corpora import read_sentences  # noqa: E402
 from charwise.hybrid.sentence import mean_pool  # noqa: E402
 from charwise.io import data_root  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results"
-CORPORA = {"wnut17-train": data_root() / "wnut17/wnut17train.conll", "ewt-test": data_root() / "ud_en_ewt/en_ewt-ud-test.conllu"}
+OUT = RESULTS
+CORPORA = {"wnut17-train": data_root() / "wnut17/wnut17train.conll",
+           "ewt-test": data_root() / "ud_en_ewt/en_ewt-ud-test.conllu"}
 POLICIES = ["none", "oov", "multi", "no-suffix", "random:0.1", "all"]
 
 

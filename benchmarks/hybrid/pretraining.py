@@ -20,7 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-RESULTS = Path(__file__).parent / "results"
+from benchmarks.common.paths import RESULTS
+
 DATA = "src/charwise/data"
 CORPORA = [f"{DATA}/ud_en_ewt/en_ewt-ud-train.conllu", *(f"{DATA}/wnut17/raw_text/{n}.10000"
                                                           for n in ("gurez", "ile", "palm", "rigo")),

@@ -17,24 +17,22 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
 
+from benchmarks.common.paths import RESULTS
+from benchmarks.hybrid.hybrid_retrieval import EWT_TEST, ewt_texts  # noqa: E402
 from charwise import SentenceEncoder  # noqa: E402
 from charwise.corpora import read_sentences  # noqa: E402
 from charwise.io import data_root, write_json  # noqa: E402
 from charwise.speller.repair import shared_speller  # noqa: E402
 from charwise.words import split_words  # noqa: E402
-from hybrid_retrieval import EWT_TEST, ewt_texts  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results"
+OUT = RESULTS
 
 
 def timed(fn, *args) -> float:

@@ -37,6 +37,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from benchmarks.common.paths import RESULTS
 from charwise import HybridModel, Teacher, split_words  # noqa: E402
 from charwise.corpora import read_sentences  # noqa: E402
 from charwise.evaluation import noise_config_for  # noqa: E402
@@ -44,8 +45,7 @@ from charwise.hybrid.generation import WordGenerator, boundary_states  # noqa: E
 from charwise.io import data_root  # noqa: E402
 from charwise.typos.single import add_typos  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results"
+OUT = RESULTS
 GROUPS = ("all", "whole", "split")
 
 

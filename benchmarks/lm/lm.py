@@ -23,8 +23,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results"
+from benchmarks.common.paths import RESULTS, ROOT
+
+OUT = RESULTS
 QUERIES = {"en": ["LORD", "king", "said", "kings", "kingdoms", "LOOOORD", "kingg", "reigneth", "shepherds'"],
            "es": ["Señor", "rey", "dijo", "reyes", "reinos", "SEÑOOOR", "reyy", "reinaréis", "pastoras"]}
 
@@ -82,9 +83,11 @@ def main() -> None:
                 mine[r["preset"].split("-")[1]][r["preset"].split("-")[0]] = r["test_ppl"]
         ratios[language] = {size: round(v["char"] / v["word"], 3) for size, v in mine.items() if len(v) == 2}
     result = {"benchmark": "character-aware vs word LSTM language models, Bible split by book",
-              "command": f"python -m benchmarks.lm.lm --epochs {args.epochs} --max-train-tokens {args.max_train_tokens} "
-              f"--languages {' '.join(args.languages)} --presets {' '.join(args.presets)}"
-              + ("" if Path(args.json) == OUT / "lm.json" else f" --json {Path(args.json).resolve().relative_to(ROOT)}"),
+              "command": f"python -m benchmarks.lm.lm --epochs {args.epochs} "
+                         f"--max-train-tokens {args.max_train_tokens} "
+                         f"--languages {' '.join(args.languages)} --presets {' '.join(args.presets)}"
+              + ("" if Path(args.json) == OUT / "lm.json"
+                 else f" --json {Path(args.json).resolve().relative_to(ROOT)}"),
               "threads_per_run": os.environ.get("OMP_NUM_THREADS", "default"), "rows": rows,
               "char_over_word_test_ppl": ratios}
     path = Path(args.json)

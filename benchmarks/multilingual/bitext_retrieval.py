@@ -22,9 +22,9 @@ Query conditions (the corpus side stays clean):
 Systems: ``base`` (the model as is), ``hybrid:POLICY`` (words chosen by the policy built from
 characters by the e5 character encoder; ``hybrid:repair`` and ``hybrid:repair+oov`` repair each
 text with the speller of its own language: ``repair:es`` for Spanish, ``repair`` for English),
-``expanded:METHOD`` (Wang et al.: the Spanish words of the training verses seen at least ``--min-count`` times that XLM-R splits, added as whole tokens with
-rows from ``METHOD``; ``mixture`` and ``joint`` use word2vec vectors trained with gensim on the
-training verses' Spanish side, as in ``benchmarks/expansion/expansion.py``).
+``expanded:METHOD`` (Wang et al.: the Spanish words of the training verses seen at least ``--min-count``
+times that XLM-R splits, added as whole tokens with rows from ``METHOD``; ``mixture`` and ``joint``
+use word2vec vectors trained with gensim on the training verses' Spanish side, as in ``benchmarks/expansion/expansion.py``).
 Writes ``benchmarks/results/bitext_retrieval.json`` and ``.png``.
 """
 
@@ -39,18 +39,16 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
 
+from benchmarks.common.paths import RESULTS
+from benchmarks.expansion.expansion import bible_spanish_vectors  # noqa: E402
+from benchmarks.hybrid.hybrid_retrieval import rank_metrics, realistic_copy  # noqa: E402
 from charwise.io import write_json  # noqa: E402
-from expansion import bible_spanish_vectors  # noqa: E402
-from hybrid_retrieval import rank_metrics, realistic_copy  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
-SYSTEMS = ["base", "hybrid:repair", "hybrid:oov", "hybrid:no-suffix", "expanded:mean", "expanded:char", "expanded:mixture",
-           "expanded:joint", "expanded:char+joint"]
+SYSTEMS = ["base", "hybrid:repair", "hybrid:oov", "hybrid:no-suffix", "expanded:mean", "expanded:char",
+           "expanded:mixture", "expanded:joint", "expanded:char+joint"]
 PREFIX = "query: "
 
 

@@ -38,12 +38,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from benchmarks.common.paths import RESULTS
 from charwise.io import data_root, read_lines, write_json  # noqa: E402
 from charwise.teachers import Teacher  # noqa: E402
 from charwise.teachers.e5_image import default_image_path  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results" / "e5_agreement.json"
+OUT = RESULTS / "e5_agreement.json"
 N_VERSES = 100
 PREFIXES = {"query": "query: ", "passage": "passage: "}
 THRESHOLD = 0.99

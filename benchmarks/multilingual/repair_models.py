@@ -41,15 +41,19 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
 
+from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.hybrid.hybrid_retrieval import (  # noqa: E402
+    EWT_TEST,
+    ewt_texts,
+    rank_metrics,
+    real_misspelling_copy,
+    realistic_copy,
+)
 from charwise.io import write_json  # noqa: E402
-from hybrid_retrieval import EWT_TEST, ewt_texts, rank_metrics, real_misspelling_copy, realistic_copy  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 PREFIX = "query: "
 
 
@@ -248,7 +252,8 @@ def main() -> int:
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
     started = time.time()
-    result: dict[str, Any] = {"command": shlex.join(["python", "-m", "benchmarks.multilingual.repair_models", *sys.argv[1:]]),
+    command = shlex.join(["python", "-m", "benchmarks.multilingual.repair_models", *sys.argv[1:]])
+    result: dict[str, Any] = {"command": command,
                               "seed": args.seed, "torch_threads": torch.get_num_threads()}
     if "e5" in args.models:
         result["e5"] = run_e5(args)

@@ -37,13 +37,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from front_end import measure, median_seconds  # this folder is on the path: the script runs from it
-from report import pyplot, write_result
+from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.common.report import pyplot, write_result
+from benchmarks.hybrid.front_end import measure, median_seconds
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # cuBLAS's deterministic mode (set before CUDA starts)
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
 
 RESUME_TESTS = (
     "tests/test_trainer.py::test_resume_after_interruption_matches_uninterrupted_run",

@@ -31,11 +31,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from report import pyplot, write_result  # this folder is on the path: the script runs from it
+from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.common.report import pyplot, write_result
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-RESULTS = Path(__file__).resolve().parent / "results"
-RAW = Path(__file__).resolve().parent.parent / "src" / "charwise" / "data" / "wnut17" / "raw_text"
+RAW = ROOT / "src" / "charwise" / "data" / "wnut17" / "raw_text"
 
 
 def tweets(count: int) -> list[str]:

@@ -9,14 +9,11 @@ Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.stats.stats_bible_es
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from benchmarks.stats.stats_wnut17 import run_stats  # noqa: E402
 from charwise.translation.data import read_pairs, source_words  # noqa: E402
-from stats_wnut17 import run_stats  # noqa: E402
 
 
 def main() -> None:

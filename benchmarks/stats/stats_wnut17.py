@@ -9,18 +9,17 @@ from __future__ import annotations
 import json
 import os
 import time
-from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from benchmarks.common.paths import RESULTS, ROOT
 from charwise.corpora import read_sentences  # noqa: E402
 from charwise.corpora.stats import corpus_stats, format_table, plot_stats  # noqa: E402
 from charwise.io import data_root  # noqa: E402
 from charwise.teachers import Teacher  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 CORPUS = data_root() / "wnut17" / "wnut17train.conll"
-OUT = ROOT / "benchmarks" / "results"
+OUT = RESULTS
 
 
 def run_stats(sentences: list[list[str]], corpus: str, teachers: tuple[str, ...], stem: str) -> None:

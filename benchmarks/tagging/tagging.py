@@ -33,9 +33,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common.paths import RESULTS
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-RESULTS = Path(__file__).parent / "results"
 OUT_JSON = RESULTS / "tagging.json"
 OUT_PNG = RESULTS / "tagging.png"
 
@@ -217,7 +218,8 @@ def plot(results: dict[str, Any], path: Path = OUT_PNG) -> Path:
             for k, noise in enumerate(noises):
                 xs, ys, es = [], [], []
                 for x, s in enumerate(settings):
-                    row = next((r for r in rows if r["task"] == task and r["setting"] == s and r["noise"] == noise), None)
+                    row = next((r for r in rows if r["task"] == task and r["setting"] == s and r["noise"] == noise),
+                               None)
                     if row:
                         xs.append(x - 0.4 + width * (k + 0.5))
                         ys.append(100 * row[key]["mean"])

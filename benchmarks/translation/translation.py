@@ -37,10 +37,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks.common.paths import RESULTS, ROOT
 from charwise.io import write_json
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results"
+OUT = RESULTS
 ROWS: dict[str, list[str]] = {
     "transformer": ["--architecture", "transformer"],
     "transformer+copy": ["--architecture", "transformer", "--features", "copy"],
@@ -188,7 +188,8 @@ def command(rows: list[dict], args: argparse.Namespace) -> str:
     seeds = " ".join(map(str, sorted({r["seed"] for r in rows})))
     names = [name for name in ROWS if any(r["row"] == name for r in rows)]
     subset = f"--rows {' '.join(names)} " if len(names) < len(ROWS) else ""
-    return (f"python -m benchmarks.translation.translation {subset}--split {args.split} --steps {args.steps} --dim {args.dim} "
+    return (f"python -m benchmarks.translation.translation {subset}--split {args.split} --steps {args.steps} "
+            f"--dim {args.dim} "
             f"--vocab {args.vocab} --batch-tokens {args.batch_tokens} --typos {args.typos} --limit {args.limit} "
             f"--eval-every {args.eval_every} --seeds {seeds}"
             + (f" --average-last {args.average_last}" if args.average_last else "")
