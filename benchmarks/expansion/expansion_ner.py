@@ -21,10 +21,10 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import tagging as tagging_benchmark  # noqa: E402  (benchmarks/tagging/tagging.py)
 import torch  # noqa: E402
 
 from benchmarks.common.paths import RESULTS
+from benchmarks.tagging import tagging as tagging_benchmark  # noqa: E402
 from charwise.cli import main as charwise_main  # noqa: E402
 from charwise.io import data_root  # noqa: E402
 from charwise.tagging.data import load_task  # noqa: E402
