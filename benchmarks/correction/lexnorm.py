@@ -426,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     tweets = read_tweets(args.data / "lexnorm2015_en" / "train.norm")
     if args.ship:
         return ship(tweets, args)
-    from benchmarks.correction.spelling_suite import Baselines
+    from benchmarks.correction.suite_systems import Baselines
 
     base = Baselines("en")
     lm = None if args.no_lm else RememberedLM(LMReranker.load("smollm2"))

@@ -85,7 +85,7 @@ def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[
                                  / max(1, len(words)), 2) if words else None,
         }
         if tweets:
-            from benchmarks.correction.spelling_suite import sentence_scores
+            from benchmarks.correction.suite_metrics import sentence_scores
 
             output = {i: c.corrected for i, c in enumerate(speller.correct_lines([n for n, _ in tweets], t))}
             scores = sentence_scores(tweets, output, list(range(len(tweets))))
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     tweets: list[tuple[str, str]] = []
     tweet_norm = args.data / "tweetnorm_es"
     if args.language == "es" and tweet_norm.is_dir():
-        from benchmarks.correction.spelling_suite import read_tsv
+        from benchmarks.correction.suite_data import read_tsv
 
         words = [(bad, good.lower()) for bad, good in read_tsv(tweet_norm / "pairs_dev.tsv")]
         tweets = read_tsv(tweet_norm / "sentences_dev.tsv")

@@ -70,208 +70,30 @@ import datetime
 import gc
 import importlib.metadata
 import os
-import random
 import shlex
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from benchmarks.common.paths import ROOT, SPELLING_DATA
-from benchmarks.correction.speller import RESULTS, rss_mb, shipped_symspell, symspell_index
-from charwise.speller.corrections import same_case  # noqa: E402  (the baselines take the word's case as charwise does)
-
-SYSTEMS = ("charwise", "SymSpell", "pyspellchecker")
-BLOCK = 256  # words per suggest() call when timing
-
-# name: (language, file under the data folder, role)
-WORD_SETS: dict[str, tuple[str, str, str]] = {
-    "norvig_testset1": ("en", "norvig_spell_testsets/pairs_testset1.tsv", "development"),
-    "norvig_testset2": ("en", "norvig_spell_testsets/pairs_testset2.tsv", "test"),
-    "aspell": ("en", "aspell_norvig/pairs.tsv", "test"),
-    "birkbeck": ("en", "birkbeck_missp/pairs.tsv", "test"),
-    "toefl_spell": ("en", "toefl_spell/pairs.tsv", "test"),
-    "symspell_noisy_query_1000": ("en", "symspell_noisy_query_1000/pairs.tsv", "test"),
-    "jfleg_pairs": ("en", "neuspell_jfleg_spelling/pairs.tsv", "test"),
-    "dl_typo_pairs": ("en", "characterbert_dl_typo/pairs.tsv", "test"),
-    "wikipedia_es": ("es", "wikipedia_es_languagetool/pairs.tsv", "test"),
-    "tweetnorm_es_dev": ("es", "tweetnorm_es/pairs_dev.tsv", "development"),
-    "tweetnorm_es_test": ("es", "tweetnorm_es/pairs_test.tsv", "test"),
-}
-ALL_FORMS = {"tweetnorm_es_test": "tweetnorm_es/pairs_test_all_forms.tsv"}  # gold alternatives joined by |
-SENTENCE_SETS: dict[str, tuple[str, str, str]] = {
-    "jfleg_sentences": ("en", "neuspell_jfleg_spelling/sentences.tsv", "test"),
-    "dl_typo_queries": ("en", "characterbert_dl_typo/sentences.tsv", "test"),
-    "tweetnorm_es_dev_tweets": ("es", "tweetnorm_es/sentences_dev.tsv", "development"),
-    "tweetnorm_es_test_tweets": ("es", "tweetnorm_es/sentences_test.tsv", "test"),
-}
-
-# Other people's figures (never computed here). "same_data": on these very pairs/sentences.
-PUBLISHED: dict[str, list[dict[str, Any]]] = {
-    "norvig_testset1": [{"system": "Norvig spell.py (big.txt)", "metric": "fixed", "value": 75.0, "same_data": True,
-                         "source": "norvig.com/spell-correct.html output: 75% of 270 correct (6% unknown)"}],
-    "norvig_testset2": [{"system": "Norvig spell.py (big.txt)", "metric": "fixed", "value": 68.0, "same_data": True,
-                         "source": "norvig.com/spell-correct.html output: 68% of 400 correct (11% unknown)"}],
-    "aspell": [{"system": "Norvig spell.py", "metric": "fixed", "value": 43.0, "same_data": True,
-                "source": "spell.py output quoted in third-party READMEs: 43% of 531 correct (23% unknown)"}],
-    "birkbeck": [{"system": "Norvig spell.py", "metric": "fixed", "value": 31.0, "same_data": True,
-                  "source": "third-party README (Kaggle birkbeck.txt version): 31% of 36133 correct (11% unknown)"}],
-    "toefl_spell": [{"system": "Flor et al. 2019 context-aware model (in context, with the essays)",
-                     "metric": "accuracy", "value": 88.12, "same_data": False,
-                     "source": "BEA 2019 W19-4407 abstract; uses essay context, not isolated words"}],
-    "dl_typo_queries": [
-        {"system": "Bing Spell Check API (authors' shipped output)", "metric": "exact queries", "value": 58,
-         "of": 60, "same_data": True, "source": "computed from ielab/CharacterBERT-DR query.typo.ms.tsv (SOURCE.md)"},
-        {"system": "pyspellchecker (authors' shipped output)", "metric": "exact queries", "value": 27, "of": 60,
-         "same_data": True, "source": "computed from ielab/CharacterBERT-DR query.typo.py.tsv (SOURCE.md)"}],
-    "jfleg_sentences": [
-        {"system": "SymSpell, suggestion 1 per token (project issue)", "metric": "correction rate / damage",
-         "value": 67.3, "damage": 0.437, "same_data": True, "source": "reported in the project's issue, same protocol"},
-        {"system": "Aspell (NeuSpell README)", "metric": "correction rate", "value": 48.7, "same_data": False,
-         "source": "NeuSpell README, BEA-60K (not these sentences)"},
-        {"system": "JamSpell (NeuSpell README)", "metric": "correction rate", "value": 68.9, "same_data": False,
-         "source": "NeuSpell README, BEA-60K"},
-        {"system": "BERT (NeuSpell README)", "metric": "correction rate / damage", "value": 79.1, "damage": 2.2,
-         "same_data": False, "source": "NeuSpell README, BEA-60K (word accuracy 96.58 %)"},
-        {"system": "SC-LSTM + ELMo (NeuSpell README)", "metric": "correction rate", "value": 79.8,
-         "same_data": False, "source": "NeuSpell README, BEA-60K"}],
-}
-# BASELINES.md (2026-11-25): SymSpell, the same protocol, an earlier run: (top1, top10)
-BASELINES_MD = {"norvig_testset1": (74.4, 94.8), "norvig_testset2": (73.5, 92.0), "aspell": (51.2, 74.6),
-                "toefl_spell": (73.7, 87.8), "jfleg_pairs": (69.0, 96.7), "dl_typo_pairs": (58.3, 91.7),
-                "birkbeck": (33.3, 50.4), "symspell_noisy_query_1000": (57.0, 75.1)}
-
-
-# --- data ----------------------------------------------------------------------------------------
-def default_data() -> Path:
-    return SPELLING_DATA
-
-
-def read_tsv(path: Path) -> list[tuple[str, str]]:
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        cells = line.split("\t")
-        if len(cells) < 2:
-            raise SystemExit(f"{path}:{n}: expected two tab-separated columns")
-        rows.append((cells[0], cells[1]))
-    return rows
-
-
-def sample(n: int, limit: int | None, seed: int) -> list[int]:
-    """Indices of the items to run: all, or a seeded sample of ``limit`` (in file order)."""
-    if limit is None or limit >= n:
-        return list(range(n))
-    return sorted(random.Random(seed).sample(range(n), limit))
-
-
-def pct(a: float, b: float, digits: int = 2) -> float | None:
-    return round(100 * a / b, digits) if b else None
-
-
-def budgeted(n: int, run: Callable[[int], Any], budget: float, seed: int) -> tuple[dict[int, Any], float]:
-    """``run(i)`` for items in a seeded random order until ``budget`` seconds are spent."""
-    order = list(range(n))
-    random.Random(seed).shuffle(order)
-    done: dict[int, Any] = {}
-    started = time.perf_counter()
-    for i in order:
-        if time.perf_counter() - started > budget:
-            break
-        done[i] = run(i)
-    return done, time.perf_counter() - started
-
-
-# --- systems -------------------------------------------------------------------------------------
-class Baselines:
-    """SymSpell and pyspellchecker for one language, with their load times."""
-
-    def __init__(self, language: str) -> None:
-        from spellchecker import SpellChecker
-
-        class Memoised(SpellChecker):  # one computation of candidates per word: correction() asks again
-            def __init__(self, language: str) -> None:
-                super().__init__(language=language)
-                self.seen: dict[str, Any] = {}
-
-            def candidates(self, word: str) -> Any:
-                if word not in self.seen:
-                    self.seen[word] = super().candidates(word)
-                return self.seen[word]
-
-        started = time.perf_counter()
-        self.pyspell = Memoised(language)
-        self.pyspell_load = time.perf_counter() - started
-        started = time.perf_counter()
-        if language == "en":
-            self.symspell = shipped_symspell()
-            self.symspell_dictionary = "symspellpy frequency_dictionary_en_82_765.txt"
-        else:
-            self.symspell = symspell_index(self.pyspell.word_frequency.dictionary.items())
-            self.symspell_dictionary = "pyspellchecker's Spanish word frequencies (symspellpy ships none)"
-        self.symspell_load = time.perf_counter() - started
-        self.symspell_words = self.symspell.words
-
-    def symspell_lookup(self, word: str) -> list[str]:
-        from symspellpy import Verbosity
-
-        return [s.term for s in self.symspell.lookup(word.lower(), Verbosity.ALL, max_edit_distance=2,
-                                                     include_unknown=True)]
-
-    def pyspell_ranked(self, word: str) -> list[str]:
-        found = self.pyspell.candidates(word.lower()) or set()
-        return sorted(found, key=lambda c: (-self.pyspell.word_usage_frequency(c), c))
-
-    def pyspell_correction(self, word: str) -> str:
-        return self.pyspell.correction(word.lower()) or word
-
-    def pyspell_knows(self, word: str) -> bool:
-        return bool(self.pyspell.known([word.lower()]))
-
-    def symspell_token(self, token: str) -> str:
-        if not token.isalpha():
-            return token
-        best = self.symspell_lookup(token)[0]
-        return token if best == token.lower() else same_case(token, best)
-
-    def pyspell_token(self, token: str) -> str:
-        if not token.isalpha():
-            return token
-        best = self.pyspell_correction(token)
-        return token if best.lower() == token.lower() else same_case(token, best)
-
-
-# --- word sets -----------------------------------------------------------------------------------
-def word_scores(items: list[tuple[str, list[str]]], ranked: dict[int, list[str]], output: dict[int, str],
-                idx: list[int], real_word: list[bool]) -> dict[str, Any]:
-    """Figures over the items ``idx`` (those a system ran): top-1/10, fixed, changed wrongly..."""
-    n = len(idx)
-    top1 = top10 = fixed = wrong = unchanged = fixed_real = fixed_multi = 0
-    fixed_misspelled = misspelled = 0
-    for i in idx:
-        written, gold = items[i]
-        r = [w.lower() for w in ranked[i][:10]]
-        out = output[i].lower()
-        top1 += bool(r) and r[0] in gold
-        top10 += any(w in gold for w in r)
-        ok = out in gold
-        fixed += ok
-        unchanged += out == written.lower()
-        wrong += not ok and out != written.lower()
-        fixed_real += ok and real_word[i]
-        fixed_multi += ok and any(" " in g for g in gold)
-        if written.lower() not in gold:
-            misspelled += 1
-            fixed_misspelled += ok
-    return {"n": n, "top1": pct(top1, n), "top10": pct(top10, n), "fixed": pct(fixed, n),
-            "changed_wrongly": pct(wrong, n), "unchanged": pct(unchanged, n),
-            "fixed_misspelled": pct(fixed_misspelled, misspelled),
-            "real_word_errors": sum(real_word[i] for i in idx), "real_word_fixed": fixed_real,
-            "multi_word_fixed": fixed_multi}
+from benchmarks.common.paths import ROOT
+from benchmarks.correction.speller import RESULTS, rss_mb
+from benchmarks.correction.suite_data import (
+    BASELINES_MD,
+    BLOCK,
+    PUBLISHED,
+    SENTENCE_SETS,
+    SYSTEMS,
+    WORD_SETS,
+    default_data,
+    load_items,
+)
+from benchmarks.correction.suite_markdown import markdown
+from benchmarks.correction.suite_metrics import budgeted, sentence_scores, word_scores
+from benchmarks.correction.suite_systems import Baselines
 
 
 def run_word_set(name: str, items: list[tuple[str, list[str]]], speller: Any, base: Baselines,
@@ -340,45 +162,6 @@ def run_word_set(name: str, items: list[tuple[str, list[str]]], speller: Any, ba
     return {"counts": counts, "systems": systems}
 
 
-# --- sentence sets -------------------------------------------------------------------------------
-def sentence_scores(rows: list[tuple[str, str]], output: dict[int, str], idx: list[int]) -> dict[str, Any]:
-    """NeuSpell's token metrics over whitespace-aligned tokens, exact and ignoring case."""
-    c: dict[str, int] = dict.fromkeys(
-        ("exact", "exact_nocase", "unaligned_gold", "unaligned_output", "misspelled", "made_right", "changed_wrongly",
-         "correct", "damaged", "misspelled_nocase", "made_right_nocase", "correct_nocase", "damaged_nocase"), 0)
-    for i in idx:
-        noisy, clean = rows[i][0].split(), rows[i][1].split()
-        out = output[i].split()
-        c["exact"] += out == clean
-        c["exact_nocase"] += [t.lower() for t in out] == [t.lower() for t in clean]
-        if len(noisy) != len(clean):
-            c["unaligned_gold"] += 1
-            continue
-        if len(out) != len(noisy):
-            c["unaligned_output"] += 1
-            continue
-        for n, g, o in zip(noisy, clean, out):
-            if n != g:
-                c["misspelled"] += 1
-                c["made_right"] += o == g
-                c["changed_wrongly"] += o != g and o != n
-            else:
-                c["correct"] += 1
-                c["damaged"] += o != n
-            if n.lower() != g.lower():
-                c["misspelled_nocase"] += 1
-                c["made_right_nocase"] += o.lower() == g.lower()
-            else:
-                c["correct_nocase"] += 1
-                c["damaged_nocase"] += o.lower() != n.lower()
-    n = len(idx)
-    return {"sentences": n, **c, "exact_share": pct(c["exact"], n), "exact_nocase_share": pct(c["exact_nocase"], n),
-            "correction_rate": pct(c["made_right"], c["misspelled"]),
-            "damage": pct(c["damaged"], c["correct"], 3),
-            "correction_rate_nocase": pct(c["made_right_nocase"], c["misspelled_nocase"]),
-            "damage_nocase": pct(c["damaged_nocase"], c["correct_nocase"], 3)}
-
-
 def run_sentence_set(rows: list[tuple[str, str]], speller: Any, base: Baselines,
                      args: argparse.Namespace) -> dict[str, Any]:
     all_idx = list(range(len(rows)))
@@ -411,26 +194,6 @@ def run_sentence_set(rows: list[tuple[str, str]], speller: Any, base: Baselines,
     systems["pyspellchecker"] = entry
     examples = [{"noisy": noisy[i], "clean": rows[i][1], "charwise": charwise_out[i]} for i in all_idx[:5]]
     return {"counts": counts, "systems": systems, "examples": examples}
-
-
-# --- the run -------------------------------------------------------------------------------------
-def load_items(data: Path, name: str, limit: int | None, seed: int) -> tuple[list[Any], list[int], int]:
-    language, rel, _ = WORD_SETS.get(name) or SENTENCE_SETS[name]
-    rows = read_tsv(data / rel)
-    idx = sample(len(rows), limit, seed)
-    if name in SENTENCE_SETS:
-        return [rows[i] for i in idx], idx, len(rows)
-    forms = None
-    if name in ALL_FORMS:
-        forms = read_tsv(data / ALL_FORMS[name])
-        if [w for w, _ in forms] != [w for w, _ in rows]:
-            raise SystemExit(f"{ALL_FORMS[name]} does not list the words of {rel} in order")
-    items = []
-    for i in idx:
-        written, gold = rows[i]
-        alternatives = forms[i][1].split("|") if forms else [gold]
-        items.append((written.strip(), [g.strip().lower() for g in alternatives]))
-    return items, idx, len(rows)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -564,57 +327,6 @@ def plot(result: dict[str, Any], path: Path) -> None:
         ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-
-
-def fmt(v: Any, digits: int = 1) -> str:
-    return "–" if v is None else f"{v:.{digits}f}"
-
-
-def markdown(result: dict[str, Any]) -> str:
-    """The tables of docs/spelling_benchmarks.md, from a result file."""
-    def role(e: dict[str, Any]) -> str:
-        return "dev" if e["role"] == "development" else "test"
-
-    lines = ["| set | role | n | identical / multi-word target / real-word | charwise fixed | changed wrongly "
-             "| unchanged | SymSpell fixed | changed wrongly | pyspellchecker fixed | changed wrongly | (pyspell n) "
-             "| published, same data |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
-    for name, e in result["word_sets"].items():
-        c, s = e["counts"], e["systems"]
-        cw, sy, py = s["charwise"], s["SymSpell"], s["pyspellchecker"]
-        pub = "; ".join(f"{p['system']}: {p['value']}" for p in result["published"].get(name, []) if p["same_data"])
-        lines.append(f"| {name} | {role(e)} | {c['n']:,} | {c['identical']} / {c['multi_word_target']} / "
-                     f"{c['real_word_errors']['charwise']} | {fmt(cw['fixed'])} | {fmt(cw['changed_wrongly'])} | "
-                     f"{fmt(cw['unchanged'])} | {fmt(sy['fixed'])} | {fmt(sy['changed_wrongly'])} | "
-                     f"{fmt(py['fixed'])} | {fmt(py['changed_wrongly'])} | {py['n']:,} | {pub} |")
-    lines += ["", "| set | charwise top-1 | top-10 | SymSpell top-1 | top-10 | (BASELINES.md) | pyspellchecker top-1 "
-              "| top-10 | charwise fixed, lower-case input | charwise fixed / SymSpell fixed on pyspell's subset |",
-              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for name, e in result["word_sets"].items():
-        s = e["systems"]
-        cw, sy, py = s["charwise"], s["SymSpell"], s["pyspellchecker"]
-        base = sy.get("baselines_md_top1_top10")
-        sub = py.get("on_pyspell_subset")
-        paired = f"{fmt(sub['charwise']['fixed'])} / {fmt(sub['SymSpell']['fixed'])}" if sub else "(whole set)"
-        lines.append(f"| {name} | {fmt(cw['top1'])} | {fmt(cw['top10'])} | {fmt(sy['top1'])} | {fmt(sy['top10'])} | "
-                     f"{f'{base[0]} / {base[1]}' if base else '–'} | {fmt(py['top1'])} | {fmt(py['top10'])} | "
-                     f"{fmt(cw['fixed_lowercase_input'])} | {paired} |")
-    lines += ["", "| sentence set | role | sentences | system | correction rate % | damage % | exact sentences "
-              "| exact ignoring case | (ignoring case) rate / damage | sentences/s | unaligned (gold / output) |",
-              "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for name, e in result["sentence_sets"].items():
-        for system, v in e["systems"].items():
-            lines.append(f"| {name} | {role(e)} | {v['sentences']:,} | {system} | {fmt(v['correction_rate'])} | "
-                         f"{fmt(v['damage'], 3)} | {v['exact']} ({fmt(v['exact_share'])} %) | {v['exact_nocase']} | "
-                         f"{fmt(v['correction_rate_nocase'])} / {fmt(v['damage_nocase'], 3)} | "
-                         f"{fmt(v['sentences_per_second'])} | {v['unaligned_gold']} / {v['unaligned_output']} |")
-    lines += ["", "| words/s, one thread | " + " | ".join(SYSTEMS) + " |", "| --- | ---: | ---: | ---: |"]
-    for name, e in result["word_sets"].items():
-        lines.append(f"| {name} | " + " | ".join(fmt(e["systems"][s]["words_per_second"], 0) for s in SYSTEMS) + " |")
-    lines += ["", "| load seconds | " + " | ".join(SYSTEMS) + " |", "| --- | ---: | ---: | ---: |"]
-    for language, load in result["load_seconds"].items():
-        lines.append(f"| {language} | " + " | ".join(fmt(load[s], 2) for s in SYSTEMS) + " |")
-    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
