@@ -19,7 +19,12 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.approximation.render import ablation_commands as commands  # noqa: F401  (make_results reads it)
+from benchmarks.approximation.render import render_ablation as render  # noqa: F401
 from benchmarks.common.paths import RESULTS
+
+WRITES = ("ablation",)
+PAGE = "approximation.md"
 
 BASE = ["--teacher", "minilm", "--encoder", "cnn", "--preset", "wide-mlp", "--quiet", "--no-report"]
 VARIANTS: dict[str, list[str]] = {

@@ -20,7 +20,12 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.approximation.render import approximation_commands as commands  # noqa: F401  (make_results reads it)
+from benchmarks.approximation.render import render_approximation as render  # noqa: F401
 from benchmarks.common.paths import RESULTS
+
+WRITES = ("approximation",)
+PAGE = "approximation.md"
 
 
 def plot(result: dict, path: Path) -> None:

@@ -5,6 +5,7 @@ Markdown lines from each result's JSON; standard library only, so ``benchmarks.m
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from benchmarks.common.markdown import pct, plural, table
@@ -115,3 +116,30 @@ def render_misspellings(data: dict[str, Any]) -> Lines:
         lines += table(["system", "top-1", "top-5", "top-10", *kinds, "words/s"], rows, right=set(range(1, 8)))
         lines.append("")
     return lines[:-1]
+
+
+# --- how to regenerate the results whose JSON records only part of the recipe ----------------
+def approximation_commands(stem: str, data: dict[str, Any]) -> Lines:
+    """The benchmark wrapped around the recorded ``charwise train`` command."""
+    args = shlex.split(data["command"])[2:]  # after "charwise train"
+    if "--out" in args:
+        i = args.index("--out")
+        del args[i : i + 2]
+    name = stem.removeprefix("approximation_")
+    return [f"python -m benchmarks.approximation.approximation --name {name} -- {shlex.join(args)}"]
+
+
+def ablation_commands(stem: str, data: dict[str, Any]) -> Lines:
+    return [f"python -m benchmarks.approximation.ablation --steps {data['steps']}"]
+
+
+def eval_commands(stem: str, data: dict[str, Any]) -> Lines:
+    name = data["teacher"]["name"]
+    encoder = f"runs/v1/src/charwise/pretrained/{name}" if stem.endswith("_v1") else name
+    return [f"charwise eval {encoder} --json benchmarks/results/{stem}.json"]
+
+
+def eval_describe(stem: str, data: dict[str, Any]) -> str:
+    version = ("the v1 encoder, shipped with charwise 0.2" if stem.endswith("_v1")
+               else "the shipped v2 encoder" if stem.endswith("_v2") else "a shipped encoder")
+    return f"The `charwise eval` report (the one `charwise train` writes as `eval.json`) of {version}."

@@ -19,7 +19,13 @@ import time
 
 import torch
 
+from benchmarks.approximation.render import (
+    render_throughput as render,  # noqa: F401  (make_results reads it)
+)
 from benchmarks.common.paths import RESULTS
+
+WRITES = ("throughput",)
+PAGE = "approximation.md"
 
 
 def main() -> int:

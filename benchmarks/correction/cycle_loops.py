@@ -28,6 +28,10 @@ import sys
 from pathlib import Path
 
 from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.correction.render import render_cycle_loops as render  # noqa: F401  (make_results reads it)
+
+WRITES = ("cycle_loops",)
+PAGE = "correction.md"
 
 OUT = RESULTS
 SHIPPED_DECODER = "src/charwise/pretrained/decoders/minilm"

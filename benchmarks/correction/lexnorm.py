@@ -52,6 +52,7 @@ import numpy as np
 
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, write_result
+from benchmarks.correction.render import render_lexnorm as render  # noqa: F401  (make_results reads it)
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.corrections import SPELLING
 from charwise.speller.neural import LMReranker, substitute
@@ -68,6 +69,9 @@ from charwise.speller.normalise import (
     spelling_variants,
 )
 from charwise.speller.real_words import adjacent_words
+
+WRITES = ("lexnorm",)
+PAGE = "spelling_benchmarks.md"
 
 Tweet = list[tuple[str, str]]
 

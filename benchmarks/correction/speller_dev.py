@@ -36,7 +36,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
+
+WRITES = ("speller_dev",)
+PAGE = "correction.md"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

@@ -35,7 +35,13 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from benchmarks.correction.render import (
+    render_speller_neural as render,  # noqa: F401  (make_results reads it)
+)
 from benchmarks.correction.speller_dev import DATA, RESULTS, dev_sentences  # noqa: E402
+
+WRITES = ("speller_neural",)
+PAGE = "correction.md"
 
 GRID = {"lower": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6], "weight": [0.0, 1.0, 2.0, 3.0, 4.0],
         "margin": [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 18.0, 20.0, 22.0, 26.0], "candidates": [2, 4],

@@ -80,6 +80,9 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from benchmarks.common.paths import ROOT
+from benchmarks.correction.render import (
+    render_spelling_suite as render,  # noqa: F401  (make_results reads it)
+)
 from benchmarks.correction.speller import RESULTS, rss_mb
 from benchmarks.correction.suite_data import (
     BASELINES_MD,
@@ -94,6 +97,9 @@ from benchmarks.correction.suite_data import (
 from benchmarks.correction.suite_markdown import markdown
 from benchmarks.correction.suite_metrics import budgeted, sentence_scores, word_scores
 from benchmarks.correction.suite_systems import Baselines
+
+WRITES = ("spelling_suite",)
+PAGE = "spelling_benchmarks.md"
 
 
 def run_word_set(name: str, items: list[tuple[str, list[str]]], speller: Any, base: Baselines,

@@ -46,7 +46,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from benchmarks.common.paths import RESULTS
+from benchmarks.expansion.render import render_expansion as render  # noqa: F401  (make_results reads it)
 from charwise.io import write_json  # noqa: E402
+
+WRITES = ("expansion",)
+PAGE = {"expansion": "expansion.md", "expansion_es": "multilingual.md"}
 
 METHODS = ["mean", "char", "mixture", "joint", "char+mixture", "char+joint", "mixture+joint", "char+mixture+joint"]
 

@@ -24,10 +24,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from benchmarks.common.paths import RESULTS
+from benchmarks.expansion.render import render_expansion_ner as render  # noqa: F401  (make_results reads it)
 from benchmarks.tagging import tagging as tagging_benchmark  # noqa: E402
 from charwise.cli import main as charwise_main  # noqa: E402
 from charwise.io import data_root  # noqa: E402
 from charwise.tagging.data import load_task  # noqa: E402
+
+WRITES = ("expansion_ner",)
+PAGE = "expansion.md"
 
 OUT = RESULTS / "expansion_ner.json"
 METHODS = ["none", "mean", "char", "mixture", "joint", "char+joint"]

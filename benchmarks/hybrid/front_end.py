@@ -37,6 +37,10 @@ from typing import Any, Callable
 
 from benchmarks.common.paths import RESULTS
 from benchmarks.common.report import pyplot, write_result
+from benchmarks.hybrid.render import render_front_end as render  # noqa: F401  (make_results reads it)
+
+WRITES = ("front_end",)
+PAGE = "hybrid.md"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

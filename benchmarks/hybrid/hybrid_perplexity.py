@@ -31,10 +31,23 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from benchmarks.common.paths import RESULTS
+from benchmarks.hybrid.render import (
+    render_hybrid_perplexity as render,  # noqa: F401  (make_results reads it)
+)
 from charwise import HybridModel, Teacher, split_words  # noqa: E402
 from charwise.evaluation import noise_config_for  # noqa: E402
 from charwise.io import data_root  # noqa: E402
 from charwise.typos.single import add_typos  # noqa: E402
+
+WRITES = ("hybrid_perplexity",)
+PAGE = "hybrid.md"
+BEFORE: dict[str, list[str]] = {
+    "hybrid_perplexity_tuned": [
+        "head -n -300 src/charwise/data/kjv/kjv_verses.txt > runs/kjv_train.txt",
+        "charwise tune runs/kjv_train.txt --teacher smollm2 --encoder smollm2 --objective lm \\",
+        "    --out runs/tune-smollm2 --steps 80 --batch-size 8 --eval-every 40 --lr 5e-4",
+    ],
+}
 
 KJV = data_root() / "kjv" / "kjv_verses.txt"
 OUT = RESULTS

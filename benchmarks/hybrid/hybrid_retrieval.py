@@ -36,11 +36,26 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.hybrid.render import describe_retrieval as describe  # noqa: F401  (make_results reads it)
+from benchmarks.hybrid.render import render_hybrid_retrieval as render  # noqa: F401
 from charwise import SentenceEncoder, split_words  # noqa: E402
 from charwise.evaluation import noise_config_for  # noqa: E402
 from charwise.io import data_root  # noqa: E402
 from charwise.typos.single import add_typos  # noqa: E402
 from charwise.words import join_words  # noqa: E402
+
+WRITES = ("hybrid_retrieval",)
+PAGE = "hybrid.md"
+BEFORE: dict[str, list[str]] = {
+    "hybrid_retrieval_real_v1": [
+        "mkdir -p runs/v1",
+        "git archive 3714bfe src/charwise/pretrained | tar -x -C runs/v1    # the v1 encoders (charwise 0.2)",
+    ],
+    "hybrid_retrieval_v1": [
+        "mkdir -p runs/v1",
+        "git archive 3714bfe src/charwise/pretrained | tar -x -C runs/v1    # the v1 encoders (charwise 0.2)",
+    ],
+}
 
 EWT_TEST = data_root() / "ud_en_ewt" / "en_ewt-ud-test.conllu"
 OUT = RESULTS

@@ -26,10 +26,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from benchmarks.common.paths import RESULTS
+from benchmarks.hybrid.render import render_hybrid_speed as render  # noqa: F401  (make_results reads it)
 from charwise import HybridModel, SentenceEncoder, Teacher  # noqa: E402
 from charwise.corpora import read_sentences  # noqa: E402
 from charwise.hybrid.sentence import mean_pool  # noqa: E402
 from charwise.io import data_root  # noqa: E402
+
+WRITES = ("hybrid_speed",)
+PAGE = "hybrid.md"
 
 OUT = RESULTS
 CORPORA = {"wnut17-train": data_root() / "wnut17/wnut17train.conll",

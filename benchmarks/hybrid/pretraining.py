@@ -21,6 +21,10 @@ import sys
 from pathlib import Path
 
 from benchmarks.common.paths import RESULTS
+from benchmarks.hybrid.render import render_pretraining as render  # noqa: F401  (make_results reads it)
+
+WRITES = ("pretraining",)
+PAGE = "hybrid.md"
 
 DATA = "src/charwise/data"
 CORPORA = [f"{DATA}/ud_en_ewt/en_ewt-ud-train.conllu", *(f"{DATA}/wnut17/raw_text/{n}.10000"

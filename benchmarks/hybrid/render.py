@@ -86,7 +86,8 @@ def render_repair_speed(data: dict[str, Any]) -> Lines:
              f"{data['batch_size']}, {data['threads']} thread(s)); the speller loads once in "
              f"{data['speller_load_s']:.1f} s:", ""]
     rows = [[name, f"{c['texts']:,}", f"{c['looked_at_pct']:.2f}", f"{c['repaired_pct']:.2f}", f"{c['none_s']:.1f}",
-             f"{c['repair_cold_s']:.1f} ({c['added_cold_pct']:+.1f} %)", f"{c['repair_warm_s']:.1f} ({c['added_warm_pct']:+.1f} %)"]
+             f"{c['repair_cold_s']:.1f} ({c['added_cold_pct']:+.1f} %)",
+             f"{c['repair_warm_s']:.1f} ({c['added_warm_pct']:+.1f} %)"]
             for name, c in data["corpora"].items()]
     lines += table(["corpus", "texts", "words looked at (%)", "words repaired (%)", "`none`", "`repair`, cold cache",
                     "`repair`, warm cache"], rows, right=set(range(1, 7)))
@@ -126,7 +127,7 @@ def render_front_end(data: dict[str, Any]) -> Lines:
     lines = [f"{data['texts']:,} WNUT17 test tweets, batch {data['batch']}, median of {data['repeats']} warm passes.",
              ""]
     rows = []
-    for key, r in data["devices"].items():
+    for r in data["devices"].values():
         sec, rate = r["seconds"], r["sentences_per_second"]
         rows.append([f"{r['device']} ({r['torch_threads']} threads)", f"{sec['tokenizer']:.3f}",
                      f"{sec['prepare none']:.3f} ({r['preparation_over_tokenizer']['none']:.2f}x)",
@@ -154,3 +155,11 @@ def render_pretraining(data: dict[str, Any]) -> Lines:
              f"{pct(v['hybrid_clean_acc'])} / {v['hybrid_clean_loss']:.2f}"] for v in data["validations"]]
     return lines + table(["step", "typos, hybrid oov", "typos, plain pieces", "clean, hybrid oov"], rows,
                          right={0, 1, 2, 3})
+
+
+def describe_retrieval(stem: str, data: dict[str, Any]) -> str | None:
+    """The real-misspelling runs say what they measure in their own ``benchmark`` field."""
+    if not data.get("benchmark", "").startswith("retrieval with"):
+        return None
+    return (f"Sentence retrieval with {data['benchmark'].removeprefix('retrieval with ')}: find the clean UD EWT "
+            "sentence from a copy whose words are misspelled.")

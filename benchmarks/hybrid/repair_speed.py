@@ -26,11 +26,15 @@ import torch  # noqa: E402
 
 from benchmarks.common.paths import RESULTS
 from benchmarks.hybrid.hybrid_retrieval import EWT_TEST, ewt_texts  # noqa: E402
+from benchmarks.hybrid.render import render_repair_speed as render  # noqa: F401  (make_results reads it)
 from charwise import SentenceEncoder  # noqa: E402
 from charwise.corpora import read_sentences  # noqa: E402
 from charwise.io import data_root, write_json  # noqa: E402
 from charwise.speller.repair import shared_speller  # noqa: E402
 from charwise.words import split_words  # noqa: E402
+
+WRITES = ("repair_speed",)
+PAGE = "hybrid.md"
 
 OUT = RESULTS
 

@@ -38,12 +38,27 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from benchmarks.common.paths import RESULTS
+from benchmarks.lm.render import render_generation as render  # noqa: F401  (make_results reads it)
 from charwise import HybridModel, Teacher, split_words  # noqa: E402
 from charwise.corpora import read_sentences  # noqa: E402
 from charwise.evaluation import noise_config_for  # noqa: E402
 from charwise.hybrid.generation import WordGenerator, boundary_states  # noqa: E402
 from charwise.io import data_root  # noqa: E402
 from charwise.typos.single import add_typos  # noqa: E402
+
+WRITES = ("generation",)
+PAGE = "generation.md"
+BEFORE: dict[str, list[str]] = {
+    "generation": [
+        "head -n -300 src/charwise/data/kjv/kjv_verses.txt > runs/kjv_train.txt",
+        "charwise decoder train --encoder smollm2 --out runs/spell/smollm2 --steps 2000 --lr 3e-3 --eval-every 500",
+        "charwise generator train runs/kjv_train.txt src/charwise/data/wnut17/raw_text/*.10000 \\",
+        "    --decoder runs/spell/smollm2/decoder --out runs/gen/smollm2 --steps 300 --batch-size 12 --eval-every 100",
+        "charwise tune runs/kjv_train.txt --teacher smollm2 --encoder smollm2 --objective lm \\",
+        "    --out runs/tune-smollm2 --steps 80 --batch-size 8 --eval-every 40 --lr 5e-4",
+        "# the tuned row used the encoder this run saved at step 40 (the run was stopped there for time)",
+    ],
+}
 
 OUT = RESULTS
 GROUPS = ("all", "whole", "split")

@@ -24,6 +24,10 @@ import sys
 from pathlib import Path
 
 from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.lm.render import render_lm as render  # noqa: F401  (make_results reads it)
+
+WRITES = ("lm",)
+PAGE = "lm.md"
 
 OUT = RESULTS
 QUERIES = {"en": ["LORD", "king", "said", "kings", "kingdoms", "LOOOORD", "kingg", "reigneth", "shepherds'"],

@@ -24,7 +24,8 @@ characters by the e5 character encoder; ``hybrid:repair`` and ``hybrid:repair+oo
 text with the speller of its own language: ``repair:es`` for Spanish, ``repair`` for English),
 ``expanded:METHOD`` (Wang et al.: the Spanish words of the training verses seen at least ``--min-count``
 times that XLM-R splits, added as whole tokens with rows from ``METHOD``; ``mixture`` and ``joint``
-use word2vec vectors trained with gensim on the training verses' Spanish side, as in ``benchmarks/expansion/expansion.py``).
+use word2vec vectors trained with gensim on the training verses' Spanish side, as in
+``benchmarks/expansion/expansion.py``).
 Writes ``benchmarks/results/bitext_retrieval.json`` and ``.png``.
 """
 
@@ -45,7 +46,13 @@ import torch  # noqa: E402
 from benchmarks.common.paths import RESULTS
 from benchmarks.expansion.expansion import bible_spanish_vectors  # noqa: E402
 from benchmarks.hybrid.hybrid_retrieval import rank_metrics, realistic_copy  # noqa: E402
+from benchmarks.multilingual.render import (
+    render_bitext_retrieval as render,  # noqa: F401  (make_results reads it)
+)
 from charwise.io import write_json  # noqa: E402
+
+WRITES = ("bitext_retrieval",)
+PAGE = "multilingual.md"
 
 SYSTEMS = ["base", "hybrid:repair", "hybrid:oov", "hybrid:no-suffix", "expanded:mean", "expanded:char",
            "expanded:mixture", "expanded:joint", "expanded:char+joint"]

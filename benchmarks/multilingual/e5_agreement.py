@@ -38,10 +38,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS
 from charwise.io import data_root, read_lines, write_json  # noqa: E402
 from charwise.teachers import Teacher  # noqa: E402
 from charwise.teachers.e5_image import default_image_path  # noqa: E402
+
+WRITES = ("e5_agreement",)
+PAGE = "multilingual.md"
 
 OUT = RESULTS / "e5_agreement.json"
 N_VERSES = 100

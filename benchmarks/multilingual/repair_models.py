@@ -44,6 +44,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, ROOT
 from benchmarks.hybrid.hybrid_retrieval import (  # noqa: E402
     EWT_TEST,
@@ -53,6 +54,9 @@ from benchmarks.hybrid.hybrid_retrieval import (  # noqa: E402
     realistic_copy,
 )
 from charwise.io import write_json  # noqa: E402
+
+WRITES = ("repair_models",)
+PAGE = "multilingual.md"
 
 PREFIX = "query: "
 

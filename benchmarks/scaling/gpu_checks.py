@@ -40,6 +40,10 @@ from typing import Any
 from benchmarks.common.paths import RESULTS, ROOT
 from benchmarks.common.report import pyplot, write_result
 from benchmarks.hybrid.front_end import measure, median_seconds
+from benchmarks.scaling.render import render_gpu_checks as render  # noqa: F401  (make_results reads it)
+
+WRITES = ("gpu_checks",)
+PAGE = "scaling.md"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # cuBLAS's deterministic mode (set before CUDA starts)

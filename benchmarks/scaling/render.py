@@ -19,14 +19,16 @@ def render_gpu_checks(data: dict[str, Any]) -> Lines:
              f"batch {data['batch']}, median of {data['repeats']} warm passes. {data.get('setup', '')}", ""]
     if "resume" in sec:
         r = sec["resume"]
-        lines += [f"Resume tests on CUDA (deterministic algorithms {'on' if r.get('deterministic_algorithms') else 'off'}"
+        deterministic = "on" if r.get("deterministic_algorithms") else "off"
+        lines += [f"Resume tests on CUDA (deterministic algorithms {deterministic}"
                   f"): {r['passed']} passed, {r['failed']} failed, {r['skipped']} skipped; GPU peak "
                   f"{r['gpu_peak_mib']} MiB.", ""]
         lines += table(["test", "outcome", "s"], [[f"`{k}`", v["outcome"], f"{v['seconds']:.1f}"]
                                                   for k, v in r["tests"].items()], right={2})
     rates: dict[str, float] = dict(sec.get("front_end", {}).get("sentences_per_second", {}))
     rates.update({f"charwise {k}": v for k, v in sec.get("overlap", {}).get("sentences_per_second", {}).items()})
-    rates.update({f"speller, context {k}": v for k, v in sec.get("lm_speller", {}).get("tweets_per_second", {}).items()})
+    speller = sec.get("lm_speller", {}).get("tweets_per_second", {})
+    rates.update({f"speller, context {k}": v for k, v in speller.items()})
     if rates:
         lines += ["", *table(["what", "sentences / s"], [[k, f"{v:,.1f}"] for k, v in rates.items()], right={1})]
     return lines

@@ -31,8 +31,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, ROOT
 from benchmarks.common.report import pyplot, write_result
+
+WRITES = ("workers",)
+PAGE = "scaling.md"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 RAW = ROOT / "src" / "charwise" / "data" / "wnut17" / "raw_text"

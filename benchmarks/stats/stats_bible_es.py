@@ -12,8 +12,17 @@ import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from benchmarks.stats.render import render_stats as render  # noqa: F401  (make_results reads it)
 from benchmarks.stats.stats_wnut17 import run_stats  # noqa: E402
 from charwise.translation.data import read_pairs, source_words  # noqa: E402
+
+WRITES = ("stats_bible_es",)
+PAGE = "stats.md"
+COMMANDS: dict[str, list[str]] = {
+    "stats_bible_es": [
+        "python -m benchmarks.stats.stats_bible_es",
+    ],
+}
 
 
 def main() -> None:

@@ -13,10 +13,19 @@ import time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.stats.render import render_stats as render  # noqa: F401  (make_results reads it)
 from charwise.corpora import read_sentences  # noqa: E402
 from charwise.corpora.stats import corpus_stats, format_table, plot_stats  # noqa: E402
 from charwise.io import data_root  # noqa: E402
 from charwise.teachers import Teacher  # noqa: E402
+
+WRITES = ("stats_wnut17",)
+PAGE = "stats.md"
+COMMANDS: dict[str, list[str]] = {
+    "stats_wnut17": [
+        "python -m benchmarks.stats.stats_wnut17",
+    ],
+}
 
 CORPUS = data_root() / "wnut17" / "wnut17train.conll"
 OUT = RESULTS

@@ -38,7 +38,11 @@ import sys
 from pathlib import Path
 
 from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.translation.render import render_translation as render  # noqa: F401  (make_results reads it)
 from charwise.io import write_json
+
+WRITES = ("translation",)
+PAGE = "translation.md"
 
 OUT = RESULTS
 ROWS: dict[str, list[str]] = {
