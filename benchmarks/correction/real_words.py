@@ -32,12 +32,6 @@ PAGE = "correction.md"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-def with_case(written: str, word: str) -> str:
-    if written[:1].isupper():
-        return word[:1].upper() + word[1:]
-    return word
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--margins", type=float, nargs="+", default=[0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0])
@@ -45,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS / "real_words.json")
     args = parser.parse_args(argv)
 
+    from charwise.speller.corrections import same_case
     from charwise.speller.real_words import RealWordChecker
     from charwise.training.scorer import clean_dev_words
 
@@ -61,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         if positions:
             i = rng.choice(positions)
             wrong = rng.choice(checker.alternatives[words[i].lower()])
-            errors.append((words[:i] + [with_case(words[i], wrong)] + words[i + 1 :], i, words[i].lower()))
+            errors.append((words[:i] + [same_case(words[i], wrong)] + words[i + 1 :], i, words[i].lower()))
     total_words = sum(len(w) for w in sentences)
     # each position's best other member and its gain; a margin is then a comparison
     error_gains = [(checker.gain(w, i), gold, w[i].lower()) for w, i, gold in errors]

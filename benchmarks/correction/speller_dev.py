@@ -51,13 +51,14 @@ def dev_sentences(language: str, lexicon: Any, n: int, seed: int) -> list[tuple[
     """(clean words, the misspelled position, the misspelling) for ``n`` dev sentences (in a seeded
     order), misspelled as the scorer's training sentences are; the misspelling takes the word's
     capital."""
+    from charwise.speller.corrections import same_case
     from charwise.training.scorer import ScorerTraining, clean_dev_words, misspell_in_sentences
 
     rng = random.Random(seed)
     sentences = [list(s) for s in clean_dev_words(language) if len(s) >= 4]
     rng.shuffle(sentences)
     found = misspell_in_sentences(sentences, lexicon, ScorerTraining(language=language), n, rng)
-    return [(words, i, bad if not words[i][:1].isupper() else bad[:1].upper() + bad[1:]) for words, i, bad in found]
+    return [(words, i, same_case(words[i], bad)) for words, i, bad in found]
 
 
 def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[tuple[str, str]],

@@ -41,6 +41,7 @@ from benchmarks.hybrid.render import render_hybrid_retrieval as render  # noqa: 
 from charwise import SentenceEncoder, split_words  # noqa: E402
 from charwise.evaluation import noise_config_for  # noqa: E402
 from charwise.io import data_root  # noqa: E402
+from charwise.speller.corrections import same_case  # noqa: E402
 from charwise.typos.single import add_typos  # noqa: E402
 from charwise.words import join_words  # noqa: E402
 
@@ -114,7 +115,7 @@ def real_misspelling_copy(texts: list[str], pairs: list[tuple[str, str]], seed: 
         if not options:
             return None
         bad = rng.choice(sorted(options))
-        return bad[0].upper() + bad[1:] if word[0].isupper() else bad
+        return same_case(word, bad)
 
     return misspelled_copy(texts, str(seed), min_subs, replace)
 
