@@ -31,6 +31,7 @@ import sys
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -118,7 +119,7 @@ def tune(speller: Any, reranker: Any, noisy: list[tuple[list[str], int, str]], w
          budget: float, cache: Path | None = None) -> dict[str, Any]:
     """Score every looked-at word of ``noisy`` once (or read those scores from ``cache``, written
     by an earlier run on the same sentences), then search :data:`GRID` (see the module docstring)."""
-    from charwise.speller.neural import choose
+    from charwise.speller.neural import LMReranker, RerankSettings, choose
 
     speller.context_model = None
     if cache is not None and cache.is_file():
@@ -131,11 +132,17 @@ def tune(speller: Any, reranker: Any, noisy: list[tuple[list[str], int, str]], w
             cache.write_text(json.dumps({"base": base, "judged": judged, "seconds": seconds}), encoding="utf-8")
     def outputs_of(lower: float, weight: float, margin: float, cands: int, capitals: bool, undo: bool
                    ) -> dict[str, list[list[str]]]:
+        """The outputs under one grid point, decided by the runtime's own rule (``LMReranker.in_doubt``,
+        ``choose``); ``undo`` also judges the words the speller changed, which the runtime never does."""
+        reranker_like = SimpleNamespace(settings=RerankSettings(lower=lower, weight=weight, margin=margin,
+                                                                candidates=cands, capitals=capitals))
         outputs = {k: [list(row) for row in v] for k, v in base.items()}
         for key, s, i, prob, w, p, lm in judged:
             left = base[key][s][i] == w[0].lower()  # the speller left the word as written
-            if (left or undo) and lower <= prob and (capitals or not w[0][:1].isupper()):
-                n = cands + 1
+            entry = SimpleNamespace(looked_at=True, suggestions=True, changed=not (left or undo), word=w[0],
+                                    probability=prob)
+            if LMReranker.in_doubt(reranker_like, entry):
+                n = cands + 1  # the written word and the best ``candidates`` suggestions, as ``variants`` keeps
                 outputs[key][s][i] = w[choose(lm[:n], p[:n], weight, margin)].lower()
         return outputs
 
