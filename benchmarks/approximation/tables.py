@@ -9,13 +9,9 @@ from __future__ import annotations
 
 import json
 
+from benchmarks.approximation.render import METRICS
+from benchmarks.common.markdown import pct
 from benchmarks.common.paths import RESULTS
-
-METRICS = ["accuracy", "prec@1", "prec@5", "prec@15", "avg_prec", "cosine"]
-
-
-def pct(x: float) -> str:
-    return f"{100 * x:.1f}"
 
 
 def approximation_table(name: str) -> str:
@@ -31,11 +27,13 @@ def approximation_table(name: str) -> str:
         "| --- | --- | " + " | ".join("---:" for _ in METRICS) + " |",
     ]
     for split, label in (("heldin", "held-in"), ("heldout", "held-out (never trained)")):
-        lines.append(f"| {label} (n={rep[split]['n']}) | charwise | " + " | ".join(pct(rep[split][m]) for m in METRICS) + " |")
+        charwise = " | ".join(pct(rep[split][m]) for m in METRICS)
+        lines.append(f"| {label} (n={rep[split]['n']}) | charwise | {charwise} |")
         lines.append(f"| {label} | mean of teacher pieces | " + " | ".join(pct(base[split][m]) for m in METRICS) + " |")
     ops = rep["noise_operations"] + ["mean"]
     lines += ["", "One typo, clean word retrieved among the teacher's whole-word rows (top-1 / top-10, %):", "",
-              "| words | vectors | " + " | ".join(ops) + " |", "| --- | --- | " + " | ".join("---:" for _ in ops) + " |"]
+              "| words | vectors | " + " | ".join(ops) + " |",
+              "| --- | --- | " + " | ".join("---:" for _ in ops) + " |"]
     for split, label in (("noise", "held-in"), ("noise_heldout", "held-out")):
         for who, block in (("charwise", rep), ("mean of teacher pieces", base)):
             cells = " | ".join(f"{pct(block[split][op]['top1'])} / {pct(block[split][op]['top10'])}" for op in ops)
@@ -49,8 +47,10 @@ def ablation_table() -> str:
         return ""
     data = json.loads(path.read_text())
     keys = ["accuracy", "avg_prec", "cosine", "noisy_top1", "noisy_top10"]
-    lines = [f"Validation (held-in words) after {data['steps']} steps, `python -m benchmarks.approximation.ablation --steps {data['steps']}`:", "",
-             "| variant | " + " | ".join(keys) + " | minutes |", "| --- | " + " | ".join("---:" for _ in keys) + " | ---: |"]
+    command = f"python -m benchmarks.approximation.ablation --steps {data['steps']}"
+    lines = [f"Validation (held-in words) after {data['steps']} steps, `{command}`:", "",
+             "| variant | " + " | ".join(keys) + " | minutes |",
+             "| --- | " + " | ".join("---:" for _ in keys) + " | ---: |"]
     for name, v in data["variants"].items():
         lines.append(f"| {name} | " + " | ".join(pct(v["final"][k]) for k in keys) + f" | {v['minutes']:.1f} |")
     return "\n".join(lines)
