@@ -20,15 +20,13 @@ import argparse
 import ast
 import importlib
 import json
-import os
 import re
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from benchmarks.common.markdown import packaged_paths, render_generic
+from benchmarks.common.markdown import packaged_paths, render_generic, write_page
 from benchmarks.common.paths import BENCHMARKS, DOCS, RESULTS, ROOT
 
 DOC = DOCS / "results.md"
@@ -201,20 +199,8 @@ def problems(doc: Path = DOC, results_dir: Path = RESULTS, modules: list[Module]
 
 
 def write(path: Path = DOC, results_dir: Path = RESULTS) -> Path:
-    """Write the page to ``path`` atomically (a temporary file beside it, then a rename)."""
-    path = Path(path)
-    text = render(results_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    """Write the page to ``path`` atomically."""
+    return write_page(Path(path), render(results_dir))
 
 
 def main(argv: list[str] | None = None) -> int:

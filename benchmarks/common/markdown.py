@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
+from pathlib import Path
 from typing import Any
 
 Lines = list[str]
@@ -42,3 +45,18 @@ def render_generic(data: Any) -> Lines:
         return ["(no renderer for this result; see the JSON)"]
     rows = [[f"`{k}`", str(v)] for k, v in data.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)]
     return table(["field", "value"], rows) if rows else ["(no renderer for this result; see the JSON)"]
+
+
+def write_page(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically (a temporary file beside it, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
