@@ -1,5 +1,5 @@
-"""The shape of the package: no import circles between the modules of ``src/charwise``, and no
-module over :data:`MAX_LINES` lines.
+"""The shape of the code: no import circles between the modules of ``src/charwise``, no
+module over :data:`MAX_LINES` lines there or in ``benchmarks/``, and no ``sys.path`` edits in ``benchmarks/``.
 
 The import graph is read from the source with :mod:`ast` (nothing is imported). What counts:
 
@@ -149,3 +149,22 @@ def test_no_module_is_too_long():
     long = {name: n for name, path in modules().items()
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert not long, f"modules over {MAX_LINES} lines: {long}"
+
+
+BENCHMARKS = SOURCE.parent / "benchmarks"
+
+
+def test_no_benchmark_module_is_too_long():
+    long = {str(path.relative_to(BENCHMARKS)): n for path in sorted(BENCHMARKS.rglob("*.py"))
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert not long, f"benchmark modules over {MAX_LINES} lines: {long}"
+
+
+def test_benchmarks_import_each_other_as_a_package():
+    """``from benchmarks.AREA.NAME import ...``, run with ``python -m``: no edits of ``sys.path``."""
+    found = []
+    for path in sorted(BENCHMARKS.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Attribute) and node.attr == "path" and getattr(node.value, "id", None) == "sys":
+                found.append(f"{path.relative_to(BENCHMARKS)}:{node.lineno}")
+    assert not found, f"sys.path used in benchmarks: {found}"

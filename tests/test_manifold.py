@@ -7,7 +7,6 @@ import json
 import pytest
 import torch
 import torch.nn.functional as F
-from tests.test_trainer import tiny_config
 
 import charwise
 from charwise.encoders.base import CharEncoder
@@ -16,6 +15,7 @@ from charwise.errors import CheckpointError, ConfigError
 from charwise.training.approximation import Trainer
 from charwise.training.manifold import save_with_manifold, tune_manifold, validation_strings
 from charwise.training.targets import split_targets
+from tests.test_trainer import tiny_config
 
 
 def _index(rows: int = 50, dim: int = 8, seed: int = 0) -> RowIndex:

@@ -1,0 +1,31 @@
+"""What a benchmark does last: its JSON written atomically, its figure beside it (``NAME.png``).
+
+    from benchmarks.common.report import pyplot, write_result
+    return write_result(args.out, result, plot)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` drawing to files (no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def write_result(path: Path, result: dict[str, Any], plot: Callable[[dict[str, Any], Path], None]) -> int:
+    """Write ``result`` to ``path`` (atomically, :func:`charwise.io.write_json`), draw ``plot`` to
+    ``path`` with ``.png``, say where; the exit status of a benchmark's ``main``."""
+    from charwise.io import write_json
+
+    write_json(path, result)
+    plot(result, path.with_suffix(".png"))
+    print(f"wrote {path}")
+    return 0

@@ -1,0 +1,458 @@
+"""Real tweets: lexical normalisation of the LexNorm 2015 training tweets, two-fold, against baselines.
+
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.lexnorm            # -> results/lexnorm.json/.png
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.lexnorm --ship     # refit the shipped table + judge on all tweets
+
+Data: ``lexnorm2015_en/train.norm`` of the spelling benchmarks (``--data``; the README there names it a
+development / training split: learning and tuning on it is allowed). Its 2,360 tweets are cut in two
+halves by position; each fold learns on one half (the replacement table, the judge, its threshold) and
+is scored on the other, which nothing in that fold saw; the figures are the sums over both folds.
+
+Within the learning half the judge's threshold is chosen out of fold (the half cut in two again: a
+judge fitted on one quarter scores the other's candidates), as the lowest probability at which the
+changes made to correct tokens stay at or below ``--max-damage`` (0.3 %), then the judge is fitted on
+the whole half. Table features of a learning token are counted without that token (leave one out).
+
+Systems, all on the same tokens (lower-case, as annotated), each token read in its tweet:
+
+* ``unchanged``: every token as written (ERR 0 by definition);
+* ``lookup``: the most frequent normal form of each written token in the learning half (MultiLexNorm's
+  baseline; a token it never saw stays);
+* ``symspell`` / ``pyspellchecker``: each all-letter token replaced by the top suggestion (as in
+  ``spelling_suite.py``);
+* ``charwise spelling``: ``Speller.load("en")`` without normalisation (``changes=("spelling",
+  "real_word", "accent")``): the speller before normalisation was added;
+* ``charwise``: the default speller with this fold's normaliser (table and judge of the learning half);
+* ``charwise --style social``: the same, the judge also undoing the speller's corrections it finds
+  unlikely in tweets (``SpellerSettings(style="social")``);
+* ``charwise --style social --context smollm2``: the same with SmolLM2 reading the sentence: every
+  word with candidates is scored with each candidate in its window (the speller's output around it),
+  and a second judge, fitted the same way with those gains among its features (``lm_gain``,
+  ``lm_scored``), decides (``Speller.load("en", context="smollm2")``; ``--no-lm`` leaves it out);
+* a threshold sweep of ``charwise --style social`` for the trade-off figure.
+
+Metrics over aligned tokens: **misspellings fixed** (tokens whose normal form is one word within two
+edits: ``tho`` -> ``though``), **all normalisations fixed** (every token whose normal form differs),
+**damage** (correct tokens changed / correct tokens), precision / recall / F1 of changed tokens
+(W-NUT 2015) and **ERR** (MultiLexNorm: (TP - FP) / (TP + FN); TP: a token needing normalisation made
+exactly right, FP: a token not needing it changed). The ``*_kept`` figures leave out the tokens whose
+annotation charwise declines by design (101 slurs as normal forms, 36 British spellings made American,
+of 2,653 normalisations).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from benchmarks.common.paths import RESULTS, SPELLING_DATA
+from benchmarks.common.report import pyplot, write_result
+from benchmarks.correction.render import render_lexnorm as render  # noqa: F401  (make_results reads it)
+from charwise.speller import Speller, SpellerSettings
+from charwise.speller.corrections import SPELLING
+from charwise.speller.neural import LMReranker, substitute
+from charwise.speller.normalise import (
+    DATA_DIR,
+    NEVER_PROPOSED,
+    NormalisationJudge,
+    NormalisationTable,
+    Normaliser,
+    edit_distance,
+    lm_gains,
+    normalisable,
+    speller_candidates,
+    spelling_variants,
+)
+from charwise.speller.real_words import adjacent_words
+
+WRITES = ("lexnorm",)
+PAGE = "spelling_benchmarks.md"
+
+Tweet = list[tuple[str, str]]
+
+
+def read_tweets(path: Path) -> list[Tweet]:
+    """``raw<TAB>normal`` lines, a blank line between tweets (lower-cased)."""
+    tweets: list[Tweet] = [[]]
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            if tweets[-1]:
+                tweets.append([])
+            continue
+        raw, _, normal = line.partition("\t")
+        tweets[-1].append((raw.lower(), (normal or raw).lower()))
+    return [t for t in tweets if t]
+
+
+# --- fitting the judge --------------------------------------------------------------------------
+def speller_choices(speller: Speller, tweets: list[Tweet]) -> tuple[list[list[dict[str, float]]], list[list[str]]]:
+    """The speller's suggestions (with their probabilities) for each token, and each tweet as the
+    speller leaves it (the context the language model reads)."""
+    out = speller.correct_words([[raw for raw, _ in t] for t in tweets])
+    return [[speller_candidates(e) for e in row] for row in out], [[e.correction for e in row] for row in out]
+
+
+class RememberedLM:
+    """An :class:`LMReranker` whose window scores are remembered (both folds and the shipped fit read
+    the same windows); what :func:`lm_gains` calls of it, nothing else."""
+
+    def __init__(self, lm: Any) -> None:
+        self.lm, self.memo = lm, {}
+
+    def has_context(self, words: list[str], index: int) -> bool:
+        return self.lm.has_context(words, index)
+
+    def score(self, sentences: list[list[str]], targets: list[tuple[int, int]], candidates: list[list[str]]
+              ) -> list[list[float]]:
+        groups = []
+        for (t, i), words in zip(targets, candidates):
+            text, span = self.lm.window(sentences[t], i)
+            groups.append(tuple(substitute(text, span, w) for w in words))
+        todo = [g for g in dict.fromkeys(groups) if g not in self.memo]
+        for group, scores in zip(todo, self.lm.score_groups(todo)):
+            self.memo[group] = scores
+        return [self.memo[g] for g in groups]
+
+
+def tweet_gains(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
+                sentences: list[list[str]], lm: Any) -> dict[tuple[int, int], dict[str, float]]:
+    """(tweet, token) -> its candidates' LM gains (:func:`lm_gains`, the library's own), for every
+    token the runtime gives the language model (:meth:`Normaliser.lm_candidates`: the plain judge in
+    doubt), read in the tweet as the speller left it."""
+    targets = []
+    for t, tweet in enumerate(tweets):
+        for i, (raw, _) in enumerate(tweet):
+            found = normaliser.lm_candidates(raw, sentences[t], i, choices[t][i], lm) if normalisable(raw) else []
+            if found:
+                targets.append((t, i, raw, found))
+    return {(t, i): row for (t, i, _, _), row in zip(targets, lm_gains(lm, sentences, targets))}
+
+
+def candidate_rows(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
+                   leave_one_out: bool, gains: dict[tuple[int, int], dict[str, float]] | None = None
+                   ) -> list[tuple[int, int, list[str], np.ndarray, str]]:
+    """(tweet, token, candidates, feature rows, normal form) for each token with candidates;
+    ``leave_one_out``: the token's own annotation is taken out of the table while it is read;
+    ``gains``: the language model's, for the LM judge."""
+    rows = []
+    counts = normaliser.table.counts
+    for t, (tweet, choice) in enumerate(zip(tweets, choices)):
+        words = [raw for raw, _ in tweet]
+        for i, (raw, normal) in enumerate(tweet):
+            if not normalisable(raw):
+                continue
+            own = counts.get(raw, {})
+            if leave_one_out and own.get(normal):
+                own[normal] -= 1
+            try:
+                found = normaliser.candidates(raw, choice[i])
+                if found:
+                    left, right = adjacent_words(words, i)
+                    lm = gains.get((t, i)) if gains is not None else None
+                    rows.append((t, i, list(found), normaliser.features(raw, found, left, right, choice[i], lm),
+                                 normal))
+            finally:
+                if leave_one_out and normal in own:
+                    own[normal] += 1
+    return rows
+
+
+def decisions(rows: list[tuple[int, int, list[str], np.ndarray, str]], probabilities: list[np.ndarray],
+              threshold: float) -> dict[tuple[int, int], str]:
+    """The change made to each (tweet, token) at ``threshold``."""
+    out = {}
+    for (t, i, cands, _, _), p in zip(rows, probabilities):
+        j = int(np.argmax(p))
+        if p[j] >= threshold:
+            out[(t, i)] = cands[j]
+    return out
+
+
+def fit_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
+              max_damage: float, gains: dict[tuple[int, int], dict[str, float]] | None = None,
+              data: str = "LexNorm 2015 training tweets") -> tuple[NormalisationJudge, dict[str, Any]]:
+    """A judge fitted on ``tweets`` (leave-one-out table features, ``data`` names them), its
+    threshold chosen out of fold; with ``gains``, the LM judge."""
+    sources = normaliser.rules.sources
+    rows = candidate_rows(normaliser, tweets, choices, leave_one_out=True, gains=gains)
+    X = np.concatenate([r[3] for r in rows])
+    y = np.concatenate([[c == r[4] for c in r[2]] for r in rows]).astype(int)
+    owner = np.repeat(np.arange(len(rows)), [len(r[2]) for r in rows])
+    half = np.array([r[0] % 2 for r in rows])  # quarters by tweet parity inside the half
+    oof: list[np.ndarray] = [np.zeros(0)] * len(rows)
+    for k in (0, 1):
+        train = half[owner] != k
+        judge = NormalisationJudge.fit(X[train], y[train], sources=sources)
+        p_all = judge.probability(X)
+        for r in np.flatnonzero(half == k):
+            oof[r] = p_all[owner == r]
+    sweep = []
+    correct_tokens = sum(raw == normal for t in tweets for raw, normal in t)
+    for threshold in np.round(np.arange(0.05, 1.0, 0.025), 3):
+        made = decisions(rows, oof, float(threshold))
+        scores = score_changes(tweets, made)
+        sweep.append({"threshold": float(threshold), **scores})
+    allowed = [s for s in sweep if s["damage"] <= 100 * max_damage]
+    best = min(allowed, key=lambda s: s["threshold"]) if allowed else sweep[-1]
+    judge = NormalisationJudge.fit(X, y, sources=sources)
+    judge.threshold = best["threshold"]
+    judge.threshold_source = (f"lowest threshold at which out-of-fold changes to correct tokens stay <= "
+                              f"{100 * max_damage:.1f} % on {len(tweets)} {data}")
+    return judge, {"candidate_rows": int(len(X)), "tokens_with_candidates": len(rows),
+                   "correct_tokens": correct_tokens, "threshold": best["threshold"], "out_of_fold_sweep": sweep}
+
+
+# --- scoring ---------------------------------------------------------------------------------------
+def refused(raw: str, normal: str) -> bool:
+    """An annotation charwise declines by design: a slur as a normal form, or the other national
+    spelling of a valid word (``favourite -> favorite``)."""
+    return normal in NEVER_PROPOSED or spelling_variants(raw, normal)
+
+
+def score_changes(tweets: list[Tweet], changes: dict[tuple[int, int], str]) -> dict[str, Any]:
+    """The metrics of the module docstring for ``changes`` ((tweet, token) -> output, lower-case),
+    and the main ones again without the tokens whose annotation charwise declines (``*_kept``)."""
+    out = _scores(tweets, changes, skip_refused=False)
+    kept = _scores(tweets, changes, skip_refused=True)
+    out.update({f"{k}_kept": kept[k] for k in ("needing", "misspellings", "misspellings_fixed", "normalisations_fixed",
+                                                "damage", "err")})
+    return out
+
+
+def _scores(tweets: list[Tweet], changes: dict[tuple[int, int], str], skip_refused: bool) -> dict[str, Any]:
+    tp = fp = fn = correct = damaged = need = miss_total = miss_fixed = changed_right = changed = 0
+    for t, tweet in enumerate(tweets):
+        for i, (raw, normal) in enumerate(tweet):
+            if skip_refused and raw != normal and refused(raw, normal):
+                continue
+            out = changes.get((t, i), raw).lower()
+            if out != raw:
+                changed += 1
+                changed_right += out == normal
+            if raw == normal:
+                correct += 1
+                if out != raw:
+                    damaged += 1
+                    fp += 1
+                continue
+            need += 1
+            if out == normal:
+                tp += 1
+            else:
+                fn += 1
+            if " " not in normal and raw.isalpha() and edit_distance(raw, normal) <= 2:
+                miss_total += 1
+                miss_fixed += out == normal
+    precision = changed_right / changed if changed else 0.0
+    recall = tp / need if need else 0.0
+    return {"tokens": correct + need, "needing": need, "misspellings": miss_total,
+            "misspellings_fixed": round(100 * miss_fixed / max(miss_total, 1), 2),
+            "normalisations_fixed": round(100 * tp / max(need, 1), 2),
+            "damage": round(100 * damaged / max(correct, 1), 3), "changed_wrongly": damaged,
+            "changes": changed, "precision": round(100 * precision, 2), "recall": round(100 * recall, 2),
+            "f1": round(100 * 2 * precision * recall / (precision + recall), 2) if precision + recall else 0.0,
+            "err": round(100 * (tp - fp) / max(tp + fn, 1), 2)}
+
+
+def system_changes(tweets: list[Tweet], outputs: Callable[[list[str]], list[str]]) -> dict[tuple[int, int], str]:
+    changes = {}
+    for t, tweet in enumerate(tweets):
+        out = outputs([raw for raw, _ in tweet])
+        for i, ((raw, _), o) in enumerate(zip(tweet, out)):
+            if o.lower() != raw:
+                changes[(t, i)] = o.lower()
+    return changes
+
+
+def speller_outputs(speller: Speller, tweets: list[Tweet], threshold: float | None = None
+                    ) -> tuple[dict[tuple[int, int], str], float, list[dict[str, Any]]]:
+    """(changes, seconds, every change with its kind) of ``speller`` over the tweets."""
+    started = time.perf_counter()
+    rows = speller.correct_words([[raw for raw, _ in t] for t in tweets])
+    seconds = time.perf_counter() - started
+    changes, shown = {}, []
+    for t, (tweet, row) in enumerate(zip(tweets, rows)):
+        for i, (entry, (raw, normal)) in enumerate(zip(row, tweet)):
+            if entry.changed:
+                changes[(t, i)] = entry.correction.lower()
+                shown.append({"written": raw, "output": entry.correction.lower(), "normal": normal,
+                              "kind": entry.kind, "probability": round(entry.probability, 3)})
+    return changes, seconds, shown
+
+
+def lookup_changes(learn: list[Tweet], tweets: list[Tweet]) -> dict[tuple[int, int], str]:
+    table = NormalisationTable.from_pairs(p for t in learn for p in t)
+    best = {w: max(c.items(), key=lambda kv: (kv[1], kv[0] == w))[0] for w, c in table.counts.items()}
+    return system_changes(tweets, lambda words: [best.get(w, w) for w in words])
+
+
+def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Namespace,
+             lm: RememberedLM | None, language: str = "en", data: str = "LexNorm 2015 training tweets"
+             ) -> dict[str, Any]:
+    spelling = Speller.load(language, settings=SpellerSettings(changes=SPELLING))
+    normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(p for t in learn for p in t), None,
+                            spelling_context(language))
+    choices, sentences = speller_choices(spelling, learn)
+    judge, fitting = fit_judge(normaliser, learn, choices, args.max_damage, data=data)
+    normaliser.judge = judge
+    judge.undo_below = args.undo_below
+    if lm is not None:
+        gains = tweet_gains(normaliser, learn, choices, sentences, lm)
+        normaliser.lm_judge, lm_fitting = fit_judge(normaliser, learn, choices, args.max_damage, gains, data)
+        normaliser.lm_judge.undo_below = args.undo_below
+    full = Speller(spelling.lexicon, spelling.encoder, spelling.scorer, SpellerSettings(),
+                   featurizer=spelling.featurizer)
+    full.normaliser = normaliser
+    social = Speller(spelling.lexicon, spelling.encoder, spelling.scorer, SpellerSettings(style="social"),
+                     featurizer=spelling.featurizer)
+    social.normaliser = normaliser
+    systems: dict[str, dict[str, Any]] = {}
+    systems["unchanged"] = score_changes(test, {})
+    systems["lookup"] = score_changes(test, lookup_changes(learn, test))
+    systems["symspell"] = score_changes(test, system_changes(test, lambda ws: [base.symspell_token(w) for w in ws]))
+    if not args.no_pyspell:
+        systems["pyspellchecker"] = score_changes(test, system_changes(
+            test, lambda ws: [base.pyspell_token(w) if len(w) <= 15 else w for w in ws]))
+    changes, seconds, _ = speller_outputs(spelling, test)
+    systems["charwise spelling"] = {**score_changes(test, changes), "tweets_per_s": round(len(test) / seconds, 1)}
+    full.clear_cache()
+    changes, seconds, shown = speller_outputs(full, test)
+    systems["charwise"] = {**score_changes(test, changes), "tweets_per_s": round(len(test) / seconds, 1)}
+    social.clear_cache()
+    changes, seconds, shown = speller_outputs(social, test)
+    systems["charwise --style social"] = {**score_changes(test, changes), "tweets_per_s": round(len(test) / seconds, 1)}
+    if lm is not None:
+        with_lm = Speller(spelling.lexicon, spelling.encoder, spelling.scorer, SpellerSettings(style="social"),
+                          featurizer=spelling.featurizer)
+        with_lm.normaliser, with_lm.context_model = normaliser, lm.lm
+        changes, seconds, lm_shown = speller_outputs(with_lm, test)
+        systems["charwise --style social --context smollm2"] = {
+            **score_changes(test, changes), "tweets_per_s": round(len(test) / seconds, 1),
+            "threshold": lm_fitting["threshold"]}
+    sweep = []
+    for threshold in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
+        judge.threshold = threshold
+        sweep.append({"threshold": threshold, **score_changes(test, speller_outputs(social, test)[0])})
+    judge.threshold = fitting["threshold"]
+    if lm is not None:
+        fitting["lm_judge"] = {k: v for k, v in lm_fitting.items() if k != "out_of_fold_sweep"}
+    return {"systems": systems, "fitting": {k: v for k, v in fitting.items() if k != "out_of_fold_sweep"},
+            "sweep": sweep, "changes": shown}
+
+
+def spelling_context(language: str = "en") -> Any:
+    from charwise.speller.context import NgramContext
+
+    return NgramContext.load(language)
+
+
+def summed(folds: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    """Scores of system ``name`` over both folds (token counts added, rates recomputed)."""
+    parts = [f["systems"][name] for f in folds]
+    n = {k: sum(p[k] for p in parts) for k in ("tokens", "needing", "misspellings", "changed_wrongly", "changes")}
+    out = dict(n)
+    for key in ("needing_kept", "misspellings_kept"):
+        out[key] = sum(p[key] for p in parts)
+    for key in ("misspellings_fixed_kept", "normalisations_fixed_kept", "err_kept"):
+        weight = "misspellings_kept" if key.startswith("misspellings") else "needing_kept"
+        out[key] = round(sum(p[key] * p[weight] for p in parts) / max(sum(p[weight] for p in parts), 1), 2)
+    for key in ("misspellings_fixed", "normalisations_fixed", "precision", "recall", "err"):
+        weight = {"misspellings_fixed": "misspellings", "precision": "changes"}.get(key, "needing")
+        out[key] = round(sum(p[key] * p[weight] for p in parts) / max(sum(p[weight] for p in parts), 1), 2)
+    correct = n["tokens"] - n["needing"]
+    out["damage"] = round(100 * n["changed_wrongly"] / max(correct, 1), 3)
+    pr = out["precision"] + out["recall"]
+    out["f1"] = round(2 * out["precision"] * out["recall"] / pr, 2) if pr else 0.0
+    if all("tweets_per_s" in p for p in parts):
+        out["tweets_per_s"] = round(sum(p["tweets_per_s"] for p in parts) / len(parts), 1)
+    return out
+
+
+def ship(tweets: list[Tweet], args: argparse.Namespace) -> int:
+    """Fit the table and judge on every training tweet and write them to charwise/data."""
+    spelling = Speller.load("en", settings=SpellerSettings(changes=SPELLING))
+    normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(p for t in tweets for p in t), None,
+                            spelling_context())
+    choices, sentences = speller_choices(spelling, tweets)
+    normaliser.judge, fitting = fit_judge(normaliser, tweets, choices, args.max_damage)
+    normaliser.judge.undo_below = args.undo_below
+    if not args.no_lm:
+        gains = tweet_gains(normaliser, tweets, choices, sentences, RememberedLM(LMReranker.load("smollm2")))
+        normaliser.lm_judge, lm_fitting = fit_judge(normaliser, tweets, choices, args.max_damage, gains)
+        normaliser.lm_judge.undo_below = args.undo_below
+        normaliser.lm_judge.undo_source = "as the plain judge's"
+        print(f"LM judge: threshold {lm_fitting['threshold']}")
+    normaliser.judge.undo_source = ("chosen on development data: LexNorm 2015 training tweets (two folds: ERR 64.2 / "
+                                    "61.6 at 0.3, 63.6 / 61.3 undoing every correction under the threshold) and UD "
+                                    "EWT dev (the real typos' corrections kept)")
+    note = ("Counts of normal forms per written token, from the LexNorm 2015 training tweets (W-NUT 2015, Baldwin\n"
+            "et al. 2015; MultiLexNorm English training split, van der Goot et al. 2021), research data.\n"
+            "Rebuilt by: python -m benchmarks.correction.lexnorm --ship. written<TAB>normal<TAB>count")
+    normaliser.save(DATA_DIR / "normalisation-en", note)
+    print(f"shipped: {len(normaliser.table.counts)} written forms, threshold {fitting['threshold']}")
+    return 0
+
+
+def plot(result: dict[str, Any], path: Path) -> None:
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for fold in result["folds"]:
+        sweep = fold["sweep"]
+        ax.plot([s["damage"] for s in sweep], [s["misspellings_fixed"] for s in sweep], "o-", alpha=0.6,
+                label=f"charwise --style social, threshold swept (fold {fold['fold']})")
+    for name, s in result["summed"].items():
+        ax.scatter([s["damage"]], [s["misspellings_fixed"]], marker="s", zorder=3)
+        ax.annotate(name, (s["damage"], s["misspellings_fixed"]), fontsize=8, xytext=(4, 2), textcoords="offset points")
+    ax.set_xscale("symlog", linthresh=0.1)
+    ax.set_xlabel("correct tokens changed (%)")
+    ax.set_ylabel("misspellings fixed (%)")
+    ax.set_title("LexNorm 2015 tweets, held-out halves")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=SPELLING_DATA)
+    parser.add_argument("--max-damage", type=float, default=0.003, help="damage allowed when choosing the threshold")
+    parser.add_argument("--no-pyspell", action="store_true", help="leave pyspellchecker out (slow)")
+    parser.add_argument("--undo-below", type=float, default=0.3,
+                        help="the judge's probability under which a spelling correction is undone")
+    parser.add_argument("--ship", action="store_true", help="refit the shipped normaliser on all tweets")
+    parser.add_argument("--no-lm", action="store_true", help="leave out the SmolLM2 judge")
+    parser.add_argument("--out", type=Path, default=RESULTS / "lexnorm.json")
+    args = parser.parse_args(argv)
+    tweets = read_tweets(args.data / "lexnorm2015_en" / "train.norm")
+    if args.ship:
+        return ship(tweets, args)
+    from benchmarks.correction.suite_systems import Baselines
+
+    base = Baselines("en")
+    lm = None if args.no_lm else RememberedLM(LMReranker.load("smollm2"))
+    half = len(tweets) // 2
+    halves = [tweets[:half], tweets[half:]]
+    folds = []
+    for k in (0, 1):
+        fold = run_fold(halves[k], halves[1 - k], base, args, lm)
+        learned = f"1-{half}" if k == 0 else f"{half + 1}-{len(tweets)}"
+        folds.append({"fold": k, "learn": f"tweets {learned}",
+                      **fold})
+        print(f"fold {k}: " + ", ".join(f"{n} {s['misspellings_fixed']}/{s['err']}/{s['damage']}"
+                                         for n, s in fold["systems"].items()), file=sys.stderr)
+    result = {"command": " ".join(["python -m benchmarks.correction.lexnorm",
+                                   *(argv if argv is not None else sys.argv[1:])]),
+              "data": "lexnorm2015_en/train.norm (development / training split)", "tweets": len(tweets),
+              "max_damage": args.max_damage,
+              "summed": {name: summed(folds, name) for name in folds[0]["systems"]}, "folds": folds}
+    return write_result(args.out, result, plot)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,137 @@
+"""How the correction results read on docs/results.md.
+
+Markdown lines from each result's JSON; standard library only, so ``benchmarks.make_results`` stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks.common.markdown import pct, plural, table
+from benchmarks.correction.suite_markdown import markdown
+
+Lines = list[str]
+
+
+def render_speller(data: dict[str, Any]) -> Lines:
+    if data["language"] == "es":
+        clean_test = data.get("clean_test")
+        lines = [f"Realistic Spanish misspellings of {data['pairs']:,} words of the Spanish test verses (of "
+                 f"{data['test_words']:,}); intended word found, %. Clean dev verses: "
+                 f"{data['clean_dev']['changed']} of {data['clean_dev']['words']:,} words changed "
+                 f"({data['clean_dev']['changed_share']:.3f} %)" + (
+                     f"; clean test verses: {clean_test['changed']} of {clean_test['words']:,} changed, "
+                     f"{clean_test['changed_wrongly']} wrongly ({clean_test['changed_wrongly_share']:.3f} %, "
+                     "checked by hand)" if clean_test else "") + ".", ""]
+        rows = [[name, f"{r['top1']:.1f}", f"{r['top10']:.1f}"] for name, r in data["misspellings"].items()]
+        return lines + table(["system", "top-1", "top-10"], rows, right={1, 2})
+    speed = data["speed"]
+    clean = data["clean"]
+    lines = [f"Wikipedia's list, test half ({data['in_vocabulary']:,} pairs whose correction is a MiniLM whole "
+             f"word, {data['outside']:,} whose correction MiniLM splits); intended word found, %. Clean text "
+             "changed: " + "; ".join(
+                 f"{task} test {c['changed']} of {c['words']:,} words ({c['changed_share']:.3f} %), "
+                 f"{c.get('changed_wrongly', '?')} wrongly ({c.get('changed_wrongly_share', '?')} %)"
+                 for task, c in clean.items())
+             + f". Speed ({speed['threads']} thread): misspelled words/s "
+             + ", ".join(f"{k} {v:,}" for k, v in speed["misspelled_words_per_second"].items())
+             + f"; clean words/s {speed['clean_words_per_second']:,}; load {speed['load_seconds']} s; "
+             f"index and vectors {speed['index_and_vectors_mb']:,} MB.", ""]
+    rows = []
+    for name, r in data["wikipedia"].items():
+        kinds = r["by_kind"]
+        outside = r.get("outside")
+        rows.append([name, f"{r['n']:,}", f"{r['top1']:.1f}", f"{r['top10']:.1f}",
+                     *(f"{kinds[k]['top1']:.1f}" for k in ("one-edit", "phonetic/rule", "multi-edit")),
+                     "-" if outside is None else f"{outside['top1']:.1f}"])
+    return lines + table(["system", "n", "top-1", "top-10", "one-edit", "phonetic/rule", "multi-edit",
+                          "outside top-1"], rows, right=set(range(1, 8)))
+
+
+def render_speller_neural(data: dict[str, Any]) -> Lines:
+    """benchmarks/speller_neural.py: the default speller and SmolLM2 on its words in doubt, dev data."""
+    report = data["report"]
+    settings = data["settings"]
+    lines = [f"Development data: {report['sentences']} UD EWT dev sentences with one misspelled word each (the "
+             f"half not used for tuning) and the same sentences clean; Norvig testset1 words alone. SmolLM2 on "
+             f"{data['device']}, {plural(data['threads'], 'torch thread')}; settings: "
+             + ", ".join(f"{k} {v}" for k, v in settings.items()) + ".", ""]
+    rows = [[name, f"{r['correction_rate']:.1f}", f"{r['damage_noisy']:.3f}",
+             f"{r['clean_changed']:.3f} ({r['clean_changed_words']} of {r['clean_words']:,})",
+             f"{r['words_fixed']:.1f}" if r["words_fixed"] is not None else "-",
+             f"{r['sentences_per_second']:.1f}", f"{r['words_per_second']:.0f}"]
+            for name, r in (("default (ngram)", report["default"]), ("--context smollm2", report["smollm2"]))]
+    return lines + table(["mode", "misspelled words corrected, %", "other words of those sentences changed, %",
+                          "clean words changed, %", "Norvig testset1 fixed, %", "sentences/s", "words/s"],
+                         rows, right={1, 2, 3, 4, 5, 6})
+
+
+def render_speller_speed(data: dict[str, Any]) -> Lines:
+    """benchmarks/speller_speed.py: start-up of `charwise correct`, words/s beside SymSpell."""
+    start = data["start_up"]
+    lines = [f"{data['machine']}, {data['threads']} thread(s). `charwise correct` on one word, warm cache, "
+             "fresh process (median): " + "; ".join(
+                 f"{k.split()[1]} {v['seconds']:g} s, {v['peak_mb']:,} MB peak" for k, v in start.items()
+                 if k.startswith("correct")) + f"; `import charwise` {start['import charwise']['seconds']:g} s. "
+             f"Clean UD EWT test text: {data['clean_words_per_second']:,} words/s.", ""]
+    rows = [[name, f"{rate:,}"] for name, rate in data["misspelled_words_per_second"].items()]
+    return lines + table([f"misspelled words ({data['misspelled_words']:,}, same words, same run)", "words/s"],
+                         rows, right={1})
+
+
+def render_real_words(data: dict[str, Any]) -> Lines:
+    """benchmarks/real_words.py: confusion-set swaps put back, and clean words changed, by margin."""
+    lines = [f"{data['role']}: {data['sentences']:,} sentences ({data['words']:,} words, {data['clean_set_words']:,} "
+             f"of them in a confusion set); {data['errors']:,} swapped words to put back. Shipped margin: "
+             f"{data['shipped_margin']:g}.", ""]
+    rows = [[margin, f"{r['errors_corrected']:.1f}", str(r["errors_changed_wrongly"]), str(r["false_alarms"]),
+             f"{r['clean_words_changed']:.4f}"] for margin, r in data["margins"].items()]
+    return lines + table(["margin (log10)", "swaps put back, %", "swaps changed to a third word",
+                          "clean words changed", "clean words changed, %"], rows, right={1, 2, 3, 4})
+
+
+def render_lexnorm(data: dict[str, Any]) -> Lines:
+    """benchmarks/lexnorm.py: real tweets normalised, two folds, every system on the same tokens."""
+    first = data["folds"][0]["systems"]["unchanged"]
+    lines = [f"{data['tweets']:,} LexNorm 2015 training tweets (development), two folds: each half learned from, the "
+             f"other scored; sums over both. Per fold about {first['tokens']:,} tokens, {first['needing']:,} needing "
+             f"normalisation, {first['misspellings']:,} misspellings (one word within two edits).", ""]
+    rows = [[name, f"{s['misspellings_fixed']:.1f}", f"{s['normalisations_fixed']:.1f}", f"{s['damage']:.3f}",
+             f"{s['precision']:.1f}", f"{s['recall']:.1f}", f"{s['f1']:.1f}", f"{s['err']:.1f}",
+             str(s.get("tweets_per_s", "-"))] for name, s in data["summed"].items()]
+    return lines + table(["system", "misspellings fixed, %", "all normalisations fixed, %", "damage, %",
+                          "precision, %", "recall, %", "F1", "ERR", "tweets/s"], rows, right=set(range(1, 9)))
+
+
+def render_spelling_suite(data: dict[str, Any]) -> Lines:
+    """benchmarks/correction/spelling_suite.py: its own tables (the ones docs/spelling_benchmarks.md quotes)."""
+    return [f"charwise's context: {data.get('context', 'ngram')}; {data.get('omp_num_threads') or 'default'} "
+            f"thread(s); wall {data['wall_seconds']:g} s.", "", *markdown(data).splitlines()]
+
+
+def render_decoder(data: dict[str, Any]) -> Lines:
+    beam = f"beam{data['beam']}"
+    lines = [f"Spelling of held-in (a seeded 2,000) and held-out whole words (never trained) from the teacher's "
+             f"rows, from the encoder's raw vectors of the clean words and of noisy copies ({data['noise']} noise). "
+             "Exact match and character error rate (%), greedy and beam "
+             f"{data['beam']} (its best, and the gold spelling among its {data['beam']}).", ""]
+    rows = []
+    for group in ("heldin", "heldout"):
+        for source, entry in data[group].items():
+            g, b = entry["greedy"], entry[beam]
+            rows.append([group, source, f"{g['n']:,}", pct(g["exact"]), pct(g["cer"]), pct(b["exact"]),
+                         pct(b[f"in_top{data['beam']}"])])
+    return lines + table(["words", "from", "n", "greedy exact", "CER", f"{beam} exact", f"in top {data['beam']}"],
+                         rows, right={2, 3, 4, 5, 6})
+
+
+def render_cycle_loops(data: dict[str, Any]) -> Lines:
+    lines = [f"{data['benchmark']}: {data['steps']} steps of `{data['common']}`. Encoder: real misspellings top-1 / "
+             "top-10, one synthetic typo top-1 (held-in words), held-in avg_prec and cosine, held-out prec@1. "
+             "Decoder: greedy exact match from held-in rows, from the encoder's vectors of noisy held-in strings "
+             "and of clean held-out words (%).", ""]
+    rows = [[r["run"], f"{pct(r['misspellings_top1'])} / {pct(r['misspellings_top10'])}", pct(r["one_typo_top1"]),
+             pct(r["heldin_avg_prec"]), f"{r['heldin_cosine']:.3f}", pct(r["heldout_prec1"]), pct(r["heldin_rows"]),
+             pct(r["heldin_encoder_noisy"]), pct(r["heldout_encoder_clean"])] for r in data["rows"]]
+    return lines + table(["run", "misspellings top-1 / 10", "one typo top-1", "avg_prec", "cosine", "held-out p@1",
+                          "dec: rows", "dec: noisy", "dec: held-out"], rows, right=set(range(1, 9)))

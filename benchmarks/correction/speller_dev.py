@@ -1,0 +1,188 @@
+"""Development data for the speller in running text: choose a scorer and its threshold here, never
+on the public test sets (``benchmarks/correction/spelling_suite.py`` reports those).
+
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.speller_dev --scorers shipped runs/speller-en-ctx
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.speller_dev --language es --scorers shipped runs/speller-es-ctx
+
+Sets (all development; seeded):
+
+* ``noisy``: dev sentences (English: UD EWT dev; Spanish: the dev verses), one word in each
+  (a lexicon word of 3+ letters) replaced by a misspelling: from the tuning half of Wikipedia's
+  list when it has one for the word (English, half of the time), else from the error model
+  (:mod:`charwise.typos.realistic`, :mod:`charwise.typos.single`). Correction rate = misspelled
+  words made exactly right (case-insensitive); the other words of these sentences count as clean;
+* ``clean``: the same dev sentences without errors: the share of words changed (they hold some
+  typos of their own, so not every change is wrong);
+* ``norvig_testset1`` (English, when ``--data`` has the public sets): Norvig's development word
+  list, each word alone: fixed = the output is the intended word; Spanish: the Tweet-Norm
+  development pairs (``tweetnorm_es/pairs_dev.tsv``), compared ignoring case (the annotation also
+  capitalises names);
+* ``tweets`` (Spanish, with the public sets): the Tweet-Norm development tweets, NeuSpell's token
+  metrics ignoring case (``benchmarks/correction/spelling_suite.py``'s): correction rate and damage.
+
+For each scorer and each threshold in ``--thresholds``: correction rate, clean words changed, fixed;
+and the threshold that corrects most while changing no more clean words than the shipped scorer at
+its own threshold (the same damage budget). JSON + PNG under ``benchmarks/results/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
+from benchmarks.common.paths import RESULTS, SPELLING_DATA
+
+WRITES = ("speller_dev",)
+PAGE = "correction.md"
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+DATA = SPELLING_DATA
+
+
+def dev_sentences(language: str, lexicon: Any, n: int, seed: int) -> list[tuple[list[str], int, str]]:
+    """(clean words, the misspelled position, the misspelling) for ``n`` dev sentences (in a seeded
+    order), misspelled as the scorer's training sentences are; the misspelling takes the word's
+    capital."""
+    from charwise.speller.corrections import same_case
+    from charwise.training.scorer import ScorerTraining, clean_dev_words, misspell_in_sentences
+
+    rng = random.Random(seed)
+    sentences = [list(s) for s in clean_dev_words(language) if len(s) >= 4]
+    rng.shuffle(sentences)
+    found = misspell_in_sentences(sentences, lexicon, ScorerTraining(language=language), n, rng)
+    return [(words, i, same_case(words[i], bad)) for words, i, bad in found]
+
+
+def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[tuple[str, str]],
+             thresholds: list[float], tweets: list[tuple[str, str]] | None = None) -> dict[str, Any]:
+    clean_sentences = [w for w, _, _ in noisy]
+    noisy_sentences = [w[:i] + [bad] + w[i + 1 :] for w, i, bad in noisy]
+    start = time.perf_counter()
+    corrected_noisy = speller.correct_words(noisy_sentences, threshold=0.0)
+    corrected_clean = speller.correct_words(clean_sentences, threshold=0.0)
+    seconds = time.perf_counter() - start
+    alone = speller.correct_words([[bad] for bad, _ in words], threshold=0.0) if words else []
+    rows = {}
+    for t in thresholds:
+        def out(entry: Any, t: float = t) -> str:
+            if entry.looked_at and entry.suggestions and speller.changes(entry.word, entry.probability, t,
+                                                                         entry.suggestions[0].word):
+                return entry.suggestions[0].word
+            return entry.word.lower()
+
+        fixed = sum(out(c[i]) == w[i].lower() for c, (w, i, _) in zip(corrected_noisy, noisy))
+        others = [(out(e), x.lower()) for c, (w, i, _) in zip(corrected_noisy, noisy)
+                  for j, (e, x) in enumerate(zip(c, w)) if j != i]
+        clean = [(out(e), x.lower()) for c, w in zip(corrected_clean, clean_sentences) for e, x in zip(c, w)]
+        rows[f"{t:.2f}"] = {
+            "correction_rate": round(100 * fixed / max(1, len(noisy)), 2),
+            "damage_noisy": round(100 * sum(a != b for a, b in others) / max(1, len(others)), 3),
+            "clean_changed": round(100 * sum(a != b for a, b in clean) / max(1, len(clean)), 3),
+            "words_fixed": round(100 * sum(out(c[0]) == good for c, (_, good) in zip(alone, words))
+                                 / max(1, len(words)), 2) if words else None,
+        }
+        if tweets:
+            from benchmarks.correction.suite_metrics import sentence_scores
+
+            output = {i: c.corrected for i, c in enumerate(speller.correct_lines([n for n, _ in tweets], t))}
+            scores = sentence_scores(tweets, output, list(range(len(tweets))))
+            rows[f"{t:.2f}"]["tweets_correction_rate"] = scores["correction_rate_nocase"]
+            rows[f"{t:.2f}"]["tweets_damage"] = scores["damage_nocase"]
+    return {"thresholds": rows, "sentences_per_second": round(2 * len(noisy) / seconds, 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--language", default="en", choices=["en", "es"])
+    parser.add_argument("--scorers", nargs="+", default=["shipped"], help="'shipped' or scorer directories")
+    parser.add_argument("--sentences", type=int, default=1000)
+    parser.add_argument("--thresholds", type=float, nargs="+",
+                        default=[0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--name", default=None)
+    args = parser.parse_args(argv)
+
+    import torch
+
+    torch.set_num_threads(1)
+    from charwise.speller import Speller
+
+    base = Speller.load(args.language)
+    noisy = dev_sentences(args.language, base.lexicon, args.sentences, args.seed)
+    words: list[tuple[str, str]] = []
+    norvig = args.data / "norvig_spell_testsets" / "pairs_testset1.tsv"
+    if args.language == "en" and norvig.is_file():
+        for line in norvig.read_text(encoding="utf-8").splitlines():
+            bad, _, good = line.partition("\t")
+            if bad and good:
+                words.append((bad.strip(), good.strip().lower()))
+    tweets: list[tuple[str, str]] = []
+    tweet_norm = args.data / "tweetnorm_es"
+    if args.language == "es" and tweet_norm.is_dir():
+        from benchmarks.correction.suite_data import read_tsv
+
+        words = [(bad, good.lower()) for bad, good in read_tsv(tweet_norm / "pairs_dev.tsv")]
+        tweets = read_tsv(tweet_norm / "sentences_dev.tsv")
+    result: dict[str, Any] = {"command": " ".join(["python -m benchmarks.correction.speller_dev", *sys.argv[1:]]),
+                              "language": args.language, "sentences": len(noisy), "roles": {
+                                  "noisy/clean": "development (dev split, seeded misspellings)",
+                                  "norvig_testset1": "development",
+                                  "tweetnorm_es pairs_dev / sentences_dev": "development"}, "scorers": {}}
+    budget = None
+    for name in args.scorers:
+        speller = base if name == "shipped" else Speller.load(args.language, scorer=name, lexicon=base.lexicon)
+        report = evaluate(speller, noisy, words, args.thresholds, tweets)
+        report["own_threshold"] = speller.threshold
+        report["reads_context"] = speller.scorer.reads_context
+        if name == "shipped":
+            own = evaluate(speller, noisy, words, [speller.threshold], tweets)["thresholds"]
+            report["at_own_threshold"] = next(iter(own.values()))
+            budget = report["at_own_threshold"]["clean_changed"]
+        if budget is not None:
+            within = {t: r for t, r in report["thresholds"].items() if r["clean_changed"] <= budget}
+            if within:
+                best = max(within, key=lambda t: (within[t]["correction_rate"], float(t)))
+                report["best_within_budget"] = {"threshold": float(best), **within[best]}
+        result["scorers"][name] = report
+        print(name, json.dumps({k: v for k, v in report.items() if k != "thresholds"}), flush=True)
+    out = RESULTS / f"{args.name or 'speller_dev' + ('_es' if args.language == 'es' else '')}.json"
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    plot(result, out.with_suffix(".png"))
+    print(f"wrote {out}")
+    return 0
+
+
+def plot(result: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, report in result["scorers"].items():
+        rows = report["thresholds"]
+        xs = [r["clean_changed"] for r in rows.values()]
+        ys = [r["correction_rate"] for r in rows.values()]
+        ax.plot(xs, ys, marker="o", label=f"{Path(name).name} (context: {report['reads_context']})")
+        for t, x, y in zip(rows, xs, ys):
+            ax.annotate(t, (x, y), fontsize=6, xytext=(2, 2), textcoords="offset points")
+    ax.set_xlabel("clean dev words changed (%)")
+    ax.set_ylabel("misspelled dev words corrected (%)")
+    ax.set_title(f"Speller on {result['language']} dev sentences ({result['sentences']}), by threshold")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

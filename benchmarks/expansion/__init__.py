@@ -1,0 +1,1 @@
+"""Vocabulary expansion: new whole-word rows for a teacher, and what they do downstream."""

@@ -1,0 +1,1 @@
+"""Language models: the word and character LMs, and word generation."""

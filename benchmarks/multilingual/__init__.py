@@ -1,0 +1,1 @@
+"""Multilingual: the E5 teacher, Spanish-English retrieval and repair with other models."""

@@ -1,0 +1,1 @@
+"""Scaling: worker processes, and checks run on a GPU."""

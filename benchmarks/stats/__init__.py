@@ -1,0 +1,1 @@
+"""Corpus statistics: how teachers split the words of a corpus."""

@@ -1,0 +1,1 @@
+"""Translation (Spanish to English Bible verses) with character-aware sources."""
