@@ -80,3 +80,71 @@ def test_the_real_spanish_speller_puts_accents_back():
     speller = Speller.load("es")
     assert speller.correct("despues de la fiesta").corrected == "después de la fiesta"
     assert speller.correct("Comieron y hablaron despues.").corrected == "Comieron y hablaron después."
+
+
+# --- normalisation of Spanish tweets -----------------------------------------------------------------
+def test_laughs_are_recognised_and_words_are_not():
+    from charwise.speller.normalisation_rules import laugh
+
+    assert [laugh(w) for w in ("jajajjaja", "jsjajajaj", "jejeje", "jijiji", "hahah")] == ["ja", "ja", "je", "ji",
+                                                                                           "ja"]
+    assert [laugh(w) for w in ("hija", "jaula", "hoja", "ja", "ojo")] == [None] * 5
+
+
+def test_phonetic_respellings_reach_the_word_within_two_rewrites():
+    from charwise.speller.normalisation_rules import RULES, phonetic_variants
+
+    rules = RULES["es"].phonetic
+    for written, meant in (("kiero", "quiero"), ("aser", "hacer"), ("pesao", "pesado"), ("grasias", "gracias"),
+                           ("tanbien", "tambien"), ("exar", "echar"), ("stoy", "estoy"), ("besoh", "besos")):
+        assert meant in phonetic_variants(written, rules), written
+    assert "hacerlo" not in phonetic_variants("aser", rules, steps=1)
+    assert phonetic_variants("a" * 40, rules) == set()  # long strings are not respelled
+    assert phonetic_variants("kiero", RULES["en"].phonetic) == set()  # English has no sound rules
+
+
+def test_a_judge_reads_the_sources_of_its_language(tmp_path):
+    import numpy as np
+
+    from charwise.speller.normalisation_judge import NormalisationJudge, expanded_size, feature_names
+    from charwise.speller.normalisation_rules import SPANISH_SOURCES
+
+    rng = np.random.default_rng(0)
+    rows = rng.normal(size=(40, len(feature_names(SPANISH_SOURCES))))
+    judge = NormalisationJudge.fit(rows, np.arange(40) % 2, sources=SPANISH_SOURCES)
+    again = NormalisationJudge.from_dict(judge.to_dict())
+    assert again.sources == SPANISH_SOURCES and again.weights.shape == (expanded_size(SPANISH_SOURCES),)
+    assert np.allclose(again.probability(rows), judge.probability(rows))
+
+
+@pytest.mark.real
+def test_the_real_spanish_normaliser_reads_tweets_and_leaves_protected_spans():
+    speller = Speller.load("es")
+    out = speller.correct("te kiero tuu")
+    assert out.corrected == "te quiero tú"
+    assert {w.kind for w in out.words if w.changed} == {"normalisation"}
+    assert all(w.probability > 0.5 for w in out.words if w.changed)
+    protected = "@kiero #aser http://kiero.com/aser kiero@tuu.es"
+    assert speller.correct(protected).corrected == protected
+    assert speller.normaliser is not None and speller.normaliser.best("jajajjaja", None, None)[0] == "ja"
+    english = Speller.load("en").normaliser
+    assert english is not None
+    english_judge, english.judge = english.judge, speller.normaliser.judge
+    try:  # a Spanish judge cannot read English candidates
+        with pytest.raises(ConfigError, match="fit a judge for this language"):
+            english.best("u", None, None)
+    finally:
+        english.judge = english_judge
+
+
+@pytest.mark.real
+def test_the_real_spanish_speller_puts_back_accent_twins_the_sentence_asks_for():
+    speller = Speller.load("es")
+    out = speller.correct("pero a mi me encantan")
+    assert out.corrected == "pero a mí me encantan"
+    assert [(w.word, w.kind) for w in out.words if w.changed] == [("mi", "accent")]
+    assert speller.correct("y tu que haces").corrected == "y tu que haces"  # no evidence: left alone
+    assert speller.correct("pero a mí me encantan").corrected == "pero a mí me encantan"
+    off = Speller(speller.lexicon, speller.encoder, speller.scorer, SpellerSettings(changes=("spelling",)),
+                  featurizer=speller.featurizer)
+    assert off.correct("pero a mi me encantan").corrected == "pero a mi me encantan"

@@ -103,6 +103,31 @@ def render_lexnorm(data: dict[str, Any]) -> Lines:
                           "precision, %", "recall, %", "F1", "ERR", "tweets/s"], rows, right=set(range(1, 9)))
 
 
+def render_tweetnorm(data: dict[str, Any]) -> Lines:
+    """benchmarks/correction/tweetnorm.py: Spanish tweets normalised, two folds, and the test tweets reported."""
+    lines = render_lexnorm({**data, "summed": data["summed"]})
+    lines[0] = (f"{data['tweets']:,} Tweet-Norm 2013 development tweets, two folds: each half learned from, the "
+                "other scored; sums over both (damage is an upper bound: only out-of-vocabulary words are "
+                "annotated).")
+    test = data["test"]
+    rows = [[name, f"{s['misspellings_fixed']:.1f}", f"{s['normalisations_fixed']:.1f}", f"{s['damage']:.3f}",
+             f"{s['err']:.1f}", f"{s['oov_accuracy']:.1f}"]
+            for name, s in test.items() if isinstance(s, dict) and "oov_accuracy" in s]
+    return lines + ["", f"Test tweets ({test['tweets']}, reported only; the normaliser fitted on every development "
+                        "tweet):", ""] + table(
+        ["system", "misspellings fixed, %", "all normalisations fixed, %", "damage, %", "ERR",
+         "OOV accuracy, %"], rows, right=set(range(1, 6)))
+
+
+def render_accent_twins(data: dict[str, Any]) -> Lines:
+    """benchmarks/correction/accent_twins.py: Spanish accents put back from the sentence."""
+    rows = [[name, margin, f"{r['members_with_accent']:,}", f"{r['fixed']:.1f}", f"{r['members_without']:,}",
+             f"{r['wrong']:.3f}"] for name, by in data["by_margin"].items() for margin, r in by.items()]
+    return [f"{data['sets']} confusion sets; the speller's margin is {data['default_margin']:g} (log10).", ""] + table(
+        ["text", "margin", "members with an accent", "put back, %", "members without", "given one, %"], rows,
+        right={2, 3, 4, 5})
+
+
 def render_spelling_suite(data: dict[str, Any]) -> Lines:
     """benchmarks/correction/spelling_suite.py: its own tables (the ones docs/spelling_benchmarks.md quotes)."""
     return [f"charwise's context: {data.get('context', 'ngram')}; {data.get('omp_num_threads') or 'default'} "

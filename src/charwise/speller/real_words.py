@@ -41,10 +41,13 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from charwise.errors import ConfigError
 from charwise.speller.context import NgramContext, is_word
+
+if TYPE_CHECKING:
+    from charwise.speller.corrections import WordCorrection
 
 #: Confusion sets per language (lower-case). Each word maps to the others of its set.
 CONFUSION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -167,3 +170,31 @@ def adjacent_words(words: Sequence[str], index: int) -> tuple[str | None, str | 
     right = words[index + 1].lower() if index + 1 < len(words) else None
     return (left if left is not None and is_word(left) else None,
             right if right is not None and is_word(right) else None)
+
+
+def check_sentences(checker: RealWordChecker, corrected: list[list[WordCorrection]], allowed: Sequence[str],
+                    margin: float, accents_only: bool = False) -> None:
+    """Change in place each word of ``corrected`` (the speller's output) that belongs to a
+    confusion set and that its neighbours, as corrected, say is another member, by ``margin``
+    (log10): kind ``accent`` when the member only puts back accents the word lacks, else
+    ``real_word``, each only when ``allowed``. Words the speller looked at or changed, protected
+    words and words with capitals inside are left. ``accents_only`` (a language with accents): an
+    accent the writer wrote stays (``él`` is never made ``el``)."""
+    from charwise.speller.corrections import restores_accents, same_case
+
+    for entries in corrected:
+        words = [e.correction for e in entries]
+        for i, entry in enumerate(entries):
+            written = entry.word
+            if (entry.looked_at or entry.protected or entry.changed or not (written.islower() or written.istitle())
+                    or written not in checker):
+                continue
+            found = checker.gain(words, i)
+            if found is None or found[1] < margin:
+                continue
+            kind = "accent" if restores_accents(written.lower(), found[0]) else "real_word"
+            if kind in allowed and (kind == "accent" or not accents_only):
+                entry.correction, entry.kind = same_case(written, found[0]), kind
+                # the context model's odds of the member against the written word, as a probability
+                entry.probability = 1.0 / (1.0 + 10.0 ** -found[1])
+                words[i] = entry.correction

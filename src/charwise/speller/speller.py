@@ -77,7 +77,7 @@ from charwise.speller.corrections import (
 from charwise.speller.features import Featurizer, rank_order, segment_max
 from charwise.speller.lexicon import ACCENTED, Lexicon
 from charwise.speller.normalise import NORMALISED, Normaliser
-from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker
+from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, check_sentences
 from charwise.speller.settings import SpellerSettings, check_threshold
 from charwise.words import compile_patterns, protected_words, split_words, words_protected
 
@@ -447,29 +447,12 @@ class Speller:
         return out
 
     def _check_real_words(self, corrected: list[list[WordCorrection]], allowed: Sequence[str]) -> None:
-        """Valid words of a confusion set that the sentence says are another member of it
-        (:mod:`charwise.speller.real_words`), changed in place, read between the corrected words.
-        In a language with accents, only an accent the writer left out is put back (``el`` -> ``él``):
-        one the writer wrote stays."""
+        """Valid words of a confusion set that the sentence says are another member of it, changed
+        in place (:func:`~charwise.speller.real_words.check_sentences`)."""
         checker = self.real_word_checker
-        if checker is None:
-            return
-        for entries in corrected:
-            words = [e.correction for e in entries]
-            for i, entry in enumerate(entries):
-                written = entry.word
-                if (entry.looked_at or entry.protected or entry.changed or not (written.islower() or written.istitle())
-                        or written not in checker):
-                    continue
-                found = checker.gain(words, i)
-                if found is None or found[1] < self.settings.real_word_margin:
-                    continue
-                kind = "accent" if restores_accents(written.lower(), found[0]) else "real_word"
-                if kind in allowed and (kind == "accent" or self.language not in ACCENTED):
-                    entry.correction, entry.kind = same_case(written, found[0]), kind
-                    # the context model's odds of the member against the written word, as a probability
-                    entry.probability = 1.0 / (1.0 + 10.0 ** -found[1])
-                    words[i] = entry.correction
+        if checker is not None:
+            check_sentences(checker, corrected, allowed, self.settings.real_word_margin,
+                            accents_only=self.language in ACCENTED)
 
     @property
     def normaliser(self) -> Normaliser | None:

@@ -1,13 +1,13 @@
 """Spanish tweets: lexical normalisation of the Tweet-Norm 2013 development tweets, two-fold, against baselines.
 
-    OMP_NUM_THREADS=1 python benchmarks/tweetnorm.py            # -> results/tweetnorm.json/.png
-    OMP_NUM_THREADS=1 python benchmarks/tweetnorm.py --ship     # refit the shipped Spanish table + judge
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.tweetnorm          # -> results/tweetnorm.json/.png
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.tweetnorm --ship   # refit the shipped Spanish table + judge
 
 Data: ``tweetnorm_es`` of the spelling benchmarks (``--data``): the development tweets
 (``tweet-norm-dev500_annotated.txt`` and ``tweet-norm-dev100_annotated.txt``; the README there
 names them development data: learning and tuning on them is allowed) are cut in two halves by
 position; each fold learns on one half (the replacement table, the judge and its threshold, exactly
-as ``lexnorm.py`` does for English, with the same functions) and is scored on the other. The test
+as ``lexnorm`` does for English, with the same functions) and is scored on the other. The test
 tweets (``tweet-norm-test462_annotated.txt``) are only *reported*, scored once with the normaliser
 fitted on every development tweet (``--ship``), never used to choose anything.
 
@@ -17,9 +17,9 @@ a variant with its standard form (``kiero`` -> ``quiero``, ``pasao`` -> ``pasado
 counts as correct, though some are not (``xq``, ``esta`` for ``está``): the damage figures are
 upper bounds. Tokens: URLs, @handles and #hashtags whole, then runs of word characters and of
 punctuation; an annotation whose word is not one of the tweet's tokens (``q.e.p.d``) is counted and
-left out. Scores are lower-case (as in ``lexnorm.py``; the annotation also restores capitals).
+left out. Scores are lower-case (as in ``lexnorm``; the annotation also restores capitals).
 
-Metrics: those of ``lexnorm.py`` (misspellings fixed, damage, ERR...) and the task's own,
+Metrics: those of ``lexnorm`` (misspellings fixed, damage, ERR...) and the task's own,
 **OOV accuracy**: annotated words made exactly right (variants to their form, the others left as
 written) over all annotated words (Tweet-Norm 2013, Alegria et al. 2013; its best system reached
 78.1 % on the full test set of 564 tweets, of which 462 remain in this copy).
@@ -33,22 +33,25 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from charwise.speller import Speller, SpellerSettings
-from charwise.speller.corrections import SPELLING
-from charwise.speller.normalise import DATA_DIR, NormalisationTable, Normaliser
-from lexnorm import (
-    RESULTS,
-    ROOT,
+from benchmarks.common.paths import RESULTS, SPELLING_DATA
+from benchmarks.common.report import pyplot, write_result
+from benchmarks.correction.lexnorm import (
     Tweet,
     fit_judge,
     run_fold,
+    score_changes,
     speller_choices,
     speller_outputs,
     spelling_context,
     summed,
 )
-from report import pyplot, write_result
+from benchmarks.correction.render import render_tweetnorm as render  # noqa: F401  (make_results reads it)
+from charwise.speller import Speller, SpellerSettings
+from charwise.speller.corrections import SPELLING
+from charwise.speller.normalise import DATA_DIR, NormalisationTable, Normaliser
 
+WRITES = ("tweetnorm",)
+PAGE = "spelling_benchmarks.md"
 DEVELOPMENT = ("tweet-norm-dev500_annotated.txt", "tweet-norm-dev100_annotated.txt")
 TEST = "tweet-norm-test462_annotated.txt"
 _TOKEN = re.compile(r"https?://\S+|[@#]\w+|\w+|[^\w\s]+")
@@ -141,8 +144,6 @@ def ship(tweets: list[Tweet], args: argparse.Namespace) -> int:
 def test_report(folder: Path, development: list[Tweet], args: argparse.Namespace) -> dict[str, Any]:
     """The test tweets, scored once by the speller fitted on every development tweet, beside the
     speller without normalisation (nothing is chosen here)."""
-    from lexnorm import score_changes
-
     tweets, annotated, skipped = read_annotated(folder / TEST)
     speller, _ = fitted(development, args)
     out: dict[str, Any] = {"tweets": len(tweets), "annotations_left_out": skipped}
@@ -177,8 +178,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path,
-                        default=ROOT.parent / "shared" / "data" / "spelling_benchmarks" / "tweetnorm_es")
+    parser.add_argument("--data", type=Path, default=SPELLING_DATA / "tweetnorm_es")
     parser.add_argument("--max-damage", type=float, default=0.003, help="damage allowed when choosing the threshold")
     parser.add_argument("--no-pyspell", action="store_true", help="leave pyspellchecker out (slow)")
     parser.add_argument("--undo-below", type=float, default=0.3,
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     tweets, annotated, skipped = read_development(args.data)
     if args.ship:
         return ship(tweets, args)
-    from spelling_suite import Baselines
+    from benchmarks.correction.suite_systems import Baselines
 
     base = Baselines("es")
     half = len(tweets) // 2
@@ -201,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
         folds.append({"fold": k, "learn": f"tweets {learned}", **fold})
         print(f"fold {k}: " + ", ".join(f"{n} {s['misspellings_fixed']}/{s['err']}/{s['damage']}"
                                          for n, s in fold["systems"].items()), file=sys.stderr)
-    result = {"command": " ".join(["python benchmarks/tweetnorm.py", *(argv if argv is not None else sys.argv[1:])]),
+    given = argv if argv is not None else sys.argv[1:]
+    result = {"command": " ".join(["python -m benchmarks.correction.tweetnorm", *given]),
               "data": "tweetnorm_es dev500 + dev100 (development); test462 reported only", "tweets": len(tweets),
               "annotations_left_out": skipped, "annotated_words": sum(len(a) for a in annotated),
               "max_damage": args.max_damage,
