@@ -135,7 +135,7 @@ def ship(tweets: list[Tweet], args: argparse.Namespace) -> int:
     normaliser.judge.undo_source = "as the English judge's (not used by the default style)"
     note = ("Counts of normal forms per written token, from the Tweet-Norm 2013 development tweets (dev500 and\n"
             "dev100; Alegria et al. 2013), annotations CC BY 3.0 (see README.md).\n"
-            "Rebuilt by: python benchmarks/tweetnorm.py --ship. written<TAB>normal<TAB>count")
+            "Rebuilt by: python -m benchmarks.correction.tweetnorm --ship. written<TAB>normal<TAB>count")
     normaliser.save(DATA_DIR / "normalisation-es", note)
     print(f"shipped: {len(normaliser.table.counts)} written forms, threshold {fitting['threshold']}")
     return 0

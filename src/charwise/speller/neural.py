@@ -29,7 +29,7 @@ unless ``capitals``):
 A word the speller changes is not judged again: on development data the LM undid right corrections
 of real typos (``definately``, ``releif``) as often as it added others. A word alone (no other word
 in its window) is left to the scorer too. The constants were tuned on development data only
-(``benchmarks/speller_neural.py``: misspellings put into UD EWT dev sentences; see
+(``benchmarks/correction/speller_neural.py``: misspellings put into UD EWT dev sentences; see
 ``docs/correction.md``): the most misspellings corrected while changing no more clean words than
 the speller alone.
 
@@ -82,7 +82,7 @@ class RerankSettings:
     max_word_chars: int = 30  # longer neighbours are shortened: tokens per variant stay bounded
     candidates: int = 4  # the speller's best suggestions scored beside the written word
     batch_size: int = 8  # words per forward pass (each one packed sequence of all its variants)
-    # the decision rule, tuned on development data (benchmarks/speller_neural.py)
+    # the decision rule, tuned on development data (benchmarks/correction/speller_neural.py)
     lower: float = 0.1  # words the speller leaves as written are judged again from this probability up
     weight: float = 2.0  # weight of log(scorer prior) beside the LM log-probability
     margin: float = 18.0  # nats the chosen candidate's LM log-probability must beat the written word's by

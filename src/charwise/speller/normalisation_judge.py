@@ -125,7 +125,7 @@ class NormalisationJudge:
         sources = tuple(str(s) for s in data.get("sources", SOURCES))  # type: ignore[attr-defined]
         if data.get("features") != list(feature_names(sources)):
             raise CheckpointError(f"{where} was fitted on other features than this version of charwise reads: "
-                                  "rebuild it (python benchmarks/lexnorm.py --ship)")
+                                  "rebuild it (python -m benchmarks.correction.lexnorm --ship)")
         arrays = [np.asarray(data[k], dtype=np.float64) for k in ("weights", "mean", "scale")]
         size = expanded_size(sources)
         if any(a.shape != (size,) for a in arrays):

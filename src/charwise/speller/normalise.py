@@ -27,7 +27,7 @@ judge with where it was chosen (development tweets only): a rule proposes, the j
 
 The shipped English judge and table (``charwise/data/normalisation-en``) come from the LexNorm 2015
 training tweets (Baldwin et al. 2015; the MultiLexNorm English training split, van der Goot et al.
-2021): ``benchmarks/lexnorm.py --ship`` rebuilds them, ``benchmarks/lexnorm.py`` measures them on
+2021): ``benchmarks/correction/lexnorm.py --ship`` rebuilds them, ``benchmarks/correction/lexnorm.py`` measures them on
 held-out halves of those tweets.
 
 Example (run by tests/test_doctests.py)::
@@ -335,7 +335,7 @@ class Normaliser:
         gains and one was fitted, else the plain judge)."""
         judge = self.lm_judge if lm is not None and self.lm_judge is not None else self.judge
         if judge is None:
-            raise ConfigError("this normaliser has no judge yet: fit one (benchmarks/lexnorm.py)")
+            raise ConfigError("this normaliser has no judge yet: fit one (benchmarks/correction/lexnorm.py)")
         if judge.sources != self.rules.sources:
             raise ConfigError(f"the judge reads the sources {judge.sources}, this {self.lexicon.language!r} "
                               f"normaliser proposes {self.rules.sources}: fit a judge for this language")

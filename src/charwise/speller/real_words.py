@@ -16,7 +16,7 @@ side on its own favours the member (``kids, too many`` stays: ``to many`` is com
 many`` more so), its fit is at least ``margin`` (log10 units: 2.0 is a hundred times) above the
 written word's, and both of the member's pairs were seen in the counts (never on back-off alone).
 The margin was chosen on development sentences (UD EWT dev, members swapped in at random) so that
-clean text is left alone: ``benchmarks/real_words.py`` reports both sides.
+clean text is left alone: ``benchmarks/correction/real_words.py`` reports both sides.
 
 Sets that informal text defeats are left out: read by hand on 20,000 lines of tweets and web text,
 ``off`` -> ``of`` (``log off now``, ``day off tmrw``), ``too`` -> ``to``, ``thought`` -> ``though``,

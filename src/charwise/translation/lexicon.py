@@ -5,7 +5,7 @@ one sentence. Without a bilingual dictionary offline, the lexicon is learnt from
 themselves: each source word is paired with the target word whose verse co-occurrence is most
 consistent with it (Dice coefficient, Smadja et al. 1996): ``2 c(s, t) / (c(s) + c(t))``,
 counting verses, not tokens. On the Bible's training verses this gives ``tierra -> land``,
-``rey -> king``, ``dijo -> said`` (see ``benchmarks/bitext_retrieval.py``'s report).
+``rey -> king``, ``dijo -> said`` (see ``benchmarks/multilingual/bitext_retrieval.py``'s report).
 
 Example::
 
