@@ -398,7 +398,9 @@ def ship(tweets: list[Tweet], args: argparse.Namespace) -> int:
     return 0
 
 
-def plot(result: dict[str, Any], path: Path) -> None:
+def plot(result: dict[str, Any], path: Path, title: str = "LexNorm 2015 tweets, held-out halves",
+         xlabel: str = "correct tokens changed (%)") -> None:
+    """Misspellings fixed against damage: the threshold sweep of each fold, every system a point."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for fold in result["folds"]:
@@ -409,9 +411,9 @@ def plot(result: dict[str, Any], path: Path) -> None:
         ax.scatter([s["damage"]], [s["misspellings_fixed"]], marker="s", zorder=3)
         ax.annotate(name, (s["damage"], s["misspellings_fixed"]), fontsize=8, xytext=(4, 2), textcoords="offset points")
     ax.set_xscale("symlog", linthresh=0.1)
-    ax.set_xlabel("correct tokens changed (%)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("misspellings fixed (%)")
-    ax.set_title("LexNorm 2015 tweets, held-out halves")
+    ax.set_title(title)
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
-from benchmarks.common.report import pyplot, write_result
+from benchmarks.common.report import write_result
 from benchmarks.correction.lexnorm import (
     Tweet,
     fit_judge,
@@ -45,6 +45,7 @@ from benchmarks.correction.lexnorm import (
     spelling_context,
     summed,
 )
+from benchmarks.correction.lexnorm import plot as lexnorm_plot
 from benchmarks.correction.render import render_tweetnorm as render  # noqa: F401  (make_results reads it)
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.corrections import SPELLING
@@ -157,23 +158,8 @@ def test_report(folder: Path, development: list[Tweet], args: argparse.Namespace
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    for fold in result["folds"]:
-        sweep = fold["sweep"]
-        ax.plot([s["damage"] for s in sweep], [s["misspellings_fixed"] for s in sweep], "o-", alpha=0.6,
-                label=f"charwise --style social, threshold swept (fold {fold['fold']})")
-    for name, s in result["summed"].items():
-        ax.scatter([s["damage"]], [s["misspellings_fixed"]], marker="s", zorder=3)
-        ax.annotate(name, (s["damage"], s["misspellings_fixed"]), fontsize=8, xytext=(4, 2), textcoords="offset points")
-    ax.set_xscale("symlog", linthresh=0.1)
-    ax.set_xlabel("correct tokens changed (%, an upper bound: only OOV words are annotated)")
-    ax.set_ylabel("misspellings fixed (%)")
-    ax.set_title("Tweet-Norm 2013 development tweets, held-out halves")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    lexnorm_plot(result, path, "Tweet-Norm 2013 development tweets, held-out halves",
+                 "correct tokens changed (%, an upper bound: only OOV words are annotated)")
 
 
 def main(argv: list[str] | None = None) -> int:
