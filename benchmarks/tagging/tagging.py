@@ -198,10 +198,22 @@ def test_scores(tagger: Any, data: Any, args: argparse.Namespace) -> dict[str, A
     return tests
 
 
+def test_policy(spec: str, seed: int) -> Any:
+    """A policy by name; ``repair-normalise`` is ``repair`` whose speller also normalises informal
+    text (the shipped English speller with every change kind on, as ``charwise correct`` runs it)."""
+    from charwise.hybrid.policies import RepairPolicy, get_policy
+    from charwise.speller import Speller
+
+    if spec == "repair-normalise":
+        policy = RepairPolicy("en", speller=Speller.load("en"))
+        policy.name = spec
+        return policy
+    return get_policy(spec, seed)
+
+
 def run_one(task: str, setting: str, seed: int, args: argparse.Namespace, data: Any) -> list[dict[str, Any]]:
     """The run of (task, setting, seed), then one record per ``--test-policies`` entry: the same
     trained tagger tested with that policy in front (setting ``SETTING@POLICY``)."""
-    from charwise.hybrid.policies import get_policy
     from charwise.tagging import TaggerConfig, load_tagger, train_tagger
 
     overrides = dict(SETTINGS[setting])
@@ -224,7 +236,7 @@ def run_one(task: str, setting: str, seed: int, args: argparse.Namespace, data: 
            "test": test_scores(tagger, data, args)}
     runs = [dict(run, wall_minutes=round((time.time() - started) / 60, 3))]
     for policy in args.test_policies:
-        tagger.hybrid.policy = get_policy(policy, seed)
+        tagger.hybrid.policy = test_policy(policy, seed)
         runs.append(dict(run, setting=f"{setting}@{policy}", test_policy=policy,
                          test=test_scores(tagger, data, args), wall_minutes=round((time.time() - started) / 60, 3)))
     if not args.keep_models:
@@ -327,7 +339,8 @@ def main() -> int:
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--noise", type=float, nargs="+", default=[0.0, 0.2])
     p.add_argument("--test-policies", nargs="*", default=[], metavar="POLICY",
-                   help="also test each trained tagger with these policies in front (recorded as SETTING@POLICY)")
+                   help="also test each trained tagger with these policies in front (recorded as SETTING@POLICY); "
+                        "besides the hybrid policies, repair-normalise: repair that also normalises")
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--max-steps", type=int, default=0)
     p.add_argument("--train-sentences", type=int, default=0, help="seeded training subsample (0: all)")
