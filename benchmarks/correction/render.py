@@ -90,6 +90,18 @@ def render_real_words(data: dict[str, Any]) -> Lines:
                           "clean words changed", "clean words changed, %"], rows, right={1, 2, 3, 4})
 
 
+def render_real_words_informal(data: dict[str, Any]) -> Lines:
+    """benchmarks/correction/real_words_informal.py: real-word changes on informal text, labelled by hand."""
+    counts = data["counts"]
+    texts = ", ".join(f"{name} ({t['words']:,} words)" for name, t in data["texts"].items())
+    lines = [f"{len(data['changes'])} real-word changes in {data['words']:,} words of {texts}: {counts['right']} "
+             f"right, {counts['wrong']} wrong" + (f", {counts['not labelled']} not labelled" if counts["not labelled"]
+                                                  else "") + f" ({data['right_pct']:g} % right).", ""]
+    rows = [[c["text"], f"`{c['context']}`", f"`{c['correction']}`", c["label"] + (f": {c['why']}" if c["why"] else "")]
+            for c in data["changes"]]
+    return lines + table(["text", "written, in context", "changed to", "read by hand"], rows)
+
+
 def render_lexnorm(data: dict[str, Any]) -> Lines:
     """benchmarks/lexnorm.py: real tweets normalised, two folds, every system on the same tokens."""
     first = data["folds"][0]["systems"]["unchanged"]
