@@ -62,11 +62,15 @@ class CandidateIndex:
         self._symspell = None
         # words wordfreq has never seen are accepted as written but not suggested (your own words are)
         self.suggestible = [w for w, e in lexicon.entries.items() if e.zipf > 0 or e.sources & USER]
-        by_key: dict[str, list[str]] = {}
-        for word, key in zip(self.suggestible, sound_keys(self.suggestible, lexicon.language, self._cache_dir())):
-            by_key.setdefault(key, []).append(word)
+        keys = sound_keys(self.suggestible, lexicon.language, self._cache_dir())
+        # each key's most frequent words: one stable sort of all words, then each key keeps its first ones
         zipf = lexicon.entries
-        self.by_key = {k: sorted(ws, key=lambda w: -zipf[w].zipf)[:per_key] for k, ws in by_key.items()}
+        by_frequency = sorted(zip(self.suggestible, keys), key=lambda item: -zipf[item[0]].zipf)
+        self.by_key: dict[str, list[str]] = {}
+        for word, key in by_frequency:
+            words = self.by_key.setdefault(key, [])
+            if len(words) < per_key:
+                words.append(word)
 
     @property
     def symspell(self) -> Any:

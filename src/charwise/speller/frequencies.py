@@ -18,6 +18,7 @@ Example::
 from __future__ import annotations
 
 import importlib.metadata
+import re
 from functools import lru_cache
 
 import numpy as np
@@ -73,14 +74,21 @@ class ZipfTable:
         return answer
 
     def _look_up(self, word: str) -> float:
-        from wordfreq import lossy_tokenize
-        from wordfreq import zipf_frequency as wordfreq_zipf
+        if _PLAIN.fullmatch(word):  # wordfreq's tokenizer gives such a word back as it is (tested), and
+            tokens = [word]  # importing the tokenizer costs a start a third of a second
+        else:
+            from wordfreq import lossy_tokenize
 
-        tokens = lossy_tokenize(word, self.language)
+            tokens = lossy_tokenize(word, self.language)
         if len(tokens) != 1 or any(c.isdigit() for c in tokens[0]):
+            from wordfreq import zipf_frequency as wordfreq_zipf
+
             return float(wordfreq_zipf(word, self.language))
         i = self.table.find(tokens[0])
         return float(self.zipf[i]) if i >= 0 else 0.0
+
+
+_PLAIN = re.compile("[a-z]+")  # ASCII lower-case letters
 
 
 @lru_cache(maxsize=None)

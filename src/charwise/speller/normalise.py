@@ -130,12 +130,12 @@ class Normaliser:
         if lexicon.language in ACCENTED:
             for w in sorted((w for w in lexicon.words() if strip_accents(w) != w), key=lexicon.zipf, reverse=True):
                 self._accented.setdefault(strip_accents(w), w)
-        self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.words() if "'" in w and len(w) <= 12}
+        self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.entries if "'" in w and len(w) <= 12}
         # frequent words by first letter, the most frequent first: what an abbreviation may stand for
-        frequent = sorted((w for w in lexicon.words() if w.isalpha() and lexicon.zipf(w) >= ABBREVIATION_ZIPF),
-                          key=lambda w: -lexicon.zipf(w))
+        frequent = sorted(((w, e.zipf) for w, e in lexicon.entries.items()
+                           if e.zipf >= ABBREVIATION_ZIPF and w.isalpha()), key=lambda item: -item[1])
         self._by_initial: dict[str, list[str]] = defaultdict(list)
-        for w in frequent:
+        for w, _ in frequent:
             self._by_initial[w[0]].append(w)
 
     @classmethod
