@@ -2,7 +2,10 @@
 from the repository root (they import each other as package modules, never through ``sys.path``).
 
 * ``common/``: what several use: ``paths`` (the repository, ``results/``, the spelling data),
-  ``report`` (a result's JSON and figure), ``markdown`` (rounding and tables for result pages).
+  ``report`` (a result's JSON and figure), ``markdown`` (rounding and tables for result pages),
+  ``discovery`` (the benchmark modules and their declarations, read without importing them),
+  ``retrieval`` (the UD EWT test sentences, rank metrics) and ``misspelling`` (misspelled copies of
+  sentences, real or synthetic).
 * ``AREA/NAME.py``: a benchmark. Its ``main`` parses the arguments, runs, and writes
   ``results/NAME*.json``. It declares, as literals at module level, ``WRITES`` (the result names it
   writes: a file stem, or a prefix before ``_``), ``PAGE`` (the docs page discussing them; a dict by

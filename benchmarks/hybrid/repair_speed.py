@@ -25,7 +25,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from benchmarks.common.paths import RESULTS
-from benchmarks.hybrid.hybrid_retrieval import EWT_TEST, ewt_texts  # noqa: E402
+from benchmarks.common.retrieval import EWT_TEST, ewt_texts
 from benchmarks.hybrid.render import render_repair_speed as render  # noqa: F401  (make_results reads it)
 from charwise import SentenceEncoder  # noqa: E402
 from charwise.corpora import read_sentences  # noqa: E402

@@ -43,9 +43,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from benchmarks.common.misspelling import realistic_copy
 from benchmarks.common.paths import RESULTS
+from benchmarks.common.retrieval import rank_metrics
 from benchmarks.expansion.expansion import bible_spanish_vectors  # noqa: E402
-from benchmarks.hybrid.hybrid_retrieval import rank_metrics, realistic_copy  # noqa: E402
 from benchmarks.multilingual.render import (
     render_bitext_retrieval as render,  # noqa: F401  (make_results reads it)
 )

@@ -45,14 +45,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
+from benchmarks.common.misspelling import real_misspelling_copy, realistic_copy
 from benchmarks.common.paths import RESULTS, ROOT
-from benchmarks.hybrid.hybrid_retrieval import (  # noqa: E402
-    EWT_TEST,
-    ewt_texts,
-    rank_metrics,
-    real_misspelling_copy,
-    realistic_copy,
-)
+from benchmarks.common.retrieval import EWT_TEST, ewt_texts, rank_metrics
 from charwise.io import write_json  # noqa: E402
 
 WRITES = ("repair_models",)
