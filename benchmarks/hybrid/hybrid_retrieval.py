@@ -102,8 +102,25 @@ def main() -> None:
     ap.add_argument("--pairs", choices=("test", "all"), default="test",
                     help="real: the test half of the misspelling list (default) or all of it")
     args = ap.parse_args()
+    result = run(args)
+    name = result_name(args)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    (plot if args.queries == "typos" else plot_real)(result, OUT / f"{name}.png")
+    print(f"written {OUT / (name + '.json')} and .png")
+
+
+def result_name(args: argparse.Namespace) -> str:
+    """``--name``; by default, misspelled queries write hybrid_retrieval_QUERIES."""
+    if args.queries == "typos" or args.name != "hybrid_retrieval":
+        return args.name
+    return f"hybrid_retrieval_{args.queries}"
+
+
+def run(args: argparse.Namespace) -> dict:
+    """Every policy on queries with synthetic typos at every rate, or on misspelled queries (:func:`run_real`)."""
     if args.queries != "typos":
-        return main_real(args)
+        return run_real(args)
     warnings.filterwarnings("ignore", message=".*truncated")
 
     texts = ewt_texts(EWT_TEST)
@@ -133,13 +150,10 @@ def main() -> None:
             print(policy, rows[-1], flush=True)
         result["policies"][policy] = rows
         result.setdefault("seconds", {})[policy] = round(time.perf_counter() - t0, 1)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{args.name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-    plot(result, OUT / f"{args.name}.png")
-    print(f"written {OUT / (args.name + '.json')} and .png")
+    return result
 
 
-def main_real(args: argparse.Namespace) -> None:
+def run_real(args: argparse.Namespace) -> dict:
     from charwise.typos.wikipedia import list_half, load_wikipedia_pairs
 
     corpus_path = EWT_TEST if args.split == "test" else EWT_TEST.with_name("en_ewt-ud-dev.conllu")
@@ -154,7 +168,7 @@ def main_real(args: argparse.Namespace) -> None:
     else:
         kept, noisy, changed = realistic_copy(texts, args.seed, args.min_subs)
     gold = [{j for j, u in enumerate(texts) if u == texts[i]} for i in kept]
-    name = args.name if args.name != "hybrid_retrieval" else f"hybrid_retrieval_{args.queries}"
+    name = result_name(args)
     command = f"python -m benchmarks.hybrid.hybrid_retrieval --queries {args.queries} --policies {args.policies}" + (
         f" --pairs {args.pairs}" if args.queries == "real" and args.pairs != "test" else "") + (
         f" --split {args.split}" if args.split != "test" else "") + (
@@ -175,10 +189,7 @@ def main_real(args: argparse.Namespace) -> None:
                "seconds": round(time.perf_counter() - t0, 1)}
         result["policies"][policy] = row
         print(policy, row, flush=True)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-    plot_real(result, OUT / f"{name}.png")
-    print(f"written {OUT / (name + '.json')} and .png")
+    return result
 
 
 def plot_real(result: dict, path: Path) -> None:
