@@ -1,5 +1,6 @@
 """The shape of the code: no import circles between the modules of ``src/charwise``, no
-module over :data:`MAX_LINES` lines there or in ``benchmarks/``, and no ``sys.path`` edits in ``benchmarks/``.
+module over :data:`MAX_LINES` lines there or in ``benchmarks/``, no ``sys.path`` edits in ``benchmarks/``,
+and every benchmark script's ``run(args)`` and ``render(result)``.
 
 The import graph is read from the source with :mod:`ast` (nothing is imported). What counts:
 
@@ -20,6 +21,8 @@ The import graph is read from the source with :mod:`ast` (nothing is imported). 
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parent.parent / "src"
@@ -168,3 +171,18 @@ def test_benchmarks_import_each_other_as_a_package():
             if isinstance(node, ast.Attribute) and node.attr == "path" and getattr(node.value, "id", None) == "sys":
                 found.append(f"{path.relative_to(BENCHMARKS)}:{node.lineno}")
     assert not found, f"sys.path used in benchmarks: {found}"
+
+
+def test_every_benchmark_script_exposes_run_and_render():
+    """A script that writes results (declares ``WRITES`` and has a ``main``) measures in ``run(args)``,
+    which returns the result, and shows a result with ``render(result)`` (``benchmarks/__init__.py``).
+    The modules that only declare results other commands write (``charwise eval``) have no ``run``."""
+    from benchmarks.common.discovery import discover
+
+    scripts = [m.name for m in discover() if m.script]
+    assert len(scripts) > 30
+    for name in scripts:
+        module = importlib.import_module(name)  # the real module: what a caller of run gets
+        assert callable(getattr(module, "run", None)), f"{name} has no run(args)"
+        assert callable(getattr(module, "render", None)), f"{name} has no render(result)"
+        assert len(inspect.signature(module.run).parameters) == 1, f"{name}.run must take exactly one parameter (args)"

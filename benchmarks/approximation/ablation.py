@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks.approximation.render import ablation_commands as commands  # noqa: F401  (make_results reads it)
 from benchmarks.approximation.render import render_ablation as render  # noqa: F401
@@ -42,25 +43,35 @@ def main() -> int:
     p.add_argument("--only", nargs="*", help="variants to run (default: all)")
     p.add_argument("--runs", default="runs/ablation")
     args = p.parse_args()
+    plot(run(args))
+    return 0
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """The variants asked for, after those the JSON already holds for the same ``--steps`` (it is
+    rewritten after each variant, so a stopped run resumes): every variant's curve."""
     out = RESULTS / "ablation_minilm.json"
     results = json.loads(out.read_text()) if out.exists() else {"steps": args.steps, "variants": {}}
     if results.get("steps") != args.steps:
         results = {"steps": args.steps, "variants": {}}
     for name in args.only or list(VARIANTS):
-        run = Path(args.runs) / name
-        extra = ["--steps", str(args.steps), "--eval-every", str(args.steps // 4), "--out", str(run)]
+        directory = Path(args.runs) / name
+        extra = ["--steps", str(args.steps), "--eval-every", str(args.steps // 4), "--out", str(directory)]
         cmd = ["charwise", "train", *BASE, *VARIANTS[name], *extra]
         started = time.time()
         subprocess.run([sys.executable, "-m", "charwise.cli", *cmd[1:]], check=True,
                        env=dict(os.environ, HF_HUB_OFFLINE="1"))
-        records = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines()]
+        records = [json.loads(line) for line in (directory / "log.jsonl").read_text().splitlines()]
         curve = [{"step": r["step"], **r["validation"]} for r in records if "validation" in r]
         results["variants"][name] = {"command": shlex.join(cmd), "minutes": (time.time() - started) / 60,
                                      "curve": curve, "final": curve[-1]}
         RESULTS.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(results, indent=2))
         print(name, curve[-1], file=sys.stderr)
+    return results
 
+
+def plot(results: dict[str, Any]) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -78,7 +89,6 @@ def main() -> int:
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(RESULTS / "ablation_minilm.png", dpi=110)
-    return 0
 
 
 if __name__ == "__main__":

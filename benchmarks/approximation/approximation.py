@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks.approximation.render import approximation_commands as commands  # noqa: F401  (make_results reads it)
 from benchmarks.approximation.render import render_approximation as render  # noqa: F401
@@ -69,22 +70,35 @@ def main() -> int:
     p.add_argument("--name", required=True, help="result name, e.g. minilm")
     p.add_argument("--run", help="run directory (default runs/<name>)")
     args = p.parse_args(own)
-    run = Path(args.run or f"runs/{args.name}")
-    command = ["charwise", "train", *train_args, "--out", str(run)]
+    args.train_args = train_args  # what follows `--`, for `charwise train`
+    result = run(args)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"approximation_{args.name}.json"
+    out.write_text(json.dumps(result, indent=2))
+    plot(result, RESULTS / f"approximation_{args.name}.png")
+    print(f"wrote {out} and {out.with_suffix('.png')}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """``charwise train`` with ``args.train_args`` (when there are any) into the run directory, then
+    what the finished run holds: its command, times, encoder size, validation curve and eval report."""
+    directory = Path(args.run or f"runs/{args.name}")
+    command = ["charwise", "train", *args.train_args, "--out", str(directory)]
     minutes = None
-    if train_args:
+    if args.train_args:
         env = dict(os.environ, HF_HUB_OFFLINE="1")
         started = time.time()
         subprocess.run([sys.executable, "-m", "charwise.cli", *command[1:]], check=True, env=env)
         minutes = (time.time() - started) / 60
-    report = json.loads((run / "eval.json").read_text())
-    records = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines()]
+    report = json.loads((directory / "eval.json").read_text())
+    records = [json.loads(line) for line in (directory / "log.jsonl").read_text().splitlines()]
     curve = [{"step": r["step"], **r["validation"]} for r in records if "validation" in r]
     train_seconds = max((r.get("elapsed_s", 0) for r in records), default=0)
     from charwise.encoders import CharEncoder
     from charwise.teachers import Teacher
 
-    encoder = CharEncoder.from_pretrained(run / "encoder")
+    encoder = CharEncoder.from_pretrained(directory / "encoder")
     parameters = encoder.num_parameters()
     teacher = Teacher.load(report["teacher"]["name"])
     result = {
@@ -98,12 +112,7 @@ def main() -> int:
         "validation_curve": curve,
         "report": report,
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"approximation_{args.name}.json"
-    out.write_text(json.dumps(result, indent=2))
-    plot(result, RESULTS / f"approximation_{args.name}.png")
-    print(f"wrote {out} and {out.with_suffix('.png')}")
-    return 0
+    return result
 
 
 if __name__ == "__main__":

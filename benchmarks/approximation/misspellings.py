@@ -203,6 +203,20 @@ def main(argv: list[str] | None = None) -> int:
                         f"{PYSPELL_SUBSET}-pair subset")
     p.add_argument("--json", default=str(RESULTS / "misspellings.json"))
     args = p.parse_args(argv)
+    result = run(args)
+    given = argv if argv is not None else sys.argv[1:]
+    result["command"] = "python -m benchmarks.approximation.misspellings" + (" " + shlex.join(given) if given else "")
+    out = Path(args.json)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    plot(result, out.with_suffix(".png"))
+    print(f"wrote {out} and {out.with_suffix('.png')}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Every system on every teacher's pairs; the result has no command line (``main`` records the one
+    it was given)."""
     torch.set_num_threads(args.threads)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     extra = []
@@ -231,9 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         teachers[name] = run_teacher(name, encoders, raw, symspell, spell, args.pyspell_budget)
     result = {
         "benchmark": "Wikipedia list of common English misspellings (PyPI misspellings 1.5, read at run time)",
-        "command": "python -m benchmarks.approximation.misspellings"
-        + (" " + shlex.join(argv if argv is not None else sys.argv[1:])
-                                                          if (argv if argv is not None else sys.argv[1:]) else ""),
+        "command": None,  # main fills it in: only it knows the command line
         "versions": {"charwise": charwise.__version__,
                      **{pkg: _version(pkg) for pkg in ("torch", "misspellings", "symspellpy", "pyspellchecker")}},
         "torch_threads": torch.get_num_threads(),
@@ -243,12 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         "phonetic_rules": len(PHONETIC_RULES),
         "teachers": teachers,
     }
-    out = Path(args.json)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    plot(result, out.with_suffix(".png"))
-    print(f"wrote {out} and {out.with_suffix('.png')}")
-    return 0
+    return result
 
 
 if __name__ == "__main__":

@@ -10,12 +10,15 @@ torch's thread count.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
 import random
 import sys
 import time
+from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -29,6 +32,17 @@ PAGE = "approximation.md"
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    result = run(parser.parse_args())  # no options: the parser answers --help
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "throughput.json").write_text(json.dumps(result, indent=2))
+    plot(result, RESULTS / "throughput.png")
+    print(json.dumps(result["rows"], indent=2))
+    return 0
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Words per second of every preset of every encoder and of the shipped encoders."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from charwise.encoders import ENCODERS
     from charwise.encoders.shipped import available, load
@@ -79,22 +93,22 @@ def main() -> int:
         "machine": platform.machine(),
         "rows": rows,
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "throughput.json").write_text(json.dumps(result, indent=2))
+    return result
 
+
+def plot(result: dict[str, Any], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    rows = result["rows"]
     fig, ax = plt.subplots(figsize=(9, 4))
     labels = [f"{r['encoder']}/{r['preset']}" for r in rows]
     ax.barh(labels, [r["words_per_s"] for r in rows])
-    ax.set_xlabel(f"words / s at batch {batch} ({result['device']}, {result['torch_threads']} threads)")
+    ax.set_xlabel(f"words / s at batch {result['batch_size']} ({result['device']}, {result['torch_threads']} threads)")
     fig.tight_layout()
-    fig.savefig(RESULTS / "throughput.png", dpi=110)
-    print(json.dumps(rows, indent=2))
-    return 0
+    fig.savefig(path, dpi=110)
 
 
 if __name__ == "__main__":

@@ -72,6 +72,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=SPELLING_DATA / "tweetnorm_es")
     parser.add_argument("--out", type=Path, default=RESULTS / "accent_twins.json")
     args = parser.parse_args(argv)
+    given = argv if argv is not None else sys.argv[1:]
+    command = " ".join(["python -m benchmarks.correction.accent_twins", *given])
+    return write_result(args.out, {"command": command, **run(args)}, plot)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Every text's accents put back at each margin (the command line is ``main``'s to record)."""
     from charwise.translation.data import read_pairs, source_words, split_pairs
 
     checker = RealWordChecker.load("es")
@@ -80,14 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     tweets, _, _ = read_development(args.data)
     texts["tweets"] = [[raw for raw, _ in t] for t in tweets if any(strip_accents(raw) != raw for raw, _ in t)]
     default = SpellerSettings().real_word_margin
-    given = argv if argv is not None else sys.argv[1:]
-    result: dict[str, Any] = {
-        "command": " ".join(["python -m benchmarks.correction.accent_twins", *given]),
+    return {
         "sets": len({tuple(sorted((w, *o))) for w, o in checker.alternatives.items()}), "default_margin": default,
         "texts": {k: len(v) for k, v in texts.items()},
         "by_margin": {name: {str(m): restore(checker, v, m) for m in sorted({*MARGINS, default})}
                       for name, v in texts.items()}}
-    return write_result(args.out, result, plot)
 
 
 def plot(result: dict[str, Any], path: Path) -> None:

@@ -26,6 +26,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from benchmarks.common.paths import RESULTS, ROOT
 from benchmarks.correction.render import render_cycle_loops as render  # noqa: F401  (make_results reads it)
@@ -39,7 +40,7 @@ RUNS = {"no loops": ("none", ["--cycle-ed", "0"]), "E->D": ("ed", ["--cycle-ed",
         "E->D + D->E": ("ed_de", ["--cycle-ed", "1", "--cycle-de", "0.5"])}
 
 
-def run(args: list[str]) -> None:
+def run_python(args: list[str]) -> None:
     print("+", " ".join(args), flush=True)
     subprocess.run([sys.executable, *args], check=True, cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1"})
 
@@ -60,21 +61,30 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--work", default="runs/abl")
     args = ap.parse_args()
+    result = run(args)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "cycle_loops_minilm.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    plot(result, OUT / "cycle_loops_minilm.png")
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """The three runs (those finished in ``--work`` reused), their evaluations and the shipped reference row."""
     work = ROOT / args.work
     cli = ["-m", "charwise.cli"]
     for folder, flags in RUNS.values():
         out = work / folder
         if not (out / "eval.json").is_file():
-            run([*cli, "decoder", "train", "--encoder", "minilm", "--init-decoder", SHIPPED_DECODER, "--train-encoder",
-                 *flags, "--out", str(out), "--steps", str(args.steps), "--eval-every", "200", "--quiet"])
+            run_python([*cli, "decoder", "train", "--encoder", "minilm", "--init-decoder", SHIPPED_DECODER,
+                        "--train-encoder", *flags, "--out", str(out), "--steps", str(args.steps), "--eval-every", "200",
+                        "--quiet"])
         if not (out / "fidelity.json").is_file():
-            run([*cli, "eval", str(out / "encoder"), "--json", str(out / "fidelity.json")])
+            run_python([*cli, "eval", str(out / "encoder"), "--json", str(out / "fidelity.json")])
     misspelled = work / "misspellings.json"
     if not misspelled.is_file():
-        run(["-m", "benchmarks.approximation.misspellings", "--teachers", "minilm", "--threads", "1",
-             "--pyspell-budget", "0",
-             "--json", str(misspelled),
-             *[f"--encoder={name}={work / folder / 'encoder'}" for name, (folder, _) in RUNS.items()]])
+        run_python(["-m", "benchmarks.approximation.misspellings", "--teachers", "minilm", "--threads", "1",
+                    "--pyspell-budget", "0",
+                    "--json", str(misspelled),
+                    *[f"--encoder={name}={work / folder / 'encoder'}" for name, (folder, _) in RUNS.items()]])
     systems = json.loads(misspelled.read_text())["teachers"]["minilm"]["systems"]
     rows = [{"run": "shipped (no further training)", "steps": 0,
              **fidelity(json.loads((OUT / "eval_minilm_v2.json").read_text())),
@@ -90,9 +100,7 @@ def main() -> None:
               "command": f"python -m benchmarks.correction.cycle_loops --steps {args.steps} --work {args.work}",
               "common": "charwise decoder train --encoder minilm --init-decoder " + SHIPPED_DECODER
               + " --train-encoder --eval-every 200 (rows 1, approx 1, noise mixed 0.5)", "rows": rows}
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "cycle_loops_minilm.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    plot(result, OUT / "cycle_loops_minilm.png")
+    return result
 
 
 def plot(result: dict, path: Path) -> None:

@@ -74,6 +74,7 @@ WRITES = ("lexnorm",)
 PAGE = "spelling_benchmarks.md"
 
 Tweet = list[tuple[str, str]]
+TWEETS = "lexnorm2015_en/train.norm"  # under --data
 
 
 def read_tweets(path: Path) -> list[Tweet]:
@@ -431,9 +432,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-lm", action="store_true", help="leave out the SmolLM2 judge")
     parser.add_argument("--out", type=Path, default=RESULTS / "lexnorm.json")
     args = parser.parse_args(argv)
-    tweets = read_tweets(args.data / "lexnorm2015_en" / "train.norm")
     if args.ship:
-        return ship(tweets, args)
+        return ship(read_tweets(args.data / TWEETS), args)
+    given = argv if argv is not None else sys.argv[1:]
+    command = " ".join(["python -m benchmarks.correction.lexnorm", *given])
+    return write_result(args.out, {"command": command, **run(args)}, plot)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Both folds and their sums (the command line is ``main``'s to record)."""
+    tweets = read_tweets(args.data / TWEETS)
     from benchmarks.correction.suite_systems import Baselines
 
     base = Baselines("en")
@@ -448,12 +456,9 @@ def main(argv: list[str] | None = None) -> int:
                       **fold})
         print(f"fold {k}: " + ", ".join(f"{n} {s['misspellings_fixed']}/{s['err']}/{s['damage']}"
                                          for n, s in fold["systems"].items()), file=sys.stderr)
-    result = {"command": " ".join(["python -m benchmarks.correction.lexnorm",
-                                   *(argv if argv is not None else sys.argv[1:])]),
-              "data": "lexnorm2015_en/train.norm (development / training split)", "tweets": len(tweets),
-              "max_damage": args.max_damage,
-              "summed": {name: summed(folds, name) for name in folds[0]["systems"]}, "folds": folds}
-    return write_result(args.out, result, plot)
+    return {"data": "lexnorm2015_en/train.norm (development / training split)", "tweets": len(tweets),
+            "max_damage": args.max_damage,
+            "summed": {name: summed(folds, name) for name in folds[0]["systems"]}, "folds": folds}
 
 
 if __name__ == "__main__":

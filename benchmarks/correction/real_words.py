@@ -38,7 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=RESULTS / "real_words.json")
     args = parser.parse_args(argv)
+    command = " ".join(["python -m benchmarks.correction.real_words", *sys.argv[1:]])
+    return write_result(args.out, {"command": command, **run(args)}, plot)
 
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """The checker at every margin on the seeded errors and the clean sentences."""
     from charwise.speller.corrections import same_case
     from charwise.speller.real_words import RealWordChecker
     from charwise.training.scorer import clean_dev_words
@@ -92,11 +97,9 @@ def main(argv: list[str] | None = None) -> int:
         }
         print(f"margin {margin:g}: corrected {rows[f'{margin:g}']['errors_corrected']} %, false alarms "
               f"{alarms} ({rows[f'{margin:g}']['clean_words_changed']} % of words)", flush=True)
-    result = {"command": " ".join(["python -m benchmarks.correction.real_words", *sys.argv[1:]]),
-              "role": "development: UD EWT dev + WNUT17 dev, seeded swaps", "sentences": len(sentences),
-              "words": total_words, "errors": len(errors), "clean_set_words": len(clean_positions),
-              "shipped_margin": checker.settings.margin, "margins": rows}
-    return write_result(args.out, result, plot)
+    return {"role": "development: UD EWT dev + WNUT17 dev, seeded swaps", "sentences": len(sentences),
+            "words": total_words, "errors": len(errors), "clean_set_words": len(clean_positions),
+            "shipped_margin": checker.settings.margin, "margins": rows}
 
 
 def plot(result: dict[str, Any], path: Path) -> None:

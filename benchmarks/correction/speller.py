@@ -344,22 +344,27 @@ def main(argv: list[str] | None = None) -> int:
             count_kinds(clean, read_labels())
         write_json(path, result)
         return 0
-    import torch
-
-    torch.set_num_threads(args.threads)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    result = run(args)
     from charwise.io import write_json
 
-    result = english(args) if args.language == "en" else spanish(args)
     suffix = "" if args.language == "en" else "_es"
     out = Path(args.json) if args.json else RESULTS / f"speller{suffix}.json"
-    command = "OMP_NUM_THREADS=1 python -m benchmarks.correction.speller" + (
-        "" if args.language == "en" else " --language es")
-    result = {"command": command, "language": args.language, **result}
     write_json(out, result)
     plot(result, out.with_suffix(".png"), args.language)
     print(f"wrote {out}", file=sys.stderr)
     return 0
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """The English or the Spanish benchmark (``--language``) at ``--threads`` torch threads."""
+    import torch
+
+    torch.set_num_threads(args.threads)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    result = english(args) if args.language == "en" else spanish(args)
+    command = "OMP_NUM_THREADS=1 python -m benchmarks.correction.speller" + (
+        "" if args.language == "en" else " --language es")
+    return {"command": command, "language": args.language, **result}
 
 
 if __name__ == "__main__":

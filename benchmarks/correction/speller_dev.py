@@ -110,7 +110,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--name", default=None)
     args = parser.parse_args(argv)
+    command = " ".join(["python -m benchmarks.correction.speller_dev", *sys.argv[1:]])
+    result = {"command": command, **run(args)}
+    out = RESULTS / f"{args.name or 'speller_dev' + ('_es' if args.language == 'es' else '')}.json"
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    plot(result, out.with_suffix(".png"))
+    print(f"wrote {out}")
+    return 0
 
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Every scorer at every threshold on the development sets, one torch thread."""
     import torch
 
     torch.set_num_threads(1)
@@ -132,8 +142,7 @@ def main(argv: list[str] | None = None) -> int:
 
         words = [(bad, good.lower()) for bad, good in read_tsv(tweet_norm / "pairs_dev.tsv")]
         tweets = read_tsv(tweet_norm / "sentences_dev.tsv")
-    result: dict[str, Any] = {"command": " ".join(["python -m benchmarks.correction.speller_dev", *sys.argv[1:]]),
-                              "language": args.language, "sentences": len(noisy), "roles": {
+    result: dict[str, Any] = {"language": args.language, "sentences": len(noisy), "roles": {
                                   "noisy/clean": "development (dev split, seeded misspellings)",
                                   "norvig_testset1": "development",
                                   "tweetnorm_es pairs_dev / sentences_dev": "development"}, "scorers": {}}
@@ -154,11 +163,7 @@ def main(argv: list[str] | None = None) -> int:
                 report["best_within_budget"] = {"threshold": float(best), **within[best]}
         result["scorers"][name] = report
         print(name, json.dumps({k: v for k, v in report.items() if k != "thresholds"}), flush=True)
-    out = RESULTS / f"{args.name or 'speller_dev' + ('_es' if args.language == 'es' else '')}.json"
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    plot(result, out.with_suffix(".png"))
-    print(f"wrote {out}")
-    return 0
+    return result
 
 
 def plot(result: dict[str, Any], path: Path) -> None:

@@ -226,7 +226,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=Path("runs/speller_neural_scores.json"),
                         help="the tuning half's LM scores (reused by a later --tune on the same sentences)")
     args = parser.parse_args(argv)
+    command = " ".join(["python -m benchmarks.correction.speller_neural", *sys.argv[1:]])
+    result = {"command": command, **run(args)}
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    if not (args.tune and args.tune_only):  # --tune-only writes its half quietly
+        print(f"wrote {args.out}")
+    return 0
 
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """The tuning half (with ``--tune``) and the report half (unless ``--tune-only``)."""
     import torch
 
     torch.set_num_threads(args.threads)
@@ -240,7 +249,6 @@ def main(argv: list[str] | None = None) -> int:
     reranker = LMReranker.load("smollm2", device=args.device)
     reranker.score_texts(["The first forward pass sets the kernels up; it is not timed."])
     result: dict[str, Any] = {
-        "command": " ".join(["python -m benchmarks.correction.speller_neural", *sys.argv[1:]]),
         "roles": {"tune": "development (first half of the drawn EWT dev sentences; norvig_testset1)",
                   "report": "development (second half; norvig_testset1)"},
         "threads": args.threads, "device": str(reranker.device), "settings": asdict(RerankSettings()),
@@ -252,8 +260,7 @@ def main(argv: list[str] | None = None) -> int:
                                                       default["clean_changed"], cache)}
         print("tune", json.dumps({k: result["tune"][k]["best"] for k in ("chosen", "undo")}), flush=True)
         if args.tune_only:
-            args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-            return 0
+            return result
     speller.context_model = None
     default = run_mode(speller, halves["report"], words)
     print("default", json.dumps(default), flush=True)
@@ -262,9 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     neural = run_mode(speller, halves["report"], words)
     print("smollm2", json.dumps(neural), flush=True)
     result["report"] = {"sentences": len(halves["report"]), "default": default, "smollm2": neural}
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
-    return 0
+    return result
 
 
 if __name__ == "__main__":

@@ -159,12 +159,15 @@ def main() -> int:
     args = parser.parse_args()
     if args.repeats < 1:
         parser.error("--repeats must be >= 1")
-    result: dict[str, Any] = {"command": " ".join(["OMP_NUM_THREADS=1 python -m benchmarks.correction.speller_speed",
-                                                   *sys.argv[1:]]),
-                              "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
-                              "threads": os.environ.get("OMP_NUM_THREADS", "unset"),
-                              "start_up": start_up(args.repeats), **working_speed()}
-    return write_result(args.out, result, plot)
+    command = " ".join(["OMP_NUM_THREADS=1 python -m benchmarks.correction.speller_speed", *sys.argv[1:]])
+    return write_result(args.out, {"command": command, **run(args)}, plot)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Start-up (median of ``--repeats`` fresh processes) and working speed, on this machine."""
+    return {"machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+            "threads": os.environ.get("OMP_NUM_THREADS", "unset"),
+            "start_up": start_up(args.repeats), **working_speed()}
 
 
 if __name__ == "__main__":

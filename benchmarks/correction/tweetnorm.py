@@ -172,9 +172,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ship", action="store_true", help="refit the shipped normaliser on all development tweets")
     parser.add_argument("--out", type=Path, default=RESULTS / "tweetnorm.json")
     args = parser.parse_args(argv)
-    tweets, annotated, skipped = read_development(args.data)
     if args.ship:
-        return ship(tweets, args)
+        return ship(read_development(args.data)[0], args)
+    given = argv if argv is not None else sys.argv[1:]
+    command = " ".join(["python -m benchmarks.correction.tweetnorm", *given])
+    return write_result(args.out, {"command": command, **run(args)}, plot)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Both folds, their sums and the test report (the command line is ``main``'s to record)."""
+    tweets, annotated, skipped = read_development(args.data)
     from benchmarks.correction.suite_systems import Baselines
 
     base = Baselines("es")
@@ -187,14 +194,11 @@ def main(argv: list[str] | None = None) -> int:
         folds.append({"fold": k, "learn": f"tweets {learned}", **fold})
         print(f"fold {k}: " + ", ".join(f"{n} {s['misspellings_fixed']}/{s['err']}/{s['damage']}"
                                          for n, s in fold["systems"].items()), file=sys.stderr)
-    given = argv if argv is not None else sys.argv[1:]
-    result = {"command": " ".join(["python -m benchmarks.correction.tweetnorm", *given]),
-              "data": "tweetnorm_es dev500 + dev100 (development); test462 reported only", "tweets": len(tweets),
-              "annotations_left_out": skipped, "annotated_words": sum(len(a) for a in annotated),
-              "max_damage": args.max_damage,
-              "summed": {name: summed(folds, name) for name in folds[0]["systems"]}, "folds": folds,
-              "test": test_report(args.data, tweets, args)}
-    return write_result(args.out, result, plot)
+    return {"data": "tweetnorm_es dev500 + dev100 (development); test462 reported only", "tweets": len(tweets),
+            "annotations_left_out": skipped, "annotated_words": sum(len(a) for a in annotated),
+            "max_damage": args.max_damage,
+            "summed": {name: summed(folds, name) for name in folds[0]["systems"]}, "folds": folds,
+            "test": test_report(args.data, tweets, args)}
 
 
 if __name__ == "__main__":

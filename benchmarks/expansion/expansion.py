@@ -46,6 +46,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from benchmarks.common.paths import RESULTS
+from benchmarks.common.report import write_result
 from benchmarks.expansion.render import render_expansion as render  # noqa: F401  (make_results reads it)
 from charwise.io import write_json  # noqa: E402
 
@@ -184,6 +185,12 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=str(RESULTS / "expansion.json"))
     args = p.parse_args()
+    command = shlex.join(["python", "-m", "benchmarks.expansion.expansion", *sys.argv[1:]])
+    return write_result(Path(args.out), {"command": command, **run(args)}, plot)
+
+
+def run(args: argparse.Namespace) -> dict:
+    """Every method on every teacher's held-out entries, with the static vectors of ``--vectors``."""
     torch.set_num_threads(1)  # a shared 2-core machine; every figure below is single-threaded
     from transformers.utils import logging as hf_logging
 
@@ -198,7 +205,6 @@ def main() -> int:
     else:
         vectors = StaticVectors.load(args.vectors)
     result = {
-        "command": shlex.join(["python", "-m", "benchmarks.expansion.expansion", *sys.argv[1:]]),
         "vectors": {"source": args.vectors if trained else vectors.source, "words": len(vectors), "dim": vectors.dim,
                     **({"training": trained} if trained else {})},
         "only_covered": args.only_covered,
@@ -208,12 +214,7 @@ def main() -> int:
     for name in args.teachers:
         result["teachers"][name] = run_teacher(name, args.max_words, args.seed, args.methods, vectors,
                                                args.only_covered)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_json(out, result)
-    plot(result, out.with_suffix(".png"))
-    print(f"wrote {out} and {out.with_suffix('.png')}")
-    return 0
+    return result
 
 
 if __name__ == "__main__":

@@ -63,6 +63,12 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--work", default="runs/expansion_ner")
     args = ap.parse_args()
+    plot(run(args))
+
+
+def run(args: argparse.Namespace) -> dict:
+    """Every (seed, method) the JSON does not hold yet, the JSON rewritten after each (so a stopped run
+    resumes): all runs and their rows."""
     torch.set_num_threads(args.threads)
     work = Path(args.work)
     results = json.loads(OUT.read_text()) if OUT.exists() else {"runs": []}
@@ -85,14 +91,14 @@ def main() -> None:
                                           work=str(work / method / "tagging"), test_sentences=0, noise=args.noise,
                                           keep_models=False)
             t0 = time.time()
-            run = tagging_benchmark.run_one("wnut17", "base-first", seed, run_args, data)
-            run.update(method=method, minutes=round((time.time() - t0) / 60, 2))
-            results["runs"].append(run)
-            print(method, seed, {k: round(v["score"], 4) for k, v in run["test"].items()}, flush=True)
+            record = tagging_benchmark.run_one("wnut17", "base-first", seed, run_args, data)
+            record.update(method=method, minutes=round((time.time() - t0) / 60, 2))
+            results["runs"].append(record)
+            print(method, seed, {k: round(v["score"], 4) for k, v in record["test"].items()}, flush=True)
             results["rows"] = rows(results["runs"])
             OUT.parent.mkdir(parents=True, exist_ok=True)
             OUT.write_text(json.dumps(results, indent=2), encoding="utf-8")
-    plot(results)
+    return results
 
 
 def rows(runs: list[dict]) -> list[dict]:

@@ -143,7 +143,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", type=Path, default=RESULTS / "front_end.json")
     args = parser.parse_args(argv)
+    command = " ".join(["python -m benchmarks.hybrid.front_end", *sys.argv[1:]])
+    return write_result(args.out, {"command": command, **run(args)}, plot)
 
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """The measurements on the CPU, and on the GPU when CUDA is present."""
     import torch
 
     from charwise.tagging.data import load_task
@@ -154,11 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     for device in devices:
         rows[device] = measure(device, texts, args.batch, args.repeats)
         print(device, json.dumps(rows[device]), flush=True)
-    result = {"command": " ".join(["python -m benchmarks.hybrid.front_end", *sys.argv[1:]]),
-              "texts": len(texts), "batch": args.batch, "repeats": args.repeats, "cpus": os.cpu_count(),
-              "platform": platform.platform(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
-              "devices": rows}
-    return write_result(args.out, result, plot)
+    return {"texts": len(texts), "batch": args.batch, "repeats": args.repeats, "cpus": os.cpu_count(),
+            "platform": platform.platform(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+            "devices": rows}
 
 
 def plot(result: dict[str, Any], path: Path) -> None:

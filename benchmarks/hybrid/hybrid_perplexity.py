@@ -62,7 +62,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--name", default="hybrid_perplexity", help="output file stem under benchmarks/results/")
     args = ap.parse_args()
+    result = run(args)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{args.name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    plot(result, OUT / f"{args.name}.png")
 
+
+def run(args: argparse.Namespace) -> dict:
+    """Per-word perplexity of every policy on the clean and the typo'd verses."""
     verses = [v for v in KJV.read_text(encoding="utf-8").splitlines() if v.strip()][-args.verses:]
     splits = [split_words(v) for v in verses]
     clean = [s.words for s in splits]
@@ -104,9 +111,7 @@ def main() -> None:
                    "seconds": round(time.perf_counter() - t0, 1)}
             result["rows"].append(row)
             print(row, flush=True)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{args.name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-    plot(result, OUT / f"{args.name}.png")
+    return result
 
 
 def plot(result: dict, path: Path) -> None:

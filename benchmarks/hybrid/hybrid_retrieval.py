@@ -24,24 +24,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import time
 import warnings
-from collections import defaultdict
 from pathlib import Path
-from typing import Callable
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import torch  # noqa: E402
-
+from benchmarks.common.misspelling import real_misspelling_copy, realistic_copy
 from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.common.retrieval import EWT_TEST, ewt_texts, rank_metrics
 from benchmarks.hybrid.render import describe_retrieval as describe  # noqa: F401  (make_results reads it)
 from benchmarks.hybrid.render import render_hybrid_retrieval as render  # noqa: F401
 from charwise import SentenceEncoder, split_words  # noqa: E402
 from charwise.evaluation import noise_config_for  # noqa: E402
-from charwise.io import data_root  # noqa: E402
-from charwise.speller.corrections import same_case  # noqa: E402
 from charwise.typos.single import add_typos  # noqa: E402
 from charwise.words import join_words  # noqa: E402
 
@@ -58,13 +53,7 @@ BEFORE: dict[str, list[str]] = {
     ],
 }
 
-EWT_TEST = data_root() / "ud_en_ewt" / "en_ewt-ud-test.conllu"
 OUT = RESULTS
-
-
-def ewt_texts(path: Path) -> list[str]:
-    return [line[len("# text = "):].rstrip("\n") for line in path.open(encoding="utf-8")
-            if line.startswith("# text = ")]
 
 
 def noisy_copy(texts: list[str], rate: float, seed: int, config) -> tuple[list[str], float]:
@@ -76,79 +65,6 @@ def noisy_copy(texts: list[str], rate: float, seed: int, config) -> tuple[list[s
         changed += sum(mask)
         total += len(words)
     return out, changed / max(total, 1)
-
-
-def misspelled_copy(texts: list[str], seed: str, min_subs: int,
-                    replace: Callable[[str, random.Random], str | None]) -> tuple[list[int], list[str], float]:
-    """Sentences with >= ``min_subs`` words changed by ``replace(word, rng)`` (None: left alone):
-    (their indices, their changed texts, share of their words changed)."""
-    kept, out, changed, total = [], [], 0, 0
-    for i, text in enumerate(texts):
-        rng = random.Random(f"{seed}-{i}")
-        split = split_words(text)
-        words, subs = [], 0
-        for w in split.words:
-            new = replace(w, rng)
-            if new is not None:
-                w, subs = new, subs + 1
-            words.append(w)
-        if subs >= min_subs:
-            kept.append(i)
-            out.append(join_words(words, split.space_before))
-            changed += subs
-            total += len(words)
-    return kept, out, changed / max(total, 1)
-
-
-def real_misspelling_copy(texts: list[str], pairs: list[tuple[str, str]], seed: int,
-                          min_subs: int) -> tuple[list[int], list[str], float]:
-    """Every word that is the correction of a pair replaced by one of its misspellings (seeded; the
-    first letter's case kept); see :func:`misspelled_copy`."""
-    by_word: dict[str, list[str]] = defaultdict(list)
-    for bad, good in pairs:
-        bad, good = bad.strip(), good.strip()
-        if bad and good and " " not in bad and " " not in good and bad.lower() != good.lower():
-            by_word[good.lower()].append(bad.lower())
-
-    def replace(word: str, rng: random.Random) -> str | None:
-        options = by_word.get(word.lower())
-        if not options:
-            return None
-        bad = rng.choice(sorted(options))
-        return same_case(word, bad)
-
-    return misspelled_copy(texts, str(seed), min_subs, replace)
-
-
-def realistic_copy(texts: list[str], seed: int, min_subs: int, rate: float = 0.3,
-                   language: str = "en") -> tuple[list[int], list[str], float]:
-    """charwise's synthetic realistic misspellings (``language``'s rules): each alphabetic word longer
-    than 4 characters is misspelled with probability ``rate``; see :func:`misspelled_copy`."""
-    from charwise.typos.realistic import MisspellConfig, RealisticNoiser
-    from charwise.typos.single import NoiseNotApplicable
-
-    noiser = RealisticNoiser(MisspellConfig(language=language, cased=False))
-
-    def replace(word: str, rng: random.Random) -> str | None:
-        if not (noiser.eligible(word) and word.isalpha() and rng.random() < rate):
-            return None
-        try:
-            return noiser.corrupt(word, rng)[0]
-        except NoiseNotApplicable:
-            return None
-
-    return misspelled_copy(texts, f"{seed}-realistic", min_subs, replace)
-
-
-def rank_metrics(queries: torch.Tensor, corpus: torch.Tensor, gold: list[set[int]]) -> dict[str, float]:
-    scores = queries @ corpus.T
-    rr, hits = [], 0
-    for q, targets in enumerate(gold):
-        best = max(float(scores[q, t]) for t in targets)
-        rank = int((scores[q] > best).sum()) + 1
-        rr.append(1.0 / rank)
-        hits += rank == 1
-    return {"mrr": 100 * sum(rr) / len(rr), "recall@1": 100 * hits / len(gold)}
 
 
 def plot(result: dict, path: Path) -> None:
@@ -186,8 +102,25 @@ def main() -> None:
     ap.add_argument("--pairs", choices=("test", "all"), default="test",
                     help="real: the test half of the misspelling list (default) or all of it")
     args = ap.parse_args()
+    result = run(args)
+    name = result_name(args)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    (plot if args.queries == "typos" else plot_real)(result, OUT / f"{name}.png")
+    print(f"written {OUT / (name + '.json')} and .png")
+
+
+def result_name(args: argparse.Namespace) -> str:
+    """``--name``; by default, misspelled queries write hybrid_retrieval_QUERIES."""
+    if args.queries == "typos" or args.name != "hybrid_retrieval":
+        return args.name
+    return f"hybrid_retrieval_{args.queries}"
+
+
+def run(args: argparse.Namespace) -> dict:
+    """Every policy on queries with synthetic typos at every rate, or on misspelled queries (:func:`run_real`)."""
     if args.queries != "typos":
-        return main_real(args)
+        return run_real(args)
     warnings.filterwarnings("ignore", message=".*truncated")
 
     texts = ewt_texts(EWT_TEST)
@@ -217,13 +150,10 @@ def main() -> None:
             print(policy, rows[-1], flush=True)
         result["policies"][policy] = rows
         result.setdefault("seconds", {})[policy] = round(time.perf_counter() - t0, 1)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{args.name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-    plot(result, OUT / f"{args.name}.png")
-    print(f"written {OUT / (args.name + '.json')} and .png")
+    return result
 
 
-def main_real(args: argparse.Namespace) -> None:
+def run_real(args: argparse.Namespace) -> dict:
     from charwise.typos.wikipedia import list_half, load_wikipedia_pairs
 
     corpus_path = EWT_TEST if args.split == "test" else EWT_TEST.with_name("en_ewt-ud-dev.conllu")
@@ -238,7 +168,7 @@ def main_real(args: argparse.Namespace) -> None:
     else:
         kept, noisy, changed = realistic_copy(texts, args.seed, args.min_subs)
     gold = [{j for j, u in enumerate(texts) if u == texts[i]} for i in kept]
-    name = args.name if args.name != "hybrid_retrieval" else f"hybrid_retrieval_{args.queries}"
+    name = result_name(args)
     command = f"python -m benchmarks.hybrid.hybrid_retrieval --queries {args.queries} --policies {args.policies}" + (
         f" --pairs {args.pairs}" if args.queries == "real" and args.pairs != "test" else "") + (
         f" --split {args.split}" if args.split != "test" else "") + (
@@ -259,10 +189,7 @@ def main_real(args: argparse.Namespace) -> None:
                "seconds": round(time.perf_counter() - t0, 1)}
         result["policies"][policy] = row
         print(policy, row, flush=True)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-    plot_real(result, OUT / f"{name}.png")
-    print(f"written {OUT / (name + '.json')} and .png")
+    return result
 
 
 def plot_real(result: dict, path: Path) -> None:

@@ -15,6 +15,7 @@ Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.hybrid.hybrid_speed
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -74,6 +75,15 @@ def timed(fn, *args) -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    result = run(parser.parse_args())  # no options: the parser answers --help
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "hybrid_speed.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    plot(result, OUT / "hybrid_speed.png")
+
+
+def run(args: argparse.Namespace) -> dict:
+    """Sequence lengths under every policy, then the speed of MiniLM sentence vectors, base and hybrid."""
     result: dict = {"benchmark": "hybrid sequence length and speed", "threads": torch.get_num_threads(),
                     "command": "python -m benchmarks.hybrid.hybrid_speed", "length": {}}
     corpora = {name: read_sentences(path, comments=True) for name, path in CORPORA.items()}
@@ -101,9 +111,7 @@ def main() -> None:
     speed["ratio_cold"] = round(speed["hybrid_cold_s"] / speed["base_s"], 3)
     result["speed"] = speed
     print(speed)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "hybrid_speed.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-    plot(result, OUT / "hybrid_speed.png")
+    return result
 
 
 def plot(result: dict, path: Path) -> None:

@@ -78,17 +78,22 @@ def main() -> int:
     p.add_argument("--steps", type=int, default=800)
     p.add_argument("--name", default=None, help="results name (default: minilm_<mode>)")
     args = p.parse_args()
-    run = Path(args.run)
-    if args.train:
-        subprocess.run([sys.executable, "-m", "charwise.cli", "pretrain", *CORPORA, "--out", str(run), "--mode",
-                        args.mode, "--steps", str(args.steps), "--eval-every", "250", "--quiet"], check=True)
-    result = summarise(run)
+    result = run(args)
     name = args.name or f"minilm_{result['config']['mode']}"
     out = RESULTS / f"pretraining_{name}.json"
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     plot(result, out.with_suffix(".png"))
     print(f"wrote {out}", file=sys.stderr)
     return 0
+
+
+def run(args: argparse.Namespace) -> dict:
+    """The summary of the run in ``--run``, trained there first with ``--train``."""
+    directory = Path(args.run)
+    if args.train:
+        subprocess.run([sys.executable, "-m", "charwise.cli", "pretrain", *CORPORA, "--out", str(directory), "--mode",
+                        args.mode, "--steps", str(args.steps), "--eval-every", "250", "--quiet"], check=True)
+    return summarise(directory)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from benchmarks.common.paths import RESULTS
-from benchmarks.hybrid.hybrid_retrieval import EWT_TEST, ewt_texts  # noqa: E402
+from benchmarks.common.retrieval import EWT_TEST, ewt_texts
 from benchmarks.hybrid.render import render_repair_speed as render  # noqa: F401  (make_results reads it)
 from charwise import SentenceEncoder  # noqa: E402
 from charwise.corpora import read_sentences  # noqa: E402
@@ -49,6 +49,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
+    result = run(args)
+    OUT.mkdir(parents=True, exist_ok=True)
+    write_json(OUT / "repair_speed.json", result)
+    plot(result, OUT / "repair_speed.png")
+
+
+def run(args: argparse.Namespace) -> dict:
+    """Encoding times of ``none`` and ``repair`` on each corpus, and what the speller looked at and repaired."""
     corpora = {
         "ewt-test": ewt_texts(EWT_TEST),
         "wnut17-test": [" ".join(s) for s in read_sentences(data_root() / "wnut17/emerging.test.annotated",
@@ -86,9 +94,7 @@ def main() -> None:
                "runs": {k: [round(x, 3) for x in v] for k, v in runs.items()}}
         result["corpora"][name] = row
         print(name, row, flush=True)
-    OUT.mkdir(parents=True, exist_ok=True)
-    write_json(OUT / "repair_speed.json", result)
-    plot(result, OUT / "repair_speed.png")
+    return result
 
 
 def plot(result: dict, path: Path) -> None:

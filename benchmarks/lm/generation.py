@@ -135,7 +135,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--name", default="generation")
     args = ap.parse_args()
+    result = run(args)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{args.name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    plot(result, OUT / f"{args.name}.png")
 
+
+def run(args: argparse.Namespace) -> dict:
+    """Every input (pieces, hybrid, tuned hybrid) on every data set, clean and with typos."""
     teacher = Teacher.load("smollm2")
     generator = WordGenerator.load(args.generator, hybrid=HybridModel.from_teacher(teacher, policy="oov"))
     inputs = {"base (pieces)": HybridModel.from_teacher(teacher, policy="none"), "hybrid oov": generator.hybrid}
@@ -160,9 +167,7 @@ def main() -> None:
                        **summarise(rows), "seconds": round(time.perf_counter() - t0, 1)}
                 result["rows"].append(row)
                 print(json.dumps(row), flush=True)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{args.name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-    plot(result, OUT / f"{args.name}.png")
+    return result
 
 
 def plot(result: dict, path: Path) -> None:

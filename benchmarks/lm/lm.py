@@ -34,7 +34,7 @@ QUERIES = {"en": ["LORD", "king", "said", "kings", "kingdoms", "LOOOORD", "kingg
            "es": ["Señor", "rey", "dijo", "reyes", "reinos", "SEÑOOOR", "reyy", "reinaréis", "pastoras"]}
 
 
-def run(args: list[str]) -> None:
+def run_cli(args: list[str]) -> None:
     print("+", " ".join(args), flush=True)
     subprocess.run([sys.executable, "-m", "charwise.cli", *args], check=True, cwd=ROOT,
                    env={**os.environ, "HF_HUB_OFFLINE": "1"})
@@ -50,6 +50,16 @@ def main() -> None:
     ap.add_argument("--collect", action="store_true", help="only collect finished runs into the JSON")
     ap.add_argument("--json", default=str(OUT / "lm.json"), help="where to write the results (and the .png beside)")
     args = ap.parse_args()
+    result = run(args)
+    path = Path(args.json)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    plot(result, path.with_suffix(".png"))
+
+
+def run(args: argparse.Namespace) -> dict:
+    """Every (language, preset) run (finished ones in ``--work`` reused; none started with ``--collect``)
+    and its evaluation."""
     work = ROOT / args.work
     rows = []
     for language in args.languages:
@@ -58,9 +68,9 @@ def main() -> None:
             report = out / "eval.json"
             if not args.collect and not report.is_file():
                 resume = ["--resume"] if (out / "checkpoint").is_dir() else []
-                run(["lm", "train", "--language", language, "--preset", preset, "--out", str(out), "--epochs",
-                     str(args.epochs), "--max-train-tokens", str(args.max_train_tokens), "--quiet", *resume])
-                run(["lm", "eval", str(out / "model"), "--json", str(report)])
+                run_cli(["lm", "train", "--language", language, "--preset", preset, "--out", str(out), "--epochs",
+                         str(args.epochs), "--max-train-tokens", str(args.max_train_tokens), "--quiet", *resume])
+                run_cli(["lm", "eval", str(out / "model"), "--json", str(report)])
             if not report.is_file():
                 continue
             rep = json.loads(report.read_text())
@@ -94,10 +104,7 @@ def main() -> None:
                  else f" --json {Path(args.json).resolve().relative_to(ROOT)}"),
               "threads_per_run": os.environ.get("OMP_NUM_THREADS", "default"), "rows": rows,
               "char_over_word_test_ppl": ratios}
-    path = Path(args.json)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    plot(result, path.with_suffix(".png"))
+    return result
 
 
 def plot(result: dict, path: Path) -> None:

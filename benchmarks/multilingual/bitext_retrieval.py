@@ -43,9 +43,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from benchmarks.common.misspelling import realistic_copy
 from benchmarks.common.paths import RESULTS
+from benchmarks.common.report import write_result
+from benchmarks.common.retrieval import rank_metrics
 from benchmarks.expansion.expansion import bible_spanish_vectors  # noqa: E402
-from benchmarks.hybrid.hybrid_retrieval import rank_metrics, realistic_copy  # noqa: E402
 from benchmarks.multilingual.render import (
     render_bitext_retrieval as render,  # noqa: F401  (make_results reads it)
 )
@@ -147,6 +149,12 @@ def main() -> int:
     p.add_argument("--work", default="runs/bitext", help="word2vec vectors and expanded models go here")
     p.add_argument("--out", default=str(RESULTS / "bitext_retrieval.json"))
     args = p.parse_args()
+    command = shlex.join(["python", "-m", "benchmarks.multilingual.bitext_retrieval", *sys.argv[1:]])
+    return write_result(Path(args.out), {"command": command, **run(args)}, plot)
+
+
+def run(args: argparse.Namespace) -> dict:
+    """Every system on every retrieval task (each system's figures kept in ``--work`` for later runs)."""
     torch.set_num_threads(1)
     from transformers.utils import logging as hf_logging
 
@@ -173,7 +181,6 @@ def main() -> int:
                                                 args.min_count, args.seed) if methods else ({}, {}))
     gold = [{i} for i in range(len(test))]
     result: dict = {
-        "command": shlex.join(["python", "-m", "benchmarks.multilingual.bitext_retrieval", *sys.argv[1:]]),
         "verses": len(test), "prefix": PREFIX, "typo_rate": args.typo_rate, "switch_rate": args.switch_rate,
         "words_changed": changed, "lexicon_entries": len(lexicon), "encoder": args.encoder,
         "examples": {f"{lang} {cond}": texts[0] for (lang, cond), texts in queries.items()},
@@ -206,12 +213,7 @@ def main() -> int:
         print(f"{system:22s} " + "  ".join(f"{k} {v['recall@1']:.1f}/{v['mrr']:.1f}" for k, v in tasks.items()),
               file=sys.stderr)
     result["seconds"] = round(time.time() - started, 1)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_json(out, result)
-    plot(result, out.with_suffix(".png"))
-    print(f"wrote {out} and {out.with_suffix('.png')}", file=sys.stderr)
-    return 0
+    return result
 
 
 if __name__ == "__main__":

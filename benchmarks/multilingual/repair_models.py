@@ -45,15 +45,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
+from benchmarks.common.misspelling import real_misspelling_copy, realistic_copy
 from benchmarks.common.paths import RESULTS, ROOT
-from benchmarks.hybrid.hybrid_retrieval import (  # noqa: E402
-    EWT_TEST,
-    ewt_texts,
-    rank_metrics,
-    real_misspelling_copy,
-    realistic_copy,
-)
-from charwise.io import write_json  # noqa: E402
+from benchmarks.common.report import write_result
+from benchmarks.common.retrieval import EWT_TEST, ewt_texts, rank_metrics
 
 WRITES = ("repair_models",)
 PAGE = "multilingual.md"
@@ -250,15 +245,19 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=str(RESULTS / "repair_models.json"))
     args = p.parse_args()
+    command = shlex.join(["python", "-m", "benchmarks.multilingual.repair_models", *sys.argv[1:]])
+    return write_result(Path(args.out), {"command": command, **run(args)}, plot)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Base and repaired models of ``--models``, and what the speller did to each side."""
     torch.set_num_threads(1)
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
     started = time.time()
-    command = shlex.join(["python", "-m", "benchmarks.multilingual.repair_models", *sys.argv[1:]])
-    result: dict[str, Any] = {"command": command,
-                              "seed": args.seed, "torch_threads": torch.get_num_threads()}
+    result: dict[str, Any] = {"seed": args.seed, "torch_threads": torch.get_num_threads()}
     if "e5" in args.models:
         result["e5"] = run_e5(args)
     if "glove" in args.models:
@@ -267,12 +266,7 @@ def main() -> int:
         for record in result.get(part, {}).get("clean_repairs", {}).values():
             record.pop("fixed", None)
     result["seconds"] = round(time.time() - started, 1)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_json(out, result)
-    plot(result, out.with_suffix(".png"))
-    print(f"wrote {out} and {out.with_suffix('.png')}", file=sys.stderr)
-    return 0
+    return result
 
 
 if __name__ == "__main__":

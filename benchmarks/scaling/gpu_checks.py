@@ -155,8 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cuda", help="cuda (or cpu: the same code, to try the script)")
     parser.add_argument("--out", type=Path, default=RESULTS / "gpu_checks.json")
     args = parser.parse_args(argv)
-    sections = [s.strip() for s in args.sections.split(",") if s.strip()]
-    unknown = set(sections) - {"resume", "overlap", "front_end", "lm_speller"}
+    unknown = set(chosen(args)) - {"resume", "overlap", "front_end", "lm_speller"}
     if unknown:
         parser.error(f"unknown sections: {', '.join(sorted(unknown))}")
 
@@ -165,6 +164,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         print("gpu_checks: torch sees no CUDA device; these checks need one", file=sys.stderr)
         return 2
+    run(args)
+    return 0
+
+
+def chosen(args: argparse.Namespace) -> list[str]:
+    """The sections ``--sections`` names, in its order."""
+    return [s.strip() for s in args.sections.split(",") if s.strip()]
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """The sections asked for, the JSON rewritten after each (a run cut short keeps what finished)."""
+    import torch
+
     from charwise.tagging.data import load_task
 
     task = load_task("wnut17")
@@ -180,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
               "overlap": lambda: overlap_checks(args.device, texts, args.batch, args.repeats),
               "front_end": lambda: measure(args.device, texts, args.batch, args.repeats),
               "lm_speller": lambda: lm_speller_checks(args.device, texts, warm_up)}
-    for name in sections:
+    for name in chosen(args):
         started = time.perf_counter()
         try:
             section = checks[name]()
@@ -190,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         result["sections"][name] = section
         print(name, section, flush=True)
         write_result(args.out, result, plot)
-    return 0
+    return result
 
 
 def plot(result: dict[str, Any], path: Path) -> None:

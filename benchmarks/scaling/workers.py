@@ -72,7 +72,7 @@ def descendants(pid: int) -> list[int]:
         return []
 
 
-def run(argv: list[str]) -> dict[str, Any]:
+def run_charwise(argv: list[str]) -> dict[str, Any]:
     """Run ``charwise ARGV``; wall time, peak PSS of it all and of its descendants, processes seen."""
     started = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "charwise.cli", *argv], stdout=subprocess.DEVNULL,
@@ -102,7 +102,7 @@ def measure(command: list[str], lines: int, workers: list[int], repeats: int, tm
         for _ in range(repeats):
             out = tmp / f"out-{n}"
             out.unlink(missing_ok=True)
-            result = run([*command, "--out", str(out), "--workers", str(n), "--progress", "none"])
+            result = run_charwise([*command, "--out", str(out), "--workers", str(n), "--progress", "none"])
             digests[n] = hashlib.sha256(out.read_bytes()).hexdigest()
             if best is None or result["seconds"] < best["seconds"]:
                 best = result
@@ -144,6 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--commands", nargs="+", default=["correct", "encode"], choices=["correct", "encode"])
     p.add_argument("--out", type=Path, default=RESULTS / "workers.json")
     args = p.parse_args(argv)
+    return write_result(args.out, run(args), plot)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Each command of ``--commands`` at each ``--workers`` count, on tweets written to a temporary folder."""
     result: dict[str, Any] = {"machine": {"cpu": platform.processor() or platform.machine(),
                                           "usable_cores": len(os.sched_getaffinity(0))},
                               "repeats": args.repeats, "commands": {}}
@@ -156,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
             command = [name, str(text)] + (["--policy", "repair"] if name == "encode" else [])
             print(f"charwise {name} on {lines:,} tweets", flush=True)
             result["commands"][name] = measure(command, lines, args.workers, args.repeats, tmp)
-    return write_result(args.out, result, plot)
+    return result
 
 
 if __name__ == "__main__":

@@ -8,12 +8,13 @@ Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.stats.stats_bible_es
 
 from __future__ import annotations
 
+import argparse
 import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from benchmarks.stats.render import render_stats as render  # noqa: F401  (make_results reads it)
-from benchmarks.stats.stats_wnut17 import run_stats  # noqa: E402
+from benchmarks.stats.stats_wnut17 import run_stats, write_stats
 from charwise.translation.data import read_pairs, source_words  # noqa: E402
 
 WRITES = ("stats_bible_es",)
@@ -26,9 +27,15 @@ COMMANDS: dict[str, list[str]] = {
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    write_stats(run(parser.parse_args()), "stats_bible_es")  # no options: the parser answers --help
+
+
+def run(args: argparse.Namespace) -> list[dict]:
+    """The Spanish verses under the three teachers (the result is a list: one object per teacher)."""
     sentences = [source_words(p.source) for p in read_pairs()]  # every Spanish verse, punctuation separate
-    run_stats(sentences, "src/charwise/data/bible_es_en/bible.es-en.tsv (es)", ("e5-multilingual", "minilm", "smollm2"),
-              "stats_bible_es")
+    return run_stats(sentences, "src/charwise/data/bible_es_en/bible.es-en.tsv (es)",
+                     ("e5-multilingual", "minilm", "smollm2"))
 
 
 if __name__ == "__main__":

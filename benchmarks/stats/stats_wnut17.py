@@ -6,6 +6,7 @@ Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.stats.stats_wnut17
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import time
@@ -31,8 +32,8 @@ CORPUS = data_root() / "wnut17" / "wnut17train.conll"
 OUT = RESULTS
 
 
-def run_stats(sentences: list[list[str]], corpus: str, teachers: tuple[str, ...], stem: str) -> None:
-    """Statistics of ``sentences`` under each teacher, written to benchmarks/results/STEM.json and .png."""
+def run_stats(sentences: list[list[str]], corpus: str, teachers: tuple[str, ...]) -> list[dict]:
+    """Statistics of ``sentences`` under each teacher, one object per teacher."""
     results = []
     for name in teachers:
         teacher = Teacher.load(name)
@@ -40,6 +41,11 @@ def run_stats(sentences: list[list[str]], corpus: str, teachers: tuple[str, ...]
         r = corpus_stats(teacher, sentences, corpus=corpus)
         r["seconds"] = round(time.perf_counter() - t0, 3)
         results.append(r)
+    return results
+
+
+def write_stats(results: list[dict], stem: str) -> None:
+    """``results`` to benchmarks/results/STEM.json and .png, and their table on stdout."""
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"{stem}.json").write_text(json.dumps(results, indent=2, ensure_ascii=False), encoding="utf-8")
     plot_stats(results, OUT / f"{stem}.png")
@@ -48,8 +54,14 @@ def run_stats(sentences: list[list[str]], corpus: str, teachers: tuple[str, ...]
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    write_stats(run(parser.parse_args()), "stats_wnut17")  # no options: the parser answers --help
+
+
+def run(args: argparse.Namespace) -> list[dict]:
+    """The WNUT17 training sentences under MiniLM and SmolLM2 (the result is a list: one object per teacher)."""
     sentences = read_sentences(CORPUS, comments=True)  # the published convention: "#" lines are comments
-    run_stats(sentences, str(CORPUS.relative_to(ROOT)), ("minilm", "smollm2"), "stats_wnut17")
+    return run_stats(sentences, str(CORPUS.relative_to(ROOT)), ("minilm", "smollm2"))
 
 
 if __name__ == "__main__":

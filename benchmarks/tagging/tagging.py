@@ -149,6 +149,12 @@ def _stats(values: list[float]) -> dict[str, float]:
     return {"mean": statistics.fmean(values), "std": statistics.pstdev(values) if len(values) > 1 else 0.0}
 
 
+def previous(args: argparse.Namespace) -> dict[str, Any]:
+    """What ``--json`` holds (nothing with ``--fresh``): the results a run resumes."""
+    path = Path(args.json)
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() and not args.fresh else {}
+
+
 def _write(results: dict[str, Any], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".json.tmp")
@@ -370,9 +376,7 @@ def main() -> int:
 
     out_json = Path(args.json)
     out_png = out_json.with_suffix(".png")
-    results: dict[str, Any] = {}
-    if out_json.exists() and not args.fresh:
-        results = json.loads(out_json.read_text(encoding="utf-8"))
+    results = previous(args)
     if args.markdown:
         print(markdown(results))
         return 0
@@ -394,6 +398,16 @@ def main() -> int:
         _write(results, out_json)
         print(plot(results, out_png))
         return 0
+    run(args)
+    return 0
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """The runs of the grid that ``--json`` lacks, in priority order until ``--budget-minutes`` is spent;
+    the JSON and the PNG are rewritten after each run (a stopped run resumes). All results so far."""
+    out_json = Path(args.json)
+    out_png = out_json.with_suffix(".png")
+    results = previous(args)
 
     import torch
 
@@ -407,7 +421,7 @@ def main() -> int:
     proto = protocol(args)
     if results.get("protocol") not in (None, proto):
         print("the JSON was written with another protocol; pass --fresh to replace it", file=sys.stderr)
-        return 2
+        raise SystemExit(2)
     results["protocol"] = proto
     results["machine"] = {"python": platform.python_version(), "torch": torch.__version__,
                           "cpus": os.cpu_count(), "platform": platform.platform()}
@@ -439,20 +453,20 @@ def main() -> int:
             if args.budget_minutes and elapsed >= args.budget_minutes:
                 print(f"budget of {args.budget_minutes} min spent ({elapsed:.1f}); stopping", file=sys.stderr)
                 plot(results, out_png)
-                return 0
+                return results
             if task not in data_cache:
                 data_cache[task] = load_task(task)
             print(f"[{elapsed:6.1f} min] {task} {setting} seed {seed}", file=sys.stderr, flush=True)
-            for run in run_one(task, setting, seed, args, data_cache[task]):
-                results["runs"].append(run)
-                print(f"  {run['setting']}: dev {run['dev']:.4f}  test "
-                      + "  ".join(f"{k}: {v['score']:.4f}" for k, v in run["test"].items())
-                      + f"  ({run['wall_minutes']:.1f} min)", file=sys.stderr, flush=True)
+            for record in run_one(task, setting, seed, args, data_cache[task]):
+                results["runs"].append(record)
+                print(f"  {record['setting']}: dev {record['dev']:.4f}  test "
+                      + "  ".join(f"{k}: {v['score']:.4f}" for k, v in record["test"].items())
+                      + f"  ({record['wall_minutes']:.1f} min)", file=sys.stderr, flush=True)
             results["rows"] = aggregate(results["runs"], len(args.seeds))
             _write(results, out_json)
             plot(results, out_png)
     print("all jobs done", file=sys.stderr)
-    return 0
+    return results
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ ROWS: dict[str, list[str]] = {
 }
 
 
-def run(args: list[str]) -> None:
+def run_cli(args: list[str]) -> None:
     print("+", " ".join(args), flush=True)
     subprocess.run([sys.executable, "-m", "charwise.cli", *args], check=True, cwd=ROOT,
                    env={**os.environ, "HF_HUB_OFFLINE": "1"})
@@ -73,14 +73,14 @@ def one_run(row: str, seed: int, args: argparse.Namespace) -> dict | None:
         if not (out / "model").is_dir() or not (out / "checkpoint" / "state.json").is_file() or \
                 json.loads((out / "checkpoint" / "state.json").read_text())["step"] < args.steps:
             resume = ["--resume"] if (out / "checkpoint").is_dir() else []
-            run(["translate", "train", "--out", str(out), *ROWS[row], "--split", args.split, "--seed", str(seed),
-                 "--steps", str(args.steps), "--eval-every", str(args.eval_every), "--dim", str(args.dim),
-                 "--ffn", str(4 * args.dim), "--vocab", str(args.vocab), "--batch-tokens", str(args.batch_tokens),
-                 "--warmup", str(args.warmup), "--lr", str(args.lr), "--quiet", *averaging, *resume])
+            run_cli(["translate", "train", "--out", str(out), *ROWS[row], "--split", args.split, "--seed", str(seed),
+                     "--steps", str(args.steps), "--eval-every", str(args.eval_every), "--dim", str(args.dim),
+                     "--ffn", str(4 * args.dim), "--vocab", str(args.vocab), "--batch-tokens", str(args.batch_tokens),
+                     "--warmup", str(args.warmup), "--lr", str(args.lr), "--quiet", *averaging, *resume])
         for model, path, typos in evaluations:
             if not path.is_file():
-                run(["translate", "eval", str(out / model), "--beam", str(args.beam), "--typos", str(typos),
-                     "--limit", str(args.limit), "--json", str(path), "--quiet"])
+                run_cli(["translate", "eval", str(out / model), "--beam", str(args.beam), "--typos", str(typos),
+                         "--limit", str(args.limit), "--json", str(path), "--quiet"])
     if not all(path.is_file() for _, path, _ in evaluations):
         return None
     c, n = json.loads(clean.read_text()), json.loads(noisy.read_text())
@@ -155,17 +155,23 @@ def main() -> None:
                                    "beside it)")
     ap.add_argument("--collect", action="store_true", help="only gather finished runs into the JSON")
     args = ap.parse_args()
+    result = run(args)
+    if args.collect or set(args.rows) == set(ROWS):  # a subset of the rows waits for a --collect
+        suffix = "" if args.split == "verses" else "_" + args.split
+        path = Path(args.json) if args.json else OUT / f"translation{suffix}.json"
+        write_json(path, result)
+        plot(result["summary"], path.with_suffix(".png"))
+
+
+def run(args: argparse.Namespace) -> dict:
+    """Every (seed, row) asked for (runs finished in ``--work`` reused; with ``--collect``, only those) and
+    their summary."""
     rows = []
     for seed in args.seeds:
         for row in (args.rows if not args.collect else list(ROWS)):
             result = one_run(row, seed, args)
             if result is not None:
                 rows.append(result)
-    if args.collect or set(args.rows) == set(ROWS):
-        write(rows, args)
-
-
-def write(rows: list[dict], args: argparse.Namespace) -> None:
     summary = summarise(rows)
     by = {s["row"]: s for s in summary}
     targets = {}
@@ -176,15 +182,11 @@ def write(rows: list[dict], args: argparse.Namespace) -> None:
     if "s2w-words" in by and "s2w" in by:
         targets["words_only_minus_s2w_copy_accuracy"] = round(
             by["s2w-words"]["copy_accuracy"] - by["s2w"]["copy_accuracy"], 2)
-    result = {"benchmark": "Spanish -> English on the verse-aligned Bible: Transformer vs S2W, word features, "
-                           "character vectors",
-              "command": command(rows, args),
-              "split": args.split, "threads_per_run": os.environ.get("OMP_NUM_THREADS", "default"),
-              "device": "CPU", "summary": summary, "targets": targets, "runs": rows}
-    path = Path(args.json) if args.json else OUT / f"translation{'' if args.split == 'verses' else '_' + args.split}"\
-                                                   ".json"
-    write_json(path, result)
-    plot(summary, path.with_suffix(".png"))
+    return {"benchmark": "Spanish -> English on the verse-aligned Bible: Transformer vs S2W, word features, "
+                         "character vectors",
+            "command": command(rows, args),
+            "split": args.split, "threads_per_run": os.environ.get("OMP_NUM_THREADS", "default"),
+            "device": "CPU", "summary": summary, "targets": targets, "runs": rows}
 
 
 def command(rows: list[dict], args: argparse.Namespace) -> str:
