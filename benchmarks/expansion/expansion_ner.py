@@ -27,7 +27,7 @@ from benchmarks.common.paths import RESULTS
 from benchmarks.expansion.render import render_expansion_ner as render  # noqa: F401  (make_results reads it)
 from benchmarks.tagging import tagging as tagging_benchmark  # noqa: E402
 from charwise.cli import main as charwise_main  # noqa: E402
-from charwise.io import data_root  # noqa: E402
+from charwise.io import data_root, write_json  # noqa: E402
 from charwise.tagging.data import load_task  # noqa: E402
 
 WRITES = ("expansion_ner",)
@@ -89,15 +89,14 @@ def run(args: argparse.Namespace) -> dict:
                                           train_sentences=args.train_sentences, dev_sentences=args.dev_sentences,
                                           batch_size=16, lr=args.lr, head_lr=args.head_lr, patience=2,
                                           work=str(work / method / "tagging"), test_sentences=0, noise=args.noise,
-                                          keep_models=False)
+                                          keep_models=False, test_policies=[])
             t0 = time.time()
-            record = tagging_benchmark.run_one("wnut17", "base-first", seed, run_args, data)
+            [record] = tagging_benchmark.run_one("wnut17", "base-first", seed, run_args, data)  # no test policies
             record.update(method=method, minutes=round((time.time() - t0) / 60, 2))
             results["runs"].append(record)
             print(method, seed, {k: round(v["score"], 4) for k, v in record["test"].items()}, flush=True)
             results["rows"] = rows(results["runs"])
-            OUT.parent.mkdir(parents=True, exist_ok=True)
-            OUT.write_text(json.dumps(results, indent=2), encoding="utf-8")
+            write_json(OUT, results)  # after every run: an interrupted benchmark resumes from here
     return results
 
 
