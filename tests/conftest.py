@@ -314,3 +314,24 @@ def cudnn_flat_rnn_weights(monkeypatch) -> Callable[[torch.nn.Module], bool]:
     buffer. Returns :func:`rnn_weights_are_flat` to check that a model really is in that layout."""
     monkeypatch.setattr(torch.nn.RNNBase, "flatten_parameters", _flatten_like_cudnn)
     return rnn_weights_are_flat
+
+
+@pytest.fixture
+def interrupt_at(monkeypatch) -> Callable[[Any, str, int], Callable[..., Any]]:
+    """``interrupt_at(module, name, n)``: ``module.name`` (a command's work on one chunk) raises
+    KeyboardInterrupt at its ``n``-th call, as a run interrupted after ``n - 1`` chunks; returns the
+    function as it was, to put back for the resumed run."""
+
+    def patch(module: Any, name: str, n: int) -> Callable[..., Any]:
+        original, calls = getattr(module, name), []
+
+        def interrupted(*args: Any) -> Any:
+            calls.append(args)
+            if len(calls) == n:
+                raise KeyboardInterrupt
+            return original(*args)
+
+        monkeypatch.setattr(module, name, interrupted)
+        return original
+
+    return patch

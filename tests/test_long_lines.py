@@ -230,7 +230,7 @@ def test_real_speller_corrects_a_multi_megabyte_line_whole(tmp_path, capsys):
 def test_tag_predict_reads_a_long_line_whole(tmp_path, capsys):
     import argparse
 
-    from charwise.cli.tag import _read_for_prediction
+    from charwise.cli.tag_predict import _read_for_prediction
     from charwise.words import split_words
 
     line = long_line(500_000, seed=3) + " " + "x" * 3000  # a stretch longer than the window: read too

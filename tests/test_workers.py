@@ -178,7 +178,7 @@ def test_resume_refuses_another_input_or_options(tmp_path, fake_speller, capsys)
     assert "--resume" in capsys.readouterr().err
 
 
-def test_embed_resumes_whole_chunks_of_rows(tmp_path, make_encoder, monkeypatch, capsys):
+def test_embed_resumes_whole_chunks_of_rows(tmp_path, make_encoder, monkeypatch, capsys, interrupt_at):
     """An interrupted ``embed`` keeps its rows; resumed, the matrix is the one an uninterrupted run writes."""
     make_encoder("cnn").save_pretrained(tmp_path / "enc")
     monkeypatch.setattr(encoder_cli, "EMBED_BLOCK", 8)
@@ -186,15 +186,7 @@ def test_embed_resumes_whole_chunks_of_rows(tmp_path, make_encoder, monkeypatch,
     words.write_text("\n".join(f"w{i}rd" for i in range(50)) + "\n", encoding="utf-8")
     argv = ["embed", str(words), "--encoder", str(tmp_path / "enc"), "--workers", "1", "--progress", "none"]
     assert main([*argv, "--out", str(tmp_path / "full.npy")]) == 0
-    embed_chunk, calls = encoder_cli.embed_chunk, []
-
-    def interrupted(state, chunk):
-        calls.append(len(chunk))
-        if len(calls) == 4:
-            raise KeyboardInterrupt
-        return embed_chunk(state, chunk)
-
-    monkeypatch.setattr(encoder_cli, "embed_chunk", interrupted)
+    embed_chunk = interrupt_at(encoder_cli, "embed_chunk", 4)
     out = tmp_path / "out.npy"
     assert main([*argv, "--out", str(out)]) == 130  # interrupted
     assert "--resume" in capsys.readouterr().err

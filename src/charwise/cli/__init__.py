@@ -5,9 +5,9 @@ Each command group lives in its own module and registers its parsers with ``add_
 (decoder train, eval, spell), :mod:`~charwise.cli.correct` (correct, speller train),
 :mod:`~charwise.cli.hybrid` (encode,
 compare, tune), :mod:`~charwise.cli.stats`, :mod:`~charwise.cli.expand`, :mod:`~charwise.cli.tag`
-(tag train, eval, predict), :mod:`~charwise.cli.lm`, :mod:`~charwise.cli.translate` and
-:mod:`~charwise.cli.cache` (info, prune). Commands read files through :func:`charwise.io.read_lines` and
-write outputs through charwise.io's atomic writers.
+(tag train, eval; predict in :mod:`~charwise.cli.tag_predict`), :mod:`~charwise.cli.lm`,
+:mod:`~charwise.cli.translate` and :mod:`~charwise.cli.cache` (info, prune). Commands read files
+through :func:`charwise.io.read_lines` and write outputs through charwise.io's atomic writers.
 
 :func:`main` prints charwise's own errors (:class:`~charwise.errors.CharwiseError`), file
 errors (``OSError``), unreadable weight files (safetensors' errors) and ``MemoryError`` as one line,
