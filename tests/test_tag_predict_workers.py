@@ -109,7 +109,7 @@ def test_progress_log_has_the_total(tmp_path, taggers, small_batches, monkeypatc
 
 @pytest.mark.parametrize("argv, message", [
     (["--workers", "0"], "--workers must be >= 1, got 0"),
-    (["--workers", "2", "--device", "cuda"], "--device cuda runs the tagger in one process"),
+    (["--workers", "2", "--device", "cuda"], "--device cuda runs in one process"),
     (["--resume"], "--resume continues an interrupted --out FILE"),
 ])
 def test_bad_worker_options_fail_before_loading(tmp_path, capsys, argv, message):

@@ -286,6 +286,8 @@ def test_every_command_that_reads_text_refuses_a_binary_file_first(tmp_path, cap
     (["correct", "{file}", "--resume"], "--resume continues an interrupted --out FILE"),
     (["correct", "-", "--out", "{out}", "--resume"], "--resume needs an input file"),
     (["correct", "{file}", "--threshold", "nan"], "--threshold must be in [0, 1]"),
+    (["correct", "{file}", "--context", "smollm2", "--device", "cuda:0", "--workers", "2"],
+     "--device cuda:0 runs in one process"),
 ])
 def test_bad_options_fail_before_loading_or_writing(tmp_path, capsys, no_loading, argv, message):
     path = lines_file(tmp_path, 3)

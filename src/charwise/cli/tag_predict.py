@@ -32,7 +32,7 @@ from charwise.cli.common import (
     scan_input,
 )
 from charwise.cli.progress import Progress
-from charwise.cli.workers import Job, add_worker_options, check_worker_options, ordered_results, usable_cores
+from charwise.cli.workers import Job, add_worker_options, check_worker_options, ordered_results
 from charwise.errors import ConfigError, InputError
 from charwise.io import (
     FORMATS,
@@ -67,7 +67,7 @@ def add_predict_parser(tsub: Any) -> None:
     p.add_argument("--device", help=DEVICE_HELP + "; a GPU runs the tagger in this process (--workers 1)")
     add_input_options(p, windows=True)
     add_worker_options(p)
-    p.set_defaults(func=cmd_tag_predict, workers=None)  # None: the usable cores, or 1 with a GPU --device
+    p.set_defaults(func=cmd_tag_predict)
 
 
 def with_policy(tagger: Any, policy: str | None) -> Any:
@@ -318,20 +318,9 @@ def _tagger_files(directory: str) -> list[str]:
     return [str(path) for path in sorted(resolve_tagger_dir(directory).resolve().rglob("*")) if path.is_file()]
 
 
-def _check_workers(args: argparse.Namespace) -> None:
-    """``--workers`` (None: the default) checked and set, before anything loads. A GPU runs one
-    tagger: processes forked after it was set up could not use it, and its batches already fill it."""
-    gpu = args.device is not None and args.device.partition(":")[0].strip().lower() != "cpu"
-    if args.workers is None:
-        args.workers = 1 if gpu else usable_cores()
-    check_worker_options(args, args.file)
-    if gpu and args.workers > 1:
-        raise ConfigError(f"--device {args.device} runs the tagger in one process: give --workers 1 (or leave it out)")
-
-
 def cmd_tag_predict(args: argparse.Namespace) -> int:
     check_input_options(args)
-    _check_workers(args)
+    check_worker_options(args, args.file)
     if args.file != "-":
         check_input_file(args.file)
     if args.policy is not None:
