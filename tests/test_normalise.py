@@ -221,3 +221,27 @@ def test_run_together_words_never_lose_a_word(speller):
     no_split = Speller(speller.lexicon, speller.encoder, speller.scorer,
                        SpellerSettings(changes=("spelling", "normalisation")), featurizer=speller.featurizer)
     assert no_split.correct("youcould try it").corrected == "youcould try it"
+
+
+@pytest.mark.real
+def test_a_second_pass_reads_neighbours_normalised_first(speller):
+    """``ya`` beside ``pls`` stays; beside ``please`` (the first pass's) it is ``you``."""
+    normaliser = speller.normaliser
+    sentence = "can ya pls follow me".split()
+
+    def judged(passes: int) -> list[str]:
+        entries = [WordCorrection(w, w, False) for w in sentence]
+        for entry in entries:
+            entry.looked_at = True
+        normaliser.apply([entries], ("normalisation", "split", "spelling"), passes=passes)
+        return [e.correction for e in entries]
+
+    assert judged(1) == ["can", "ya", "please", "follow", "me"]
+    assert judged(2) == ["can", "you", "please", "follow", "me"]
+    assert speller.correct("can ya pls follow me").corrected == "can you please follow me"
+    unchanged = "you could say so".split()
+    entries = [WordCorrection(w, w, False) for w in unchanged]
+    normaliser.apply([entries], ("normalisation",), passes=3)  # nothing changed: no further pass
+    assert [e.correction for e in entries] == unchanged
+    with pytest.raises(ConfigError):
+        normaliser.apply([entries], ("normalisation",), passes=0)

@@ -89,6 +89,7 @@ NORMALISED = ("en", "es")  # languages with a shipped normalisation model (charw
 SPELLER_CANDIDATES = 3  # the speller's suggestions the judge reads
 ABBREVIATIONS = 3  # words offered for an abbreviation, the most frequent first
 ABBREVIATION_ZIPF = 3.5  # ... among words at least this frequent (a rare word is no abbreviation's meaning)
+PASSES = 2  # Normaliser.apply: passes over each sentence (see there)
 JUDGED_CACHE_SIZE = 50_000  # (word, neighbours, suggestions) judged and remembered
 MAX_SPLIT_CHARS = 24  # longer run-together strings are hashtags or noise, not two words
 RESPELLINGS = 5  # phonetic respellings offered, the most frequent first
@@ -404,49 +405,66 @@ class Normaliser:
         return found[2] if found[0] == entry.correction.lower() else min(found[2], entry.probability)
 
     def apply(self, corrected: list[list[WordCorrection]], allowed: Sequence[str],
-              threshold: float | None = None, *, undo: bool = False, lm: ContextModel | None = None) -> None:
+              threshold: float | None = None, *, undo: bool = False, lm: ContextModel | None = None,
+              passes: int = PASSES) -> None:
         """Judge every normalisable, unprotected word of ``corrected`` (in place), left to right, each
-        read between its neighbours as corrected so far: the best candidate replaces the word (and any
-        spelling change) when its probability reaches ``threshold`` (default: the judge's) and its
-        kind is ``allowed``. With ``undo`` (informal text), a spelling change the judge gives less than
-        its ``undo_below`` is undone: in tweets, the unknown words the speller corrects are often names
+        read between its neighbours: the best candidate replaces the word (and any spelling change)
+        when its probability reaches ``threshold`` (default: the judge's) and its kind is ``allowed``.
+        With ``undo`` (informal text), a spelling change the judge gives less than its
+        ``undo_below`` is undone: in tweets, the unknown words the speller corrects are often names
         and slang; in edited text they are misspellings, and the speller's own judge decides.
+
+        The first pass reads each word between its left neighbour as judged and its right one as the
+        speller left it; each further pass (``passes``) judges every word again from the speller's
+        output, between neighbours as the pass before left them (``u r rite``: ``r`` is read beside
+        ``right``), so that a word's neighbours are corrected first.
 
         With a language model ``lm`` (and an LM judge), every word with candidates is first read by
         it, the candidates in place of the word in its window of the sentence as the speller left
         it, all words of all sentences in one batch (:func:`lm_gains`); the LM judge then decides
         with those gains among its features."""
+        if passes < 1:
+            raise ConfigError(f"passes must be >= 1, got {passes}")
+        gains = self._lm_gains(corrected, lm) if lm is not None and self.lm_judge is not None else {}
+        for s, entries in enumerate(corrected):
+            spelled = [(e.correction, e.kind, e.probability) for e in entries]
+            current = [e.correction for e in entries]
+            for done in range(passes):
+                if done:  # again from the speller's output, the neighbours as the last pass left them
+                    if current == [c for c, _, _ in spelled]:
+                        break  # nothing changed: another pass would judge the same
+                    for entry, (correction, kind, p) in zip(entries, spelled):
+                        entry.correction, entry.kind, entry.probability = correction, kind, p
+                for i, entry in self._judged_words(entries, current):
+                    self._decide(entry, current, i, gains.get((s, i)), threshold, allowed, undo)
+                    current[i] = entry.correction
+
+    def _decide(self, entry: WordCorrection, current: list[str], i: int, lm_row: dict[str, float] | None,
+                threshold: float | None, allowed: Sequence[str], undo: bool) -> None:
+        """One word of :meth:`apply`, read between the neighbours of ``current``, changed in place."""
         from charwise.speller.corrections import same_case
         from charwise.speller.real_words import adjacent_words
 
-        gains = self._lm_gains(corrected, lm) if lm is not None and self.lm_judge is not None else {}
-        for s, entries in enumerate(corrected):
-            current = [e.correction for e in entries]
-            for i, entry in self._judged_words(entries, current):
-                left, right = adjacent_words(current, i)
-                lm_row = gains.get((s, i))
-                judge = self.judge_for(lm_row)
-                needed = judge.threshold if threshold is None else threshold
-                found = self.best(entry.word, left, right, speller_candidates(entry), lm_row)
-                # the speller changed a run-together pair into one of its words (youcould -> could):
-                # the pair, split, is the change to make
-                drops_word = (found is not None and entry.kind == "spelling" and found[1] == "split"
-                              and entry.correction.lower() in found[0].split(" "))
-                if drops_word and "split" not in allowed:
-                    entry.correction, entry.kind = entry.word, ""  # better unchanged than a word short
-                    current[i] = entry.word
-                    continue
-                if found is None or (not drops_word and (found[2] < needed or found[1] not in allowed)):
-                    if (undo and entry.kind == "spelling" and found is not None
-                            and self._judged(entry, found) < judge.undo_below):
-                        # one judge: it read the speller's correction among the other candidates
-                        # and finds the word as written likelier
-                        entry.correction, entry.kind = entry.word, ""
-                        current[i] = entry.word
-                    continue
-                cand, kind, p = found
-                entry.correction, entry.kind, entry.probability = same_case(entry.word, cand), kind, p
-                current[i] = entry.correction
+        left, right = adjacent_words(current, i)
+        judge = self.judge_for(lm_row)
+        needed = judge.threshold if threshold is None else threshold
+        found = self.best(entry.word, left, right, speller_candidates(entry), lm_row)
+        # the speller changed a run-together pair into one of its words (youcould -> could):
+        # the pair, split, is the change to make
+        drops_word = (found is not None and entry.kind == "spelling" and found[1] == "split"
+                      and entry.correction.lower() in found[0].split(" "))
+        if drops_word and "split" not in allowed:
+            entry.correction, entry.kind = entry.word, ""  # better unchanged than a word short
+            return
+        if found is None or (not drops_word and (found[2] < needed or found[1] not in allowed)):
+            if (undo and entry.kind == "spelling" and found is not None
+                    and self._judged(entry, found) < judge.undo_below):
+                # one judge: it read the speller's correction among the other candidates
+                # and finds the word as written likelier
+                entry.correction, entry.kind = entry.word, ""
+            return
+        cand, kind, p = found
+        entry.correction, entry.kind, entry.probability = same_case(entry.word, cand), kind, p
 
     def _judged_words(self, entries: list[WordCorrection],
                       current: list[str]) -> Iterator[tuple[int, WordCorrection]]:
