@@ -9,8 +9,10 @@ language model's evidence (``lm_gain``, ``lm_scored``) by :func:`lm_gains`.
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
@@ -173,3 +175,38 @@ def lm_gains(lm: ContextModel, sentences: Sequence[Sequence[str]],
     scores = lm.score(windows, places, variants)
     return [{c: float(np.clip(v - row[0], -LM_GAIN_CLIP, LM_GAIN_CLIP)) for c, v in zip(cands, row[1:])}
             for (_, _, _, cands), row in zip(targets, scores)]
+
+
+LM_JUDGE_FILE = "judge-lm.json"  # the judge that reads a language model's gains too
+
+
+def read_model(folder: Path) -> tuple[NormalisationTable, NormalisationJudge, NormalisationJudge | None]:
+    """The table, the judge and the LM judge (when there is one) of a normalisation model folder."""
+    try:
+        judge = NormalisationJudge.from_dict(json.loads((folder / "judge.json").read_text(encoding="utf-8")),
+                                             str(folder / "judge.json"))
+        lm_file = folder / LM_JUDGE_FILE
+        lm_judge = (NormalisationJudge.from_dict(json.loads(lm_file.read_text(encoding="utf-8")), str(lm_file))
+                    if lm_file.is_file() else None)
+        rows = [line.split("\t") for line in (folder / "table.tsv").read_text(encoding="utf-8").splitlines()
+                if line and not line.startswith("#")]
+        table = NormalisationTable.from_rows(rows)
+    except (OSError, ValueError, KeyError, UnicodeDecodeError) as error:
+        raise CheckpointError(f"cannot read the normalisation model in {folder}: {error}") from None
+    return table, judge, lm_judge
+
+
+def write_model(folder: Path, rows: Iterable[tuple[str, str, int]], judge: NormalisationJudge,
+                lm_judge: NormalisationJudge | None, note: str = "") -> None:
+    """``table.tsv`` (``note`` as its comment lines), ``judge.json`` and ``judge-lm.json`` in
+    ``folder``, each written atomically."""
+    from charwise.io import atomic_file, write_json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with atomic_file(folder / "table.tsv", "w") as f:
+        if note:
+            f.write("".join(f"# {line}\n" for line in note.splitlines()))
+        f.write("".join(f"{w}\t{n}\t{c}\n" for w, n, c in rows))
+    write_json(folder / "judge.json", judge.to_dict())
+    if lm_judge is not None:
+        write_json(folder / LM_JUDGE_FILE, lm_judge.to_dict())

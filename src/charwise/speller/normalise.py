@@ -40,7 +40,6 @@ Example (run by tests/test_doctests.py)::
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import defaultdict
@@ -50,7 +49,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 import numpy as np
 
 from charwise.cache import LRUCache
-from charwise.errors import CheckpointError, ConfigError
+from charwise.errors import ConfigError
 from charwise.speller.lexicon import ACCENTED, strip_accents
 from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     EXPANDED,
@@ -64,6 +63,8 @@ from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     expand,
     feature_names,
     lm_gains,
+    read_model,
+    write_model,
 )
 from charwise.speller.normalisation_rules import (  # noqa: F401 (re-exported)
     APOSTROPHES,
@@ -84,7 +85,6 @@ if TYPE_CHECKING:
     from charwise.speller.lexicon import Lexicon
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-LM_JUDGE_FILE = "judge-lm.json"  # the judge that reads a language model's gains too
 NORMALISED = ("en", "es")  # languages with a shipped normalisation model (charwise/data/normalisation-LANG)
 SPELLER_CANDIDATES = 3  # the speller's suggestions the judge reads
 ABBREVIATIONS = 3  # words offered for an abbreviation, the most frequent first
@@ -148,35 +148,16 @@ class Normaliser:
         folder = Path(path) if path is not None else DATA_DIR / f"normalisation-{language}"
         if not (folder / "judge.json").is_file():
             raise ConfigError(f"no normalisation model for {language!r} at {folder} (English has one)")
-        try:
-            judge = NormalisationJudge.from_dict(json.loads((folder / "judge.json").read_text(encoding="utf-8")),
-                                                 str(folder / "judge.json"))
-            lm_file = folder / LM_JUDGE_FILE
-            lm_judge = (NormalisationJudge.from_dict(json.loads(lm_file.read_text(encoding="utf-8")), str(lm_file))
-                        if lm_file.is_file() else None)
-            rows = [line.split("\t") for line in (folder / "table.tsv").read_text(encoding="utf-8").splitlines()
-                    if line and not line.startswith("#")]
-            table = NormalisationTable.from_rows(rows)
-        except (OSError, ValueError, KeyError, UnicodeDecodeError) as error:
-            raise CheckpointError(f"cannot read the normalisation model in {folder}: {error}") from None
+        table, judge, lm_judge = read_model(folder)
         return cls(lexicon, table, judge, NgramContext.load(language), lm_judge)
 
     def save(self, folder: str | Path, note: str = "") -> None:
-        """Write ``table.tsv`` and ``judge.json`` to ``folder`` (atomically, each)."""
-        from charwise.io import atomic_file, write_json
-
+        """Write ``table.tsv`` and ``judge.json`` (and ``judge-lm.json``) to ``folder``, atomically;
+        the table holds only words the judge reads (no handles, hashtags, links or punctuation)."""
         if self.judge is None:
             raise ConfigError("fit the judge before saving the normaliser")
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        with atomic_file(folder / "table.tsv", "w") as f:
-            if note:
-                f.write("".join(f"# {line}\n" for line in note.splitlines()))
-            # only words the judge reads: no handles, hashtags, links or punctuation of the tweets
-            f.write("".join(f"{w}\t{n}\t{c}\n" for w, n, c in self.table.to_rows() if normalisable(str(w))))
-        write_json(folder / "judge.json", self.judge.to_dict())
-        if self.lm_judge is not None:
-            write_json(folder / LM_JUDGE_FILE, self.lm_judge.to_dict())
+        rows = [(str(w), str(n), int(str(c))) for w, n, c in self.table.to_rows() if normalisable(str(w))]
+        write_model(Path(folder), rows, self.judge, self.lm_judge, note)
 
     # --- candidates ---------------------------------------------------------------------------
     def _known(self, word: str) -> bool:
