@@ -5,7 +5,10 @@
 
 Input: the first ``--lines`` WNUT17 tweets as written (``src/charwise/data/wnut17/raw_text/``, the
 four files one after the other) for ``correct``, the first ``--encode-lines`` of them for
-``encode`` (policy ``repair``: the speller and MiniLM). Each command runs as a user runs it, a
+``encode`` (policy ``repair``: the speller and MiniLM). ``words`` is ``charwise correct`` on
+``--words`` distinct misspelled words, one per line (realistic typos of wordfreq's most frequent
+English words, seeded; no word repeats, so every one is scored anew): the speller's misspelled
+words per second. Each command runs as a user runs it, a
 fresh ``charwise`` process writing ``--out`` (``--progress none``), so the time includes starting
 the workers and loading the models in them. Each run is repeated ``--repeats`` times and the
 fastest kept: the machine may be shared, and the fastest run is the one least disturbed.
@@ -49,6 +52,26 @@ def tweets(count: int) -> list[str]:
     if len(lines) < count:
         raise SystemExit(f"only {len(lines)} tweets in {RAW}")
     return lines[:count]
+
+
+def misspellings(count: int, seed: int = 0) -> list[str]:
+    """``count`` distinct lower-case misspellings of frequent English words (none of them a word)."""
+    import random
+
+    from wordfreq import top_n_list
+
+    from charwise.typos.realistic import MisspellConfig, RealisticNoiser
+
+    frequent = [w for w in top_n_list("en", 60_000) if w.isalpha() and len(w) >= 5]
+    known, noiser, rng = set(top_n_list("en", 200_000)), RealisticNoiser(MisspellConfig()), random.Random(seed)
+    found: dict[str, None] = {}
+    for word in frequent * 4:
+        noisy = noiser.corrupt(word, rng)[0].lower()
+        if noisy.isalpha() and noisy not in known:
+            found[noisy] = None
+            if len(found) == count:
+                return list(found)
+    raise SystemExit(f"only {len(found)} distinct misspellings made")
 
 
 def pss(pid: int) -> int:
@@ -139,9 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--lines", type=int, default=20_000, help="tweets for correct")
     p.add_argument("--encode-lines", type=int, default=2_000, help="tweets for encode (policy repair)")
+    p.add_argument("--words", type=int, default=20_000, help="misspelled words for words")
     p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     p.add_argument("--repeats", type=int, default=2)
-    p.add_argument("--commands", nargs="+", default=["correct", "encode"], choices=["correct", "encode"])
+    p.add_argument("--commands", nargs="+", default=["correct", "encode"], choices=["correct", "encode", "words"])
     p.add_argument("--out", type=Path, default=RESULTS / "workers.json")
     args = p.parse_args(argv)
     return write_result(args.out, run(args), plot)
@@ -155,11 +179,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         for name in args.commands:
-            lines = args.lines if name == "correct" else args.encode_lines
+            lines = {"correct": args.lines, "encode": args.encode_lines, "words": args.words}[name]
             text = tmp / f"{name}.txt"
-            text.write_text("\n".join(tweets(lines)) + "\n", encoding="utf-8")
-            command = [name, str(text)] + (["--policy", "repair"] if name == "encode" else [])
-            print(f"charwise {name} on {lines:,} tweets", flush=True)
+            inputs = misspellings(lines) if name == "words" else tweets(lines)
+            text.write_text("\n".join(inputs) + "\n", encoding="utf-8")
+            command = (["correct" if name == "words" else name, str(text)]
+                       + (["--policy", "repair"] if name == "encode" else []))
+            print(f"charwise {command[0]} on {lines:,} {'misspelled words' if name == 'words' else 'tweets'}",
+                  flush=True)
             result["commands"][name] = measure(command, lines, args.workers, args.repeats, tmp)
     return result
 
