@@ -7,6 +7,7 @@ the ``real`` test loads SmolLM2 itself.
 from __future__ import annotations
 
 import importlib.util
+import math
 
 import pytest
 import torch
@@ -255,3 +256,33 @@ def test_smollm2_reads_the_sentence():
     assert reranker.rerank(sentences, rows) == 1
     assert [e.correction for e in rows[0]] == ["I", "would", "like", "to", "go", "home"]
     assert [e.correction for e in rows[1]] == sentences[1]
+
+
+def test_the_language_model_judges_confusion_sets_in_one_batch(reranker):
+    from charwise.speller.normalisation_judge import lm_gains
+    from charwise.speller.real_words import RealWordChecker, check_sentences
+
+    checker = RealWordChecker.load("en")
+    words = ["we", "went", "to", "there", "house", "today"]
+    rows = [[WordCorrection(w, w, False) for w in words]]
+    (gains,) = lm_gains(reranker, [words], [(0, 3, "there", ["their"])])
+    # a margin under the gain changes the word, with the model's odds as its probability
+    check_sentences(checker, rows, ("real_word",), margin=2.0, lm=reranker, lm_margin=gains["their"] - 1.0)
+    assert rows[0][3].correction == "their" and rows[0][3].kind == "real_word"
+    assert abs(rows[0][3].probability - 1.0 / (1.0 + math.exp(-gains["their"]))) < 1e-9
+    # above it, nothing changes; nor does a word without a word on each side
+    rows = [[WordCorrection(w, w, False) for w in words]]
+    check_sentences(checker, rows, ("real_word",), margin=2.0, lm=reranker, lm_margin=gains["their"] + 1.0)
+    edge = [[WordCorrection(w, w, False) for w in ["there", "house"]]]
+    check_sentences(checker, edge, ("real_word",), margin=2.0, lm=reranker, lm_margin=-100.0)
+    assert not any(e.changed for e in rows[0] + edge[0])
+
+
+@pytest.mark.real
+def test_smollm2_judges_real_word_errors():
+    speller = Speller.load("en", context="smollm2")
+    assert speller.correct("we went to there house today").corrected == "we went to their house today"
+    assert speller.correct("I think there is a house over there").corrected == "I think there is a house over there"
+    fixed = speller.correct("he did not no the answer")
+    assert fixed.corrected == "he did not know the answer"
+    assert [w.kind for w in fixed.words if w.changed] == ["real_word"]

@@ -448,11 +448,12 @@ class Speller:
 
     def _check_real_words(self, corrected: list[list[WordCorrection]], allowed: Sequence[str]) -> None:
         """Valid words of a confusion set that the sentence says are another member of it, changed
-        in place (:func:`~charwise.speller.real_words.check_sentences`)."""
+        in place (:func:`~charwise.speller.real_words.check_sentences`; the context model judges
+        them when there is one)."""
         checker = self.real_word_checker
         if checker is not None:
             check_sentences(checker, corrected, allowed, self.settings.real_word_margin,
-                            accents_only=self.language in ACCENTED)
+                            accents_only=self.language in ACCENTED, lm=self.context_model)
 
     @property
     def normaliser(self) -> Normaliser | None:
