@@ -1,6 +1,7 @@
 """Real-word changes on informal text no tuning looked at, every one read by hand.
 
     OMP_NUM_THREADS=1 python -m benchmarks.correction.real_words_informal
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.real_words_informal --context smollm2   # the LM judges
 
 The default English speller (``Speller.load("en")``, as ``charwise correct`` runs it) reads every
 sentence of the WNUT17 NER tweets and comments (train, dev and test: YouTube, Stack Overflow,
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from charwise.speller import Speller
 
     labels = read_labels()
-    speller = Speller.load("en")
+    speller = Speller.load("en", context=args.context)
     sets, changes = {}, []
     for name, sentences in texts(args.data).items():
         rows = speller.correct_words(sentences)
@@ -86,7 +87,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         print(f"{counts['not labelled']} changes are not labelled yet: read them and add them to {LABELS.name}",
               file=sys.stderr)
     judged = counts["right"] + counts["wrong"]
-    return {"command": "OMP_NUM_THREADS=1 python -m benchmarks.correction.real_words_informal",
+    flag = "" if args.context == "ngram" else f" --context {args.context}"
+    return {"command": f"OMP_NUM_THREADS=1 python -m benchmarks.correction.real_words_informal{flag}",
+            "context": args.context,
             "texts": sets, "words": sum(s["words"] for s in sets.values()), "changes": changes, "counts": counts,
             "right_pct": round(100 * counts["right"] / judged, 1) if judged else None}
 
@@ -113,8 +116,14 @@ def plot(result: dict[str, Any], path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=SPELLING_DATA, help="the spelling benchmarks (LexNorm 2015)")
-    parser.add_argument("--out", type=Path, default=RESULTS / "real_words_informal.json")
+    parser.add_argument("--context", default="ngram", choices=["ngram", "smollm2"],
+                        help="the speller's context model: bigrams (default) or SmolLM2, which then judges")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="default: real_words_informal.json (real_words_informal_smollm2.json)")
     args = parser.parse_args(argv)
+    if args.out is None:
+        suffix = "" if args.context == "ngram" else f"_{args.context}"
+        args.out = RESULTS / f"real_words_informal{suffix}.json"
     return write_result(args.out, run(args), plot)
 
 
