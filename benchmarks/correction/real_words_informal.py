@@ -3,6 +3,10 @@
     OMP_NUM_THREADS=1 python -m benchmarks.correction.real_words_informal
     OMP_NUM_THREADS=1 python -m benchmarks.correction.real_words_informal --context smollm2   # the LM judges
 
+With ``--context smollm2`` SmolLM2 judges the confusion sets (and the words in doubt), and the
+speller runs without normalisation (``changes=SPELLING``), whose language-model judge would take
+most of an hour over these texts: the real-word checks read the sentence spelling-corrected only.
+
 The default English speller (``Speller.load("en")``, as ``charwise correct`` runs it) reads every
 sentence of the WNUT17 NER tweets and comments (train, dev and test: YouTube, Stack Overflow,
 Twitter, Reddit) and the LexNorm 2015 training tweets. Each ``real_word`` change it makes (a valid
@@ -67,10 +71,14 @@ def context(words: list[str], index: int) -> str:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from charwise.speller import Speller
+    from charwise.speller import Speller, SpellerSettings
+    from charwise.speller.corrections import SPELLING
 
     labels = read_labels()
-    speller = Speller.load("en", context=args.context)
+    # With SmolLM2 the normaliser is left out: its LM judge reads about 3 tweets a second, and the
+    # real-word checks need only the sentence as the speller corrected it
+    settings = SpellerSettings(changes=SPELLING) if args.context != "ngram" else None
+    speller = Speller.load("en", context=args.context, settings=settings)
     sets, changes = {}, []
     for name, sentences in texts(args.data).items():
         rows = speller.correct_words(sentences)
