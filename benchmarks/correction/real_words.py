@@ -14,8 +14,9 @@ only does harm can be seen and dropped. JSON + PNG under ``benchmarks/results/re
 
 With ``--context smollm2`` the language model judges, as ``Speller.load("en", context="smollm2")``
 does (:func:`charwise.speller.real_words.check_sentences`): each member in place of the word in its
-window, margins in nats; on a seeded sample of the swaps and clean words (``--items``), with the
-bigram checker at its shipped margin on the same sample beside it (``real_words_smollm2.*``).
+window, margins in nats, the member the bigram counts favour too (``lm_verdict``); with ``--items``
+on a seeded sample of the swaps and clean words; the bigram checker at its shipped margin on the
+same words beside it (``real_words_smollm2.*``).
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     else:
         from charwise.speller.neural import LMReranker
         from charwise.speller.normalisation_judge import lm_gains
-        from charwise.speller.real_words import LM_MARGIN
+        from charwise.speller.real_words import LM_MARGIN, lm_verdict
 
         lm = LMReranker.load("smollm2")
         items = [(w, i) for w, i, _ in errors] + clean_positions
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             chunk = items[start : start + 64]
             found = lm_gains(lm, [w for w, _ in chunk], [(k, i, w[i], checker.alternatives[w[i].lower()])
                                                        for k, (w, i) in enumerate(chunk)])
-            gains += [max(g.items(), key=lambda kv: kv[1]) if None not in adjacent_words(w, i) else None
+            gains += [lm_verdict(g, checker.gain(w, i)) if None not in adjacent_words(w, i) else None
                       for (w, i), g in zip(chunk, found)]
             print(f"  {start + len(chunk)} of {len(items)} read", flush=True)
         error_gains, clean_gains = gains[: len(errors)], gains[len(errors) :]
