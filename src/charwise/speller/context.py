@@ -224,7 +224,7 @@ def _english_counts() -> NgramContext:
         pass
     what = "the en bigram context counts (symspellpy's word and pair counts)"
     with building(what, path):
-        context = NgramContext("en", _read_counts(files[0], 1), _read_counts(files[1], 2))
+        context = NgramContext("en", _read_counts(files[0], 1)[0], _read_counts(files[1], 2)[0])
         tables = {"total": np.array([context.total])}
         for part, counts in (("unigrams", context.unigrams), ("bigrams", context.bigrams)):
             tables.update({f"{part}_{name}": array for name, array in StringTable.arrays(list(counts)).items()})
@@ -245,7 +245,7 @@ def _bible_counts(language: str) -> NgramContext:
     path = cache_root() / "speller" / f"context-{language}-{CACHE_FORMAT}-{file_sha256(bible_path())[:16]}.tsv.gz"
     if path.is_file():
         try:
-            unigrams, bigrams = _read_counts(path, 1), _read_counts(path, 2)
+            unigrams, bigrams = _read_counts(path, 1, 2)
             if unigrams:
                 mark_used(path)
                 return NgramContext(language, unigrams, bigrams)
@@ -266,16 +266,18 @@ def _bible_counts(language: str) -> NgramContext:
     return model
 
 
-def _read_counts(path: Path, words: int) -> dict[str, float]:
-    """``words``-word entries of a symspellpy frequency file (``w1 [w2] count`` per line, gzip when
-    the name ends in ``.gz``), lower-case."""
-    counts: dict[str, float] = {}
+def _read_counts(path: Path, *sizes: int) -> list[dict[str, float]]:
+    """One table per entry size of ``sizes`` (words per entry) from a symspellpy frequency file
+    (``w1 [w2] count`` per line, gzip when the name ends in ``.gz``), lower-case, in one pass."""
+    counts: list[dict[str, float]] = [{} for _ in sizes]
+    table = {size + 1: counts[k] for k, size in enumerate(sizes)}  # fields per line -> its table
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as handle:
         for line in handle:
             parts = line.split()
-            if len(parts) != words + 1:
+            into = table.get(len(parts))
+            if into is None:
                 continue
-            key = " ".join(parts[:words]).lower()
-            counts[key] = counts.get(key, 0.0) + float(parts[words])
+            key = " ".join(parts[:-1]).lower()
+            into[key] = into.get(key, 0.0) + float(parts[-1])
     return counts

@@ -129,7 +129,9 @@ class Normaliser:
         # accent-dropped spelling -> its most frequent accented word (aqui -> aquí, tu -> tú)
         self._accented: dict[str, str] = {}
         if lexicon.language in ACCENTED:
-            for w in sorted((w for w in lexicon.words() if strip_accents(w) != w), key=lexicon.zipf, reverse=True):
+            # only a word with a letter beyond ASCII can carry an accent (a cheap test before the costly one)
+            accented = [(w, e.zipf) for w, e in lexicon.entries.items() if not w.isascii() and strip_accents(w) != w]
+            for w, _ in sorted(accented, key=lambda item: item[1], reverse=True):
                 self._accented.setdefault(strip_accents(w), w)
         self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.entries if "'" in w and len(w) <= 12}
         # frequent words by first letter, the most frequent first: what an abbreviation may stand for
