@@ -168,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--commands", nargs="+", default=["correct", "encode"], choices=["correct", "encode", "words"])
     p.add_argument("--out", type=Path, default=RESULTS / "workers.json")
     args = p.parse_args(argv)
-    return write_result(args.out, run(args), plot)
+    command = " ".join(["python -m benchmarks.scaling.workers", *(sys.argv[1:] if argv is None else argv)])
+    return write_result(args.out, {"command": command, **run(args)}, plot)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
