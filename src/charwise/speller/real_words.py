@@ -237,8 +237,8 @@ def check_sentences(checker: RealWordChecker, corrected: list[list[WordCorrectio
 def lm_verdict(gains: dict[str, float], counted: tuple[str, float] | None) -> tuple[str, float] | None:
     """The member a language model prefers (with its gain in nats over the written word) when the
     bigram counts agree: the same member is the one both of its counted pairs favour
-    (``counted``: :meth:`RealWordChecker.gain`). Informal text defeats either alone: the model
-    makes ``country fair`` a ``county fair`` and a name ``Super Site`` a ``Super Sight``."""
+    (``counted``: :meth:`RealWordChecker.gain`). Informal text defeats the model alone: it makes
+    ``country fair`` a ``county fair`` and a name ``Super Site`` a ``Super Sight``."""
     if not gains or counted is None:
         return None
     member = max(gains, key=gains.__getitem__)
