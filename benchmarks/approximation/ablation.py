@@ -23,6 +23,7 @@ from typing import Any
 from benchmarks.approximation.render import ablation_commands as commands  # noqa: F401  (make_results reads it)
 from benchmarks.approximation.render import render_ablation as render  # noqa: F401
 from benchmarks.common.paths import RESULTS
+from charwise.io import write_json
 
 WRITES = ("ablation",)
 PAGE = "approximation.md"
@@ -65,8 +66,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         curve = [{"step": r["step"], **r["validation"]} for r in records if "validation" in r]
         results["variants"][name] = {"command": shlex.join(cmd), "minutes": (time.time() - started) / 60,
                                      "curve": curve, "final": curve[-1]}
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(results, indent=2))
+        write_json(out, results)  # after every variant: an interrupted run resumes from here
         print(name, curve[-1], file=sys.stderr)
     return results
 

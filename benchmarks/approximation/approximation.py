@@ -24,6 +24,7 @@ from typing import Any
 from benchmarks.approximation.render import approximation_commands as commands  # noqa: F401  (make_results reads it)
 from benchmarks.approximation.render import render_approximation as render  # noqa: F401
 from benchmarks.common.paths import RESULTS
+from benchmarks.common.report import write_result
 
 WRITES = ("approximation",)
 PAGE = "approximation.md"
@@ -72,12 +73,7 @@ def main() -> int:
     args = p.parse_args(own)
     args.train_args = train_args  # what follows `--`, for `charwise train`
     result = run(args)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"approximation_{args.name}.json"
-    out.write_text(json.dumps(result, indent=2))
-    plot(result, RESULTS / f"approximation_{args.name}.png")
-    print(f"wrote {out} and {out.with_suffix('.png')}")
-    return 0
+    return write_result(RESULTS / f"approximation_{args.name}.json", result, plot)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

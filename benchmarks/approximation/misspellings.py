@@ -28,7 +28,6 @@ charwise batched; dictionary loading is timed separately).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import shlex
@@ -44,6 +43,7 @@ from benchmarks.approximation.render import (
     render_misspellings as render,  # noqa: F401  (make_results reads it)
 )
 from benchmarks.common.paths import RESULTS
+from benchmarks.common.report import write_result
 
 WRITES = ("misspellings",)
 PAGE = {"misspellings": "approximation.md", "misspellings_e5": "multilingual.md"}
@@ -206,12 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     result = run(args)
     given = argv if argv is not None else sys.argv[1:]
     result["command"] = "python -m benchmarks.approximation.misspellings" + (" " + shlex.join(given) if given else "")
-    out = Path(args.json)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    plot(result, out.with_suffix(".png"))
-    print(f"wrote {out} and {out.with_suffix('.png')}")
-    return 0
+    return write_result(Path(args.json), result, plot)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

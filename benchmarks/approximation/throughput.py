@@ -26,6 +26,7 @@ from benchmarks.approximation.render import (
     render_throughput as render,  # noqa: F401  (make_results reads it)
 )
 from benchmarks.common.paths import RESULTS
+from benchmarks.common.report import write_result
 
 WRITES = ("throughput",)
 PAGE = "approximation.md"
@@ -34,11 +35,8 @@ PAGE = "approximation.md"
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     result = run(parser.parse_args())  # no options: the parser answers --help
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "throughput.json").write_text(json.dumps(result, indent=2))
-    plot(result, RESULTS / "throughput.png")
     print(json.dumps(result["rows"], indent=2))
-    return 0
+    return write_result(RESULTS / "throughput.json", result, plot)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -20,7 +20,7 @@ def pyplot() -> Any:
     return plt
 
 
-def write_result(path: Path, result: dict[str, Any], plot: Callable[[dict[str, Any], Path], None]) -> int:
+def write_result(path: Path, result: Any, plot: Callable[[Any, Path], object]) -> int:
     """Write ``result`` to ``path`` (atomically, :func:`charwise.io.write_json`), draw ``plot`` to
     ``path`` with ``.png``, say where; the exit status of a benchmark's ``main``."""
     from charwise.io import write_json

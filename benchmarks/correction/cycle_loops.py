@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.common.report import write_result
 from benchmarks.correction.render import render_cycle_loops as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("cycle_loops",)
@@ -62,9 +63,7 @@ def main() -> None:
     ap.add_argument("--work", default="runs/abl")
     args = ap.parse_args()
     result = run(args)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "cycle_loops_minilm.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    plot(result, OUT / "cycle_loops_minilm.png")
+    write_result(OUT / "cycle_loops_minilm.json", result, plot)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from typing import Any
 
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
+from benchmarks.common.report import write_result
 
 WRITES = ("speller_dev",)
 PAGE = "correction.md"
@@ -113,10 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     command = " ".join(["python -m benchmarks.correction.speller_dev", *sys.argv[1:]])
     result = {"command": command, **run(args)}
     out = RESULTS / f"{args.name or 'speller_dev' + ('_es' if args.language == 'es' else '')}.json"
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    plot(result, out.with_suffix(".png"))
-    print(f"wrote {out}")
-    return 0
+    return write_result(out, result, plot)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -40,6 +40,7 @@ from benchmarks.correction.render import (
     render_speller_neural as render,  # noqa: F401  (make_results reads it)
 )
 from benchmarks.correction.speller_dev import DATA, RESULTS, dev_sentences  # noqa: E402
+from charwise.io import write_json  # noqa: E402
 
 WRITES = ("speller_neural",)
 PAGE = "correction.md"
@@ -228,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = " ".join(["python -m benchmarks.correction.speller_neural", *sys.argv[1:]])
     result = {"command": command, **run(args)}
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_json(args.out, result)
     if not (args.tune and args.tune_only):  # --tune-only writes its half quietly
         print(f"wrote {args.out}")
     return 0

@@ -20,7 +20,6 @@ Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.hybrid.hybrid_perplexi
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import time
@@ -31,6 +30,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from benchmarks.common.paths import RESULTS
+from benchmarks.common.report import write_result
 from benchmarks.hybrid.render import (
     render_hybrid_perplexity as render,  # noqa: F401  (make_results reads it)
 )
@@ -63,9 +63,7 @@ def main() -> None:
     ap.add_argument("--name", default="hybrid_perplexity", help="output file stem under benchmarks/results/")
     args = ap.parse_args()
     result = run(args)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{args.name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-    plot(result, OUT / f"{args.name}.png")
+    write_result(OUT / f"{args.name}.json", result, plot)
 
 
 def run(args: argparse.Namespace) -> dict:

@@ -22,7 +22,6 @@ Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.hybrid.hybrid_retrieva
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 import warnings
@@ -32,6 +31,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from benchmarks.common.misspelling import real_misspelling_copy, realistic_copy
 from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.common.report import write_result
 from benchmarks.common.retrieval import EWT_TEST, ewt_texts, rank_metrics
 from benchmarks.hybrid.render import describe_retrieval as describe  # noqa: F401  (make_results reads it)
 from benchmarks.hybrid.render import render_hybrid_retrieval as render  # noqa: F401
@@ -104,10 +104,7 @@ def main() -> None:
     args = ap.parse_args()
     result = run(args)
     name = result_name(args)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-    (plot if args.queries == "typos" else plot_real)(result, OUT / f"{name}.png")
-    print(f"written {OUT / (name + '.json')} and .png")
+    write_result(OUT / f"{name}.json", result, plot if args.queries == "typos" else plot_real)
 
 
 def result_name(args: argparse.Namespace) -> str:

@@ -16,7 +16,6 @@ Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.hybrid.hybrid_speed
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import time
@@ -27,6 +26,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from benchmarks.common.paths import RESULTS
+from benchmarks.common.report import write_result
 from benchmarks.hybrid.render import render_hybrid_speed as render  # noqa: F401  (make_results reads it)
 from charwise import HybridModel, SentenceEncoder, Teacher  # noqa: E402
 from charwise.corpora import read_sentences  # noqa: E402
@@ -77,9 +77,7 @@ def timed(fn, *args) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     result = run(parser.parse_args())  # no options: the parser answers --help
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "hybrid_speed.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-    plot(result, OUT / "hybrid_speed.png")
+    write_result(OUT / "hybrid_speed.json", result, plot)
 
 
 def run(args: argparse.Namespace) -> dict:

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from benchmarks.common.paths import RESULTS
+from benchmarks.common.report import write_result
 from benchmarks.hybrid.render import render_pretraining as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("pretraining",)
@@ -81,10 +82,7 @@ def main() -> int:
     result = run(args)
     name = args.name or f"minilm_{result['config']['mode']}"
     out = RESULTS / f"pretraining_{name}.json"
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    plot(result, out.with_suffix(".png"))
-    print(f"wrote {out}", file=sys.stderr)
-    return 0
+    return write_result(out, result, plot)
 
 
 def run(args: argparse.Namespace) -> dict:

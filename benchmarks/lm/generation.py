@@ -38,6 +38,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from benchmarks.common.paths import RESULTS
+from benchmarks.common.report import write_result
 from benchmarks.lm.render import render_generation as render  # noqa: F401  (make_results reads it)
 from charwise import HybridModel, Teacher, split_words  # noqa: E402
 from charwise.corpora import read_sentences  # noqa: E402
@@ -136,9 +137,7 @@ def main() -> None:
     ap.add_argument("--name", default="generation")
     args = ap.parse_args()
     result = run(args)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{args.name}.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-    plot(result, OUT / f"{args.name}.png")
+    write_result(OUT / f"{args.name}.json", result, plot)
 
 
 def run(args: argparse.Namespace) -> dict:

@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.common.report import write_result
 from benchmarks.lm.render import render_lm as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("lm",)
@@ -51,10 +52,7 @@ def main() -> None:
     ap.add_argument("--json", default=str(OUT / "lm.json"), help="where to write the results (and the .png beside)")
     args = ap.parse_args()
     result = run(args)
-    path = Path(args.json)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    plot(result, path.with_suffix(".png"))
+    write_result(Path(args.json), result, plot)
 
 
 def run(args: argparse.Namespace) -> dict:

@@ -7,13 +7,13 @@ Run: HF_HUB_OFFLINE=1 PYTHONPATH=src python -m benchmarks.stats.stats_wnut17
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.common.report import write_result
 from benchmarks.stats.render import render_stats as render  # noqa: F401  (make_results reads it)
 from charwise.corpora import read_sentences  # noqa: E402
 from charwise.corpora.stats import corpus_stats, format_table, plot_stats  # noqa: E402
@@ -46,11 +46,8 @@ def run_stats(sentences: list[list[str]], corpus: str, teachers: tuple[str, ...]
 
 def write_stats(results: list[dict], stem: str) -> None:
     """``results`` to benchmarks/results/STEM.json and .png, and their table on stdout."""
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{stem}.json").write_text(json.dumps(results, indent=2, ensure_ascii=False), encoding="utf-8")
-    plot_stats(results, OUT / f"{stem}.png")
     print(format_table(results))
-    print(f"written {OUT / (stem + '.json')} and {OUT / (stem + '.png')}")
+    write_result(OUT / f"{stem}.json", results, plot_stats)
 
 
 def main() -> None:
