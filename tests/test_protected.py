@@ -54,6 +54,19 @@ def test_plain_words_are_not_protected(text):
     assert not any(w for w, p in zip(split.words, flags) if p and w.isalpha())
 
 
+def test_a_truncated_posts_last_word_and_a_glued_scheme_are_protected():
+    # a post cut short: its last word is a piece of a word, never a misspelling to correct
+    assert covered("the following stateme…", "stateme…")
+    assert covered("is this girli… https://t.co/pYYLmZ", "girli…")
+    assert not covered("I recieved the pakage… and left", "pakage")  # an ellipsis inside the text is a pause
+    # a scheme glued to the word before it still starts a URL
+    text = "so proud omg ahttps://twitter.com/bb/status/823"
+    assert covered(text, "https://twitter.com/bb/status/823") and not covered(text, "proud")
+    split = split_words(text)
+    flags = dict(zip(split.words, words_protected(split.words, split.space_before)))
+    assert flags["ahttps"]  # the word the URL touches is left whole
+
+
 def test_words_split_from_a_handle_are_protected_together():
     split = split_words("thanks @joejonas and #theroom!")
     flags = dict(zip(split.words, words_protected(split.words, split.space_before)))

@@ -137,7 +137,7 @@ _UNITS = ("km|cm|mm|nm|m|mi|ft|in|kg|mg|g|lb|lbs|oz|ml|l|mph|kph|km/h|ms|s|sec|s
           "kb|mb|gb|tb|kbps|mbps|hz|khz|mhz|ghz|px|pt|em|v|w|kw|kwh|mah|k|x|am|pm|°c|°f|°|%|st|nd|rd|th")
 #: The built-in protected kinds, each a regular expression over the text (checked in this order).
 PROTECTED_PATTERNS: dict[str, str] = {
-    "url": (r"(?i)(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"]+[^\s<>\"'.,;:!?)\]}]"
+    "url": (r"(?i)(?:(?:https?|ftp)://|\bwww\.)[^\s<>\"]+[^\s<>\"'.,;:!?)\]}]"
             rf"|(?<![\w@.])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:{_TLDS})\b(?:/[^\s<>\"]*[^\s<>\"'.,;:!?)\]}}])?"),
     "email": r"(?i)\b[a-z0-9._%+-]+@(?:[a-z0-9-]+\.)+[a-z]{2,}\b",
     "handle": r"(?<![\w@])@\w+",
@@ -149,6 +149,9 @@ PROTECTED_PATTERNS: dict[str, str] = {
     "identifier": (r"\b[A-Za-z]\w*_\w*[A-Za-z0-9]\w*\b|\b[a-z]+[A-Z]\w*\b"
                    r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}\b|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\("),
     "number": rf"(?i)(?<![\w.])[-+]?\d+(?:[.,:]\d+)*\s?(?:{_UNITS})?(?![\w])",
+    # a word cut short where a post was truncated: glued to an ellipsis that ends the text, or that
+    # only a link follows (``the following stateme…``, ``this girli… https://t.co/x``)
+    "cut": r"\w[\w'-]*\u2026(?=\s*(?:https?://\S+\s*)?$)",
     "emoticon": (r"(?<!\w)(?:[:;=8][-o'^]?[)(\]\[dDpP/\\|*3oO$@]|[xX][dDpP]|<3|</3|\^[_.]?\^|-_-|o_O|O_o|T_T)"
                  r"(?![\w])"),
 }
@@ -184,7 +187,7 @@ def protected_spans(text: str, patterns: Sequence[str | re.Pattern[str]] = ()) -
     """The character spans of ``text`` that no correction may change: URLs (with or without a
     scheme), e-mail addresses, @handles, #hashtags, file paths, code identifiers (``snake_case``,
     ``camelCase``, dotted names), initials (``U.S.``), numbers with units or ordinal endings (``5km``,
-    ``22 nd``), emoticons (:data:`PROTECTED_PATTERNS`), and
+    ``22 nd``), words cut short where a post was truncated (``stateme…``), emoticons (:data:`PROTECTED_PATTERNS`), and
     what the user's ``patterns`` (regular expressions) match. Sorted, possibly overlapping."""
     spans = [m.span() for m in _BUILT_IN.finditer(text) if m.end() > m.start()]
     for regex in compile_patterns(patterns):
