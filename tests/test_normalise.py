@@ -36,7 +36,7 @@ def normaliser() -> Normaliser:
     lexicon = Lexicon("en", {w: LexiconEntry(z, DICTIONARY) for w, z in WORDS.items()}, {"test": "tiny"})
     table = NormalisationTable.from_pairs([("u", "you"), ("u", "you"), ("u", "u"), ("wit", "with"), ("wit", "wit"),
                                            ("wit", "with"), ("gonna", "going to")])
-    context = NgramContext.from_sentences("en", [["i", "know", "you", "could"], ["with", "you"]] * 5)
+    context = NgramContext.from_sentences("en", [["i", "know", "you", "could"], ["with", "you"], ["a", "lot"]] * 5)
     return Normaliser(lexicon, table, None, context)
 
 
@@ -61,6 +61,11 @@ def test_candidates_of_each_source(normaliser):
     assert normaliser.candidates("bby", {"by": 0.4, "baby": 0.2})["by"] == "speller"
     assert normaliser.candidates("the") == {}  # a known word with no table entry: nothing to judge
     assert normaliser.candidates("iknow")["i know"] == "split"  # one-letter parts: only "a" and "i"
+    for word in ("tend", "message"):
+        normaliser.lexicon.entries[word] = LexiconEntry(5.0, DICTIONARY)
+    for word in ("tendi", "imessage"):  # ... and only in a pair the bigram counts hold
+        assert all(source != "split" for source in normaliser.candidates(word).values())
+    assert normaliser.candidates("alot")["a lot"] == "split"
     normaliser.lexicon.entries["ss"] = LexiconEntry(5.0, DICTIONARY)  # a letter repeated is no word of a split
     assert "you ss" not in normaliser.candidates("youss") and "you" in normaliser.candidates("youuu")
     normaliser.lexicon.entries["un"] = LexiconEntry(4.5, DICTIONARY)

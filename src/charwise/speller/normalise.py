@@ -249,7 +249,8 @@ class Normaliser:
 
     def _best_split(self, word: str) -> str | None:
         """``word`` cut in two known words, the cut whose rarer part is most frequent (one-letter
-        parts only the language's one-letter words, ``a`` and ``i`` in English; no part that is one
+        parts only the language's one-letter words, ``a`` and ``i`` in English, in a pair that the
+        bigram counts hold (``a lot``, ``on a``; not ``tend i``, ``i message``); no part that is one
         letter repeated and no one-letter part beside its own letter: ``yearsss`` is ``years`` drawn
         out, not ``years ss``, and Spanish ``comoo`` is ``como``, not ``como o``)."""
         best, best_score = None, 0.0
@@ -261,6 +262,8 @@ class Normaliser:
                 continue
             if not (self.lexicon.knows(left) and self.lexicon.knows(right)):
                 continue
+            if min(len(left), len(right)) == 1 and not self.context.log_score(right, left)[1]:
+                continue  # a one-letter part only in a pair the counts know: a lot, on a; not tend i, a branches
             score = min(self.lexicon.zipf(left), self.lexicon.zipf(right))
             if score > best_score:
                 best, best_score = f"{left} {right}", score

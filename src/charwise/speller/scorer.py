@@ -62,19 +62,23 @@ class SpellScorerConfig(PretrainedConfig):
 
     def __init__(self, rank_features: list[str] | None = None, word_features: list[str] | None = None,
                  language: str = "en", encoder: str = "minilm", threshold: float = 0.5, rank_hidden: int = 0,
-                 **kwargs: Any) -> None:
+                 alone_threshold: float | None = None, **kwargs: Any) -> None:
         self.rank_features = list(rank_features if rank_features is not None else RANK_FEATURES)
         self.word_features = list(word_features if word_features is not None else WORD_FEATURES)
         self.language = language
         self.encoder = encoder
         self.threshold = threshold
         self.rank_hidden = rank_hidden  # 0: a linear ranker; else one tanh layer of this width
+        # a text that is one word alone (a word list, a lookup) is changed at this probability;
+        # None: at ``threshold`` (no sentence says whether such a word is a name or a misspelling)
+        self.alone_threshold = alone_threshold
         super().__init__(**kwargs)
 
     def check(self) -> None:
         """Raise a one-line ConfigError unless a scorer can be built from this config (called by the
         model, not here: transformers builds configs with no arguments)."""
-        self.threshold, self.rank_hidden = check_settings(self.threshold, self.rank_hidden)
+        self.threshold, self.rank_hidden, self.alone_threshold = check_settings(
+            self.threshold, self.rank_hidden, getattr(self, "alone_threshold", None))
 
 
 class SpellScorer(PreTrainedModel):

@@ -52,14 +52,25 @@ def judge_probabilities(parts: Mapping[str, Any], rows: np.ndarray) -> np.ndarra
     return 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
 
 
-def check_settings(threshold: Any, rank_hidden: Any) -> tuple[float, int]:
-    """``(threshold, rank_hidden)`` if they are a probability and an integer >= 0, else a one-line
-    :class:`ConfigError`."""
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
-        raise ConfigError(f"threshold must be a probability in [0, 1], got {threshold!r}")
+def check_settings(threshold: Any, rank_hidden: Any, alone_threshold: Any = None) -> tuple[float, int, float | None]:
+    """``(threshold, rank_hidden, alone_threshold)`` if they are a probability, an integer >= 0 and a
+    probability or None, else a one-line :class:`ConfigError`."""
+    for name, value in (("threshold", threshold), ("alone_threshold", alone_threshold)):
+        if value is None and name == "alone_threshold":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise ConfigError(f"{name} must be a probability in [0, 1], got {value!r}")
     if isinstance(rank_hidden, bool) or not isinstance(rank_hidden, int) or rank_hidden < 0:
         raise ConfigError(f"rank_hidden must be an integer >= 0, got {rank_hidden!r}")
-    return float(threshold), rank_hidden
+    return float(threshold), rank_hidden, None if alone_threshold is None else float(alone_threshold)
+
+
+def check_scorer_language(scorer: Any, language: str) -> None:
+    """A one-line :class:`ConfigError` unless ``scorer`` (a fitted scorer or its arrays) was trained
+    for ``language``'s words."""
+    if scorer.config.language != language:
+        raise ConfigError(f"the scorer was trained for {scorer.config.language!r} words, the lexicon is "
+                          f"{language!r}: use the scorer of the lexicon's language")
 
 
 @dataclass(frozen=True)
@@ -103,6 +114,7 @@ class ScorerSettings:
     encoder: str = "minilm"
     threshold: float = 0.5
     rank_hidden: int = 0
+    alone_threshold: float | None = None  # a text that is one word alone; None: ``threshold``
 
 
 class ScorerArrays:
@@ -110,7 +122,8 @@ class ScorerArrays:
     same ``rank``, ``judge``, ``reads_context`` and ``config`` as :class:`~charwise.speller.scorer.SpellScorer`."""
 
     def __init__(self, config: ScorerSettings, parts: Mapping[str, np.ndarray]) -> None:
-        config.threshold, config.rank_hidden = check_settings(config.threshold, config.rank_hidden)
+        config.threshold, config.rank_hidden, config.alone_threshold = check_settings(
+            config.threshold, config.rank_hidden, config.alone_threshold)
         self.config = config
         self.columns = FeatureColumns.of(config.rank_features, config.word_features)
         self.reads_context = self.columns.reads_context

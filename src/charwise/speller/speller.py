@@ -36,7 +36,8 @@ one fitted judge over candidates from annotated tweets and rules (:mod:`charwise
 
 What is not a word of the language is never changed: URLs, e-mail addresses, @handles, #hashtags,
 file paths, code identifiers, numbers with units and emoticons (:func:`charwise.words.protected_spans`),
-and whatever the patterns of ``settings.protect`` (or a call's ``protect=``) match. Every change has a
+whatever the patterns of ``settings.protect`` (or a call's ``protect=``) match, and, in English, a
+sentence written in another language (:mod:`charwise.speller.foreign`). Every change has a
 kind (:data:`~charwise.speller.corrections.CHANGE_KINDS`); ``settings.changes`` lists the kinds the
 speller may make (all by default).
 
@@ -75,16 +76,17 @@ from charwise.speller.corrections import (
     word_spans,
 )
 from charwise.speller.features import Featurizer, rank_order, segment_max
+from charwise.speller.foreign import ForeignSentences
 from charwise.speller.lexicon import ACCENTED, Lexicon
 from charwise.speller.normalise import NORMALISED, Normaliser
 from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, check_sentences
+from charwise.speller.scoring import ScorerArrays, check_scorer_language
 from charwise.speller.settings import SpellerSettings, check_threshold
 from charwise.words import compile_patterns, protected_words, split_words, words_protected
 
 if TYPE_CHECKING:
     from charwise.speller.context_model import ContextModel
     from charwise.speller.scorer import SpellScorer
-    from charwise.speller.scoring import ScorerArrays
     from charwise.speller.vectors import WordEncoder
 
     Scorer: TypeAlias = SpellScorer | ScorerArrays  # the fitted model, or its arrays read without torch
@@ -95,11 +97,6 @@ SCORE_CACHE_SIZE = 50_000  # scored words remembered across calls
 WORD_KINDS_SIZE = 200_000  # words whose kind (looked at or not) is remembered, then forgotten at once
 Context = tuple[str | None, str | None]  # a word's left and right neighbour, lower-case
 NO_CONTEXT: Context = (None, None)
-def check_scorer_language(scorer: Scorer, language: str) -> None:
-    """A one-line :class:`ConfigError` unless ``scorer`` was trained for ``language``'s words."""
-    if scorer.config.language != language:
-        raise ConfigError(f"the scorer was trained for {scorer.config.language!r} words, the lexicon is "
-                          f"{language!r}: use the scorer of the lexicon's language")
 
 
 class Speller:
@@ -125,6 +122,7 @@ class Speller:
         self._word_kinds: tuple[tuple[int, int], dict[str, tuple[bool, bool, bool, bool]]] = ((0, 0), {})
         self._real_word_checker: RealWordChecker | None = None
         self._normaliser: Normaliser | None = None
+        self.foreign = ForeignSentences.for_language(lexicon)  # sentences in another language: left whole
         self.lexicon = lexicon
         self.encoder = encoder
         self.language = lexicon.language
@@ -164,6 +162,14 @@ class Speller:
     def threshold(self) -> float:
         t = self.settings.threshold
         return float(self.scorer.config.threshold if t is None else t)
+
+    @property
+    def alone_threshold(self) -> float:
+        """The probability at which a text that is one word alone (a word list, a lookup) is changed:
+        the scorer's tuned ``alone_threshold`` (no sentence there tells a name from a misspelling, and
+        the user asked about that word), unless ``settings.threshold`` is set."""
+        alone = self.scorer.config.alone_threshold
+        return self.threshold if alone is None or self.settings.threshold is not None else float(alone)
 
     # --- loading --------------------------------------------------------------------------------
     @classmethod
@@ -212,7 +218,6 @@ class Speller:
               lexicon: Lexicon | None, word_files: tuple[str | os.PathLike, ...],
               settings: SpellerSettings | None) -> "Speller":
         from charwise.encoders.shipped import SHIPPED_DIR, load_for_inference
-        from charwise.speller.scoring import ScorerArrays
 
         check_language(language)
         scorer_path = Path(scorer) if scorer is not None else SHIPPED_DIR / SHIPPED_SCORERS[language]
@@ -413,6 +418,8 @@ class Speller:
             starts = [True] * len(sentences)
         elif len(starts) != len(sentences):
             raise ValueError(f"starts has {len(starts)} entries for {len(sentences)} texts")
+        if self.foreign is not None:
+            protected = [[True] * len(w) if self.foreign(w) else g for w, g in zip(sentences, protected)]
         # sentence starts are per sentence (or as given); a protected word is never looked at
         looks = [[look and not keep for look, keep in zip(self.looked_at(list(words), bool(start)), guard)]
                  for words, start, guard in zip(sentences, starts, protected)]
@@ -424,14 +431,15 @@ class Speller:
         allowed = self.settings.changes
         out = []
         for words, look, guard in zip(sentences, looks, protected):
-            flat = []
+            flat, alone = [], sum(any(c.isalnum() for c in w) for w in words) == 1
+            here = self.alone_threshold if threshold is None and alone else threshold
             for word, flag, keep in zip(words, look, guard):
                 entry = WordCorrection(word, word, False, protected=keep)
                 if flag:
                     suggestions, p = next(scored)
                     entry.looked_at, entry.suggestions, entry.probability = True, suggestions, p
                     best = suggestions[0].word if suggestions else None
-                    if best is not None and best != word.lower() and self.changes(word, p, threshold, best):
+                    if best is not None and best != word.lower() and self.changes(word, p, here, best):
                         kind = "accent" if restores_accents(word.lower(), best) else "spelling"
                         if kind in allowed:
                             entry.correction, entry.kind = same_case(word, best), kind
