@@ -69,6 +69,16 @@ def test_repair_reads_the_correction_and_keeps_positions(bert_teacher, speller):
     assert not any(inputs.selected[0])
 
 
+def test_tokenised_words_keep_a_cut_handle_whole(bert_teacher, speller):
+    # words given without their spacing came from a tokenizer: "@ pakage" was the handle @pakage
+    repaired = hybrid(bert_teacher, RepairPolicy(speller=speller))
+    words = ["@", "pakage", "we", "recieve", "the", "pakage"]
+    with torch.inference_mode():
+        assert sorted(repaired.prepare([words]).repairs[0]) == [3, 5]
+        spaced = repaired.prepare([words], [[False, True, True, True, True, True]])  # "@ pakage", written apart
+    assert sorted(spaced.repairs[0]) == [1, 3, 5]
+
+
 def test_clean_sentences_are_the_base_models_input(bert_teacher, speller):
     repaired = hybrid(bert_teacher, RepairPolicy(speller=speller))
     base = hybrid(bert_teacher, "none")

@@ -87,6 +87,20 @@ def add_offset_slowly(offset: int, chunk: list[int]) -> list[int]:
     return [x + offset for x in chunk]
 
 
+def load_marks(offset: int) -> dict:
+    return {"offset": offset, "warm": False}
+
+
+def warm_marks(state: dict) -> None:
+    state["warm"] = True
+
+
+def report_marks(state: dict, chunk: list[int]) -> list[tuple[bool, bool]]:
+    import gc
+
+    return [(state["warm"], gc.get_freeze_count() > 0) for _ in chunk]
+
+
 def lines_file(tmp_path: Path, count: int) -> Path:
     words = ["teh", "cat", "will", "recieve", "a", "pakage", "today", "ok"]
     path = tmp_path / "in.txt"
@@ -109,6 +123,24 @@ def test_results_come_back_in_input_order(monkeypatch):
     expected = [[x + 100 for x in chunk] for chunk in chunks]
     assert list(ordered_results(job, iter(chunks), 1)) == expected
     assert list(ordered_results(job, iter(chunks), 2)) == expected
+
+
+def test_the_shared_state_is_warmed_and_frozen_before_the_workers_fork():
+    # a fresh process: the forkserver, and what it preloads, starts once per process; the server
+    # finds this module through PYTHONPATH (it imports its preloads before taking the parent's sys.path)
+    script = ("from charwise.cli.workers import Job, ordered_results, usable_cores\n"
+              "job = Job('test_workers:load_marks', 'test_workers:report_marks', {'offset': 1},"
+              " warm='test_workers:warm_marks')\n"
+              "print(list(ordered_results(job, iter([[1], [2], [3]]), usable_cores())))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    from charwise.cli.workers import usable_cores
+
+    if usable_cores() < 2:  # everything ran in the one process: nothing preloaded
+        assert out.stdout.strip() == "[[(False, False)], [(False, False)], [(False, False)]]"
+    else:  # each worker got the forkserver's warmed state, frozen out of the collector's reach
+        assert out.stdout.strip() == "[[(True, True)], [(True, True)], [(True, True)]]"
 
 
 def test_two_workers_write_the_bytes_one_does(tmp_path, fake_speller, capsys):

@@ -79,6 +79,10 @@ COMMANDS: dict[str, list[str]] = {
         "python -m benchmarks.tagging.tagging --tasks wnut17 --settings base-first --seeds 0 --epochs 5 \\",
         "    --test-policies repair repair-normalise --json benchmarks/results/tagging_repair_normalise.json",
     ],
+    "tagging_repair_protected": [
+        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings base-first --seeds 0 --epochs 5 \\",
+        "    --test-policies repair --json benchmarks/results/tagging_repair_protected.json --work runs/tagging_prot",
+    ],
     "tagging_repair_normalise_ewt": [
         "python -m benchmarks.tagging.tagging --tasks ewt-upos --settings base-first --seeds 0 --epochs 1 \\",
         "    --test-policies repair repair-normalise --json benchmarks/results/tagging_repair_normalise_ewt.json",

@@ -144,7 +144,8 @@ def cmd_correct(args: argparse.Namespace) -> int:
     windows = itertools.chain([first], windows)
     mode = "json" if args.json else "plain" if args.plain else "marked"
     job = Job(SPELLER_LOADER, "charwise.cli.correct:correct_chunk",
-              {"mode": mode, **{name: getattr(args, name) for name in SPELLER_OPTIONS}})
+              {"mode": mode, **{name: getattr(args, name) for name in SPELLER_OPTIONS}},
+              warm="charwise.cli.correct:warm_speller")
     with resumable_output(args.out, mark, resume=args.resume) if args.out else output_sink(None) as sink:
         done = getattr(sink, "done", 0)
         progress = Progress("correct", "lines", scan.lines if scan is not None else None,
@@ -181,6 +182,14 @@ def load_speller(mode: str, language: str, encoder: str | None, scorer: str | No
                                                     changes=tuple(k for k in CHANGE_KINDS if k not in skip)),
                            context=context, device=device)
     return speller, mode
+
+
+def warm_speller(state: tuple[Any, str]) -> None:
+    """Load what the speller loads on first use (edit index, normaliser, confusion sets, a context
+    model), before the workers that share it are forked."""
+    speller, _ = state
+    speller.correct_lines(["I recieved teh pakage, u dont no were their going"])
+    speller.clear_cache()
 
 
 def correct_chunk(state: tuple[Any, str], windows: list[TextWindow]) -> tuple[str, int, int]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import collections
 import concurrent.futures
+import gc
 import importlib
 import itertools
 import json
@@ -96,6 +97,10 @@ class Job:
     load: str
     work: str
     options: dict[str, Any] = field(default_factory=dict)
+    # "module:function" called with the state in the forkserver before any worker is forked: what the
+    # state loads on first use (a speller's edit index, normaliser, confusion sets) is then loaded
+    # once and shared, not once per worker
+    warm: str = ""
 
     def start(self) -> Any:
         """The state, loaded in this process."""
@@ -183,23 +188,32 @@ _preloaded: tuple[str, Any] | None = None  # (the job's key, its state) loaded i
 
 
 def _job_key(job: Job) -> str:
-    return json.dumps([job.load, job.options], sort_keys=True, default=str)
+    return json.dumps([job.load, job.options, job.warm], sort_keys=True, default=str)
 
 
 def preload() -> None:
     """In the forkserver (:mod:`charwise.cli.preload` calls it there, after the job's module is
     imported), if the command set :data:`PRELOAD_VARIABLE` while it started the server: load the
-    named job's state once, for every worker forked from it. A failure is left to the workers to
-    meet, and report, when they load the state themselves."""
+    named job's state once (and warm it), for every worker forked from it, then freeze it out of the
+    garbage collector's reach. A failure is left to the workers to meet, and report, when they load
+    the state themselves."""
     global _preloaded
     key = os.environ.pop(PRELOAD_VARIABLE, "")
     if not key:
         return
-    load, options = json.loads(key)
+    load, options, warm = json.loads(key)
     try:
-        _preloaded = key, Job(load, "", options).start()
+        state = Job(load, "", options).start()
+        if warm:
+            _resolve(warm)(state)
     except Exception:
         _preloaded = None
+        return
+    _preloaded = key, state
+    # what is loaded now moves out of the collector's reach: a collection in a worker would touch
+    # every object it tracks, and so copy every page of the shared state into that worker
+    gc.collect()
+    gc.freeze()
 
 
 def _start_worker(job: Job, threads: int) -> None:

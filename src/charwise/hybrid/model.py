@@ -250,6 +250,9 @@ class HybridModel(nn.Module):
         fixed_pieces: Sequence[Sequence[list[int] | None]] | None = None,
     ) -> HybridInputs:
         """:meth:`prepare` of a batch already checked (lists of strings)."""
+        # words whose spacing is not given came from a tokenizer: the policy's speller reads them so
+        # (charwise.words.tokenised_spacing), the piece tokenizer as words apart
+        spacing_given = space_before is not None
         if space_before is None:
             space_before = [[i > 0 for i in range(len(ws))] for ws in batch]
         ad = self.adapter
@@ -262,7 +265,7 @@ class HybridModel(nn.Module):
             if fixed_pieces is not None and len(fixed_pieces[b]) != len(words):
                 raise ValueError(f"sentence {b}: {len(words)} words but {len(fixed_pieces[b])} fixed_pieces")
         repairs = self.policy.repairs([words[:window] for words in batch],
-                                      [list(spaces[:window]) for spaces in space_before])
+                                      [list(spaces[:window]) for spaces in space_before] if spacing_given else None)
         if len(repairs) != len(batch):
             raise ValueError(f"policy {self.policy!r} returned repairs for {len(repairs)} of {len(batch)} sentences")
         kept_all = []

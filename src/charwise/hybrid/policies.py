@@ -58,8 +58,9 @@ class Policy(ABC):
     def repairs(self, sentences: Sequence[Sequence[str]],
                 space_before: Sequence[Sequence[bool]] | None = None) -> list[dict[int, Repair]]:
         """Per sentence, the words (by index) to read as another word before tokenising; none by default.
-        ``space_before`` (per word: whitespace before it; default: every word) tells which words were
-        written together (``@`` + ``joejonas``: one handle, never repaired).
+        ``space_before`` (per word: whitespace before it; None: words split by a tokenizer, whose
+        spacing is lost, :func:`charwise.words.tokenised_spacing`) tells which words were written
+        together (``@`` + ``joejonas``: one handle, never repaired).
 
         Called once per batch, before :meth:`select`, which then sees the repaired words. A repair
         replaces one word by one word, so word counts and positions never change.

@@ -62,15 +62,22 @@ class CandidateIndex:
         self._symspell = None
         # words wordfreq has never seen are accepted as written but not suggested (your own words are)
         self.suggestible = [w for w, e in lexicon.entries.items() if e.zipf > 0 or e.sources & USER]
-        keys = sound_keys(self.suggestible, lexicon.language, self._cache_dir())
-        # each key's most frequent words: one stable sort of all words, then each key keeps its first ones
-        zipf = lexicon.entries
-        by_frequency = sorted(zip(self.suggestible, keys), key=lambda item: -zipf[item[0]].zipf)
-        self.by_key: dict[str, list[str]] = {}
-        for word, key in by_frequency:
-            words = self.by_key.setdefault(key, [])
-            if len(words) < per_key:
-                words.append(word)
+        keys = np.asarray(sound_keys(self.suggestible, lexicon.language, self._cache_dir()), dtype=str)
+        # the words sorted by sound key, each key's most frequent first (a stable sort: ties keep the
+        # lexicon's order); a key's words are one slice, found by binary search (no table of 100k keys
+        # to build at every start)
+        zipf = np.fromiter((lexicon.entries[w].zipf for w in self.suggestible), dtype=float,
+                           count=len(self.suggestible))
+        order = np.lexsort((-zipf, keys))
+        self._keys = keys[order]
+        self._key_words = [self.suggestible[i] for i in order.tolist()]
+
+    def same_sound(self, word: str) -> list[str]:
+        """The ``per_key`` most frequent suggestible words with the sound key of lower-case ``word``."""
+        key = sound_key(word, self.lexicon.language)
+        start = int(np.searchsorted(self._keys, key, side="left"))
+        end = int(np.searchsorted(self._keys, key, side="right"))
+        return self._key_words[start : min(end, start + self.per_key)]
 
     @property
     def symspell(self) -> Any:
@@ -99,7 +106,7 @@ class CandidateIndex:
         for item in self.symspell.lookup(word, Verbosity.ALL, max_edit_distance=self.max_distance,
                                          transfer_casing=False):
             found[item.term] = found.get(item.term, 0) | EDITS
-        for candidate in self.by_key.get(sound_key(word, self.lexicon.language), ()):
+        for candidate in self.same_sound(word):
             found[candidate] = found.get(candidate, 0) | SOUNDS
         return found
 

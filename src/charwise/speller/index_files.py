@@ -111,8 +111,7 @@ def sound_keys(words: Sequence[str], language: str, cache: Path | None) -> list[
     path = None
     if cache is not None:
         digest = hashlib.sha256(json.dumps([FORMAT, language, file_sha256(Path(sounds.__file__))]).encode())
-        for word in words:
-            digest.update(f"{word}\n".encode("utf-8", "surrogatepass"))
+        digest.update("".join(f"{word}\n" for word in words).encode("utf-8", "surrogatepass"))  # one call
         path = cache / f"sound-keys-{language}-{digest.hexdigest()[:16]}.safetensors"
         if path.is_file():
             try:
@@ -149,8 +148,7 @@ def _readable_back(index: Any) -> bool:
 
 def _key(words: Sequence[str], counts: Sequence[int], max_distance: int, prefix_length: int) -> str:
     digest = hashlib.sha256(json.dumps([FORMAT, _symspellpy_version(), max_distance, prefix_length]).encode())
-    for word, count in zip(words, counts):
-        digest.update(f"{word}\t{count}\n".encode("utf-8", "surrogatepass"))
+    digest.update("".join(f"{word}\t{count}\n" for word, count in zip(words, counts)).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()[:16]
 
 
