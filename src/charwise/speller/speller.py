@@ -400,8 +400,9 @@ class Speller:
         the unknown words of all sentences are scored together. ``threshold`` overrides
         :attr:`threshold` for this call; ``starts`` and ``protect``: see :meth:`correct_lines`.
         ``space_before`` says, per word, whether whitespace preceded it (as
-        :func:`~charwise.words.split_words` gives it; default: every word, i.e. words split at
-        whitespace): words glued together are read as one for protection (``@`` + ``joejonas``)."""
+        :func:`~charwise.words.split_words` gives it; default: words from a tokenizer,
+        :func:`~charwise.words.tokenised_spacing`): words glued together are read as one for
+        protection (``@`` + ``joejonas``)."""
         patterns = compile_patterns(self.settings.protect) + compile_patterns(protect)  # once per call
         if space_before is None:
             space_before = [None] * len(sentences)  # type: ignore[list-item]
