@@ -123,10 +123,16 @@ def words_alone(speller: Any, words: list[tuple[str, str]], threshold: float) ->
         outputs = [c.corrected.lower() for c in speller.correct_lines([bad for bad, _ in words])]
     finally:
         config.alone_threshold = kept
+    fixed, wrong = fixed_and_wrong(outputs, words)
+    return {"words_fixed": fixed, "words_changed_wrongly": wrong}
+
+
+def fixed_and_wrong(outputs: list[str], words: list[tuple[str, str]]) -> tuple[float, float]:
+    """% of ``words`` (written, intended) whose lower-case output is the intended word, and % whose
+    output is neither the written nor the intended word."""
     fixed = sum(o == good for o, (_, good) in zip(outputs, words))
     wrong = sum(o not in (bad.lower(), good) for o, (bad, good) in zip(outputs, words))
-    return {"words_fixed": round(100 * fixed / len(words), 2),
-            "words_changed_wrongly": round(100 * wrong / len(words), 2)}
+    return round(100 * fixed / len(words), 2), round(100 * wrong / len(words), 2)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,9 +214,8 @@ def choose_alone(rows: dict[str, Any], words: list[tuple[str, str]], language: s
     from benchmarks.correction.suite_systems import Baselines
 
     baselines = Baselines(language)
-    outputs = [(baselines.symspell_lookup(bad)[0], bad.lower(), good) for bad, good in words]
-    symspell = {"fixed": round(100 * sum(o == good for o, _, good in outputs) / len(words), 2),
-                "changed_wrongly": round(100 * sum(o not in (bad, good) for o, bad, good in outputs) / len(words), 2)}
+    fixed, wrong = fixed_and_wrong([baselines.symspell_lookup(bad)[0] for bad, _ in words], words)
+    symspell = {"fixed": fixed, "changed_wrongly": wrong}
     budget = symspell["changed_wrongly"] / 3
     within = sorted(float(t) for t, r in rows.items() if r["words_changed_wrongly"] <= budget)
     chosen = within[0] if within else None

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from charwise.speller.lexicon import Lexicon
 
-#: the languages whose words an English or Spanish sentence is checked against
+#: the languages whose words a sentence is checked against, per speller language (English only)
 OTHER_LANGUAGES: dict[str, tuple[str, ...]] = {"en": ("de", "fr", "es", "pt", "it", "nl", "id")}
 FOREIGN_ZIPF = 3.0  # a word of another language: at least this Zipf frequency there (one per million)
 FOREIGN_MARGIN = 1.0  # ... and ten times as frequent there as in the speller's language
@@ -48,8 +48,8 @@ class ForeignSentences:
 
     @classmethod
     def for_language(cls, lexicon: Lexicon) -> "ForeignSentences | None":
-        """The check for the lexicon's language (None for a language without one: Spanish tweets
-        mix in English words too often to leave such sentences whole)."""
+        """The check for the lexicon's language (None for a language without one: the Spanish speller
+        was not measured with it)."""
         others = OTHER_LANGUAGES.get(lexicon.language)
         return cls(lexicon, others) if others else None
 

@@ -78,7 +78,7 @@ class SpellScorerConfig(PretrainedConfig):
         """Raise a one-line ConfigError unless a scorer can be built from this config (called by the
         model, not here: transformers builds configs with no arguments)."""
         self.threshold, self.rank_hidden, self.alone_threshold = check_settings(
-            self.threshold, self.rank_hidden, getattr(self, "alone_threshold", None))
+            self.threshold, self.rank_hidden, self.alone_threshold)
 
 
 class SpellScorer(PreTrainedModel):

@@ -23,13 +23,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from charwise.errors import CheckpointError, ConfigError
 from charwise.speller.context import CONTEXT_FEATURES
 from charwise.speller.features import CONTEXT_WORD_FEATURES, RANK_FEATURES, WORD_FEATURES
+from charwise.speller.settings import check_threshold
 
 MODEL_TYPE = "charwise-speller"
 CONFIG_FILE, WEIGHTS_FILE = "config.json", "model.safetensors"
@@ -55,14 +56,14 @@ def judge_probabilities(parts: Mapping[str, Any], rows: np.ndarray) -> np.ndarra
 def check_settings(threshold: Any, rank_hidden: Any, alone_threshold: Any = None) -> tuple[float, int, float | None]:
     """``(threshold, rank_hidden, alone_threshold)`` if they are a probability, an integer >= 0 and a
     probability or None, else a one-line :class:`ConfigError`."""
-    for name, value in (("threshold", threshold), ("alone_threshold", alone_threshold)):
-        if value is None and name == "alone_threshold":
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise ConfigError(f"{name} must be a probability in [0, 1], got {value!r}")
+    if threshold is None:
+        raise ConfigError("threshold must be a probability in [0, 1], got None")
+    # the one check of a probability threshold; ``threshold`` is not None here, so a float comes back
+    checked = cast(float, check_threshold(threshold))
+    alone = check_threshold(alone_threshold, "alone_threshold")
     if isinstance(rank_hidden, bool) or not isinstance(rank_hidden, int) or rank_hidden < 0:
         raise ConfigError(f"rank_hidden must be an integer >= 0, got {rank_hidden!r}")
-    return float(threshold), rank_hidden, None if alone_threshold is None else float(alone_threshold)
+    return checked, rank_hidden, alone
 
 
 def check_scorer_language(scorer: Any, language: str) -> None:
