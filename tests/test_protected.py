@@ -36,6 +36,8 @@ PROTECTED = {
     "number": ["5km", "10:30pm", "3.5kg", "100%", "22 nd"],
     "reddit": ["u/BordNaMonaLisa", "/r/newzealand"],
     "emoticon": [":)", ":D", "xD", "<3", "^_^", ";-)"],
+    "math": ["$\\vert n\\rangle$", "$x^2 + y_i$", "$$\\frac{a}{b}$$"],
+    "command": ["\\alpha", "\\nalert"],
 }
 
 
@@ -224,3 +226,18 @@ def test_cli_protect_skip_and_json_kinds(capsys):
     assert capsys.readouterr().out.strip() == "received it, we went to there house"
     assert main(["correct", "--text", "x", "--protect", "(bad"]) == 2
     assert "invalid protected pattern" in capsys.readouterr().err
+
+
+def test_tex_math_and_commands_are_protected_and_prices_are_not():
+    text = r"why $\vert n\rangle$ maps to $\sqrt{n!}\xi^n$, try '\nalert(1)'"
+    for kept in (r"$\vert n\rangle$", r"$\sqrt{n!}\xi^n$", r"\nalert"):
+        assert covered(text, kept), kept
+    assert not covered(text, "maps") and not covered(text, "why")
+    # dollars are prices unless what they enclose is TeX (a command, ^, _ or braces)
+    assert protected_spans("it costs $5 and $10 now") == [(10, 11), (17, 19)]  # the numbers alone
+    assert covered("and $$a_1 + b^2$$ too", "$$a_1 + b^2$$")
+    # a tokenizer's cuts: "\ vert" is read glued, and the n inside the math is left alone
+    words = "the ket $ \\ vert n \\ rangle $ maps n to 1".split()
+    flags = words_protected(words)
+    assert [w for w, p in zip(words, flags) if p] == ["$", "\\", "vert", "n", "\\", "rangle", "$", "1"]
+    assert tokenised_spacing(["\\", "nalert"]) == [True, False]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from wordfreq import get_frequency_dict
 
+from charwise.cache import StringTable
 from charwise.errors import ConfigError
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.corrections import restores_accents
+from charwise.speller.forms import RARE, VERB, FormTable
 from charwise.speller.lexicon import DICTIONARY, Lexicon, LexiconEntry, _without_dropped_accents, strip_accents
 from conftest import fitted_scorer, tiny_encoder
 
@@ -148,3 +151,48 @@ def test_the_real_spanish_speller_puts_back_accent_twins_the_sentence_asks_for()
     off = Speller(speller.lexicon, speller.encoder, speller.scorer, SpellerSettings(changes=("spelling",)),
                   featurizer=speller.featurizer)
     assert off.correct("pero a mi me encantan").corrected == "pero a mi me encantan"
+
+
+# --- rare forms and enclitic pronouns: accepted as written, never suggested -----------------------
+def tiny_forms() -> FormTable:
+    forms = {"decir": VERB, "diciendo": VERB, "da": VERB, "come": VERB, "cabe": VERB, "refirió": VERB,
+             "avergonzad": VERB, "mamarás": RARE | VERB, "asnas": RARE, "casa": 0}
+    return FormTable(StringTable(**StringTable.arrays(list(forms))), np.asarray(list(forms.values()), dtype=np.uint8))
+
+
+def test_a_verb_with_enclitic_pronouns_is_a_word():
+    forms = tiny_forms()
+    for word in ("decirte", "decírselo", "diciéndole", "dámelo", "cómetelo", "refirióle", "avergonzaos"):
+        assert forms.accepts(word), word
+    # a typo that happens to end like a pronoun: the stem is no infinitive and nothing is accented
+    for word in ("cabeles", "comeme", "comela", "casale", "le", "decirtex"):
+        assert not forms.accepts(word), word
+
+
+def test_rare_forms_are_accepted_and_others_are_not():
+    forms = tiny_forms()
+    assert forms.accepts("mamarás") and forms.accepts("asnas")
+    assert not forms.accepts("casa")  # a form wordfreq lists is the lexicon's to hold, not the table's
+    assert not forms.accepts("mamaras") and not forms.accepts("perro")
+
+
+def test_the_real_form_table_accepts_what_the_lexicon_lacks():
+    forms = FormTable.load("es")
+    for word in ("mamarás", "apercibida", "hiriere", "librad", "destruidores", "diciéndole", "hablóles"):
+        assert forms.accepts(word), word
+    # a plain form beside its accented twin stays an error to correct; typos stay typos
+    for word in ("mamaras", "despues", "tambien", "cmo", "cabeles", "qeu"):
+        assert not forms.accepts(word), word
+
+
+def test_the_speller_leaves_forms_of_the_table_as_written(make_encoder, wordpiece_teacher):
+    entries = {w: LexiconEntry(z, DICTIONARY) for w, z in {"de": 7.5, "la": 7.3, "mamá": 5.0, "amarás": 3.5}.items()}
+    lexicon = Lexicon("es", entries, {"dictionaries": ["pyspellchecker", "simplemma"]})
+    speller = Speller(lexicon, tiny_encoder(make_encoder, wordpiece_teacher), fitted_scorer(language="es"),
+                      SpellerSettings(threshold=0.0))
+    text = "de la mamarás dámelo"
+    assert [e.looked_at for e in speller.correct_words([text.split()])[0]] == [False] * 4
+    assert speller.correct(text).corrected == text
+    # without simplemma among the lexicon's dictionaries there is no form table
+    assert Lexicon("es", entries, {"dictionaries": ["pyspellchecker"]}).forms is None
+    assert not Lexicon("es", entries, {"dictionaries": ["pyspellchecker"]}).accepts("mamarás")

@@ -131,16 +131,16 @@ def join_words(words: list[str], space_before: list[bool]) -> str:
 
 def tokenised_spacing(words: Sequence[str]) -> list[bool]:
     """Whitespace before each of ``words`` as split by a tokenizer (CoNLL files such as WNUT17 and UD),
-    where the text's own spacing is lost: a space before every word except after ``@`` or ``#`` on
-    their own, around ``_`` and in ``u / name``, ``/ r / name``: tokenizers cut ``@Qmechanic``,
-    ``#tbt``, ``md_addam`` and ``/u/name`` there, and a sign alone before a name is far more often such
+    where the text's own spacing is lost: a space before every word except after ``@``, ``#`` or ``\\``
+    on their own, around ``_`` and in ``u / name``, ``/ r / name``: tokenizers cut ``@Qmechanic``,
+    ``#tbt``, ``\\vert``, ``md_addam`` and ``/u/name`` there, and a sign alone before a name is far more often such
     a cut than the sign written apart (``meet @ 5``: a number, left alone either way)."""
     spaces = [True] * len(words)
     wordlike = [w[:1].isalnum() and w[-1:].isalnum() for w in words]
     for i in range(1, len(words)):
         before, word = words[i - 1], words[i]
         after_ok = i + 1 < len(words) and wordlike[i + 1]
-        if before in ("@", "#") and wordlike[i]:
+        if before in ("@", "#", "\\") and wordlike[i]:
             spaces[i] = False
         elif word == "_" and wordlike[i - 1] and after_ok:  # md _ addam
             spaces[i] = spaces[i + 1] = False
@@ -176,6 +176,10 @@ PROTECTED_PATTERNS: dict[str, str] = {
     # a word cut short where a post was truncated: glued to an ellipsis that ends the text, or that
     # only a link follows (``the following stateme…``, ``this girli… https://t.co/x``)
     "cut": r"\w[\w'-]*\u2026(?=\s*(?:https?://\S+\s*)?$)",
+    # TeX: inline math that holds a command or a sub/superscript (``$\vert n\rangle$``, not ``$5 and $10``)
+    # and a command or escape sequence on its own (``\alpha``, ``\nalert``)
+    "math": r"\$\$?(?=[^$\n]*(?:\\\s?[A-Za-z]|[\^_{}]))[^$\n]{1,300}?\$\$?",
+    "command": r"\\[A-Za-z]+",
     "emoticon": (r"(?<!\w)(?:[:;=8][-o'^]?[)(\]\[dDpP/\\|*3oO$@]|[xX][dDpP]|<3|</3|\^[_.]?\^|-_-|o_O|O_o|T_T)"
                  r"(?![\w])"),
 }
@@ -211,7 +215,8 @@ def protected_spans(text: str, patterns: Sequence[str | re.Pattern[str]] = ()) -
     """The character spans of ``text`` that no correction may change: URLs (with or without a
     scheme), e-mail addresses, @handles, #hashtags, file paths, code identifiers (``snake_case``,
     ``camelCase``, dotted names), initials (``U.S.``), numbers with units or ordinal endings (``5km``,
-    ``22 nd``), words cut short where a post was truncated (``stateme…``), emoticons (:data:`PROTECTED_PATTERNS`), and
+    ``22 nd``), words cut short where a post was truncated (``stateme…``), TeX math and commands
+    (``$\\sqrt{n}$``, ``\\alpha``), emoticons (:data:`PROTECTED_PATTERNS`), and
     what the user's ``patterns`` (regular expressions) match. Sorted, possibly overlapping."""
     spans = [m.span() for m in _BUILT_IN.finditer(text) if m.end() > m.start()]
     for regex in compile_patterns(patterns):

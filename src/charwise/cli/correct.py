@@ -71,7 +71,7 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--device", help="where --context smollm2 runs: cpu (default), cuda, cuda:1...")
     c.add_argument("--protect", action="append", default=[], metavar="REGEX",
                    help="leave what this regular expression matches as written (repeatable); URLs, e-mails, "
-                        "@handles, #hashtags, paths, identifiers, numbers and emoticons always are")
+                        "@handles, #hashtags, paths, identifiers, numbers, TeX and emoticons always are")
     c.add_argument("--style", default="standard", choices=("standard", "social"),
                    help="standard (edited text) or social (tweets, chat: corrections unlikely in informal "
                         "text, where unknown words are often names and slang, are undone)")

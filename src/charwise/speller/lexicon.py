@@ -10,7 +10,9 @@ common misspellings (``definately`` Zipf 2.9, ``recieved`` 2.8, ``teh`` 3.0), so
   Books n-grams), shipped with ``symspellpy``;
 * ``simplemma`` (Spanish): the inflected forms of ``simplemma``'s form -> lemma table (823k forms,
   every tense and person of every verb) that wordfreq lists in the language (145k): pyspellchecker's
-  Spanish list lacks most verb forms and even ``hay``, ``está``, ``fue``, ``años``;
+  Spanish list lacks most verb forms and even ``hay``, ``está``, ``fue``, ``años``; the table's
+  other forms, and verbs with enclitic pronouns, are accepted as written but never suggested
+  (:meth:`Lexicon.accepts`, :mod:`charwise.speller.forms`);
 * the teacher's whole-word rows that are alphabetic and that wordfreq lists in the language
   (``teacher=``): the words the model reads as one token are words it has seen many times;
 * user words: ``extra_words`` and word-list files (one word per line, ``#`` comments), and corpora
@@ -55,6 +57,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -71,6 +74,9 @@ from charwise.cache import (
 from charwise.errors import ConfigError
 from charwise.io import atomic_file, check_input_file, iter_lines
 from charwise.languages import SPELLER_LANGUAGES, check_language
+
+if TYPE_CHECKING:
+    from charwise.speller.forms import FormTable
 
 LANGUAGES = SPELLER_LANGUAGES
 #: The spelling dictionaries each language can use (the default is all of them).
@@ -183,10 +189,13 @@ class LexiconEntry:
 class Lexicon:
     """Lower-case words with their Zipf frequency and where they come from (see the module docstring)."""
 
-    def __init__(self, language: str, entries: dict[str, LexiconEntry], description: dict[str, object]) -> None:
+    def __init__(self, language: str, entries: dict[str, LexiconEntry], description: dict[str, object],
+                 cache: bool = True) -> None:
         self.language = check_language(language)
+        self.cache = cache  # read and write the form table (forms) in the cache
         self.entries = entries
         self.description = description
+        self._forms: FormTable | None | Literal[False] = False  # not loaded yet
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -201,6 +210,26 @@ class Lexicon:
         if entry is None:
             return False
         return not entry.capitalised or word[:1].isupper()
+
+    def accepts(self, word: str) -> bool:
+        """Whether ``word`` is left as written: a word of the lexicon (:meth:`knows`) or, where the
+        lexicon has simplemma's forms, one of its rarer forms or a verb with enclitic pronouns
+        (:class:`~charwise.speller.forms.FormTable`: accepted, never suggested)."""
+        if self.knows(word):
+            return True
+        forms = self.forms
+        return forms is not None and forms.accepts(word.lower())
+
+    @property
+    def forms(self) -> FormTable | None:
+        """The language's table of rare forms (loaded on first use), or None."""
+        if self._forms is False:
+            from charwise.speller.forms import FORM_LANGUAGES, FormTable
+
+            dictionaries = self.description.get("dictionaries", ())
+            uses = self.language in FORM_LANGUAGES and isinstance(dictionaries, list) and "simplemma" in dictionaries
+            self._forms = FormTable.load(self.language, self.cache) if uses else None
+        return self._forms
 
     def zipf(self, word: str) -> float:
         """wordfreq's Zipf frequency of the lower-case word (0 when wordfreq does not list it)."""
@@ -265,7 +294,7 @@ class Lexicon:
         what = f"the {language} speller lexicon" + (f" with {added} user word source(s)" if added else "")
         with building(what, path) if cache else contextlib.nullcontext():
             entries = _build_entries(language, dictionaries, teacher, extra, files, texts, min_count)
-            lexicon = cls(language, entries, description)
+            lexicon = cls(language, entries, description, cache)
             if cache:
                 try:
                     _write_cache(entries, path, what)

@@ -185,7 +185,7 @@ class Normaliser:
         found: dict[str, str] = {}
         for normal in self.table.replacements(word):
             found.setdefault(normal, "table")
-        unknown = not self.lexicon.knows(word)
+        unknown = not self.lexicon.accepts(word)
         if self.rules.laughter and unknown:
             standard = laugh(word)
             if standard is not None:
@@ -379,7 +379,7 @@ class Normaliser:
     def _may_change(self, word: str, entry: WordCorrection) -> bool:
         """Whether lower-case ``word`` can have a candidate at all (most words of running text are
         known words that no source proposes anything for: they are passed over at once)."""
-        return (entry.looked_at or entry.changed or not self.lexicon.knows(word) or word in self._apostrophe_words
+        return (entry.looked_at or entry.changed or not self.lexicon.accepts(word) or word in self._apostrophe_words
                 or self.lexicon.zipf(word) < self.rules.respell_below_zipf
                 or bool(self.table.replacements(word)) or self._repeat.search(word) is not None
                 or (self.rules.dropped_g and word.endswith(("in", "in'"))))

@@ -341,7 +341,7 @@ class Speller:
         """(looked at when it starts a sentence, looked at inside one, holds a letter or digit,
         ends a sentence): what :meth:`looked_at` needs to know of a word."""
         look = (self.settings.min_length <= len(word) <= self.settings.max_length and word.isalpha()
-                and not self.lexicon.knows(word)
+                and not self.lexicon.accepts(word)
                 and (word.isascii() or self.language != "en")
                 and not any(c.isupper() for c in word[1:]))
         capital = word[:1].isupper()

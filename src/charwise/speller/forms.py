@@ -1,0 +1,135 @@
+"""Word forms a speller accepts as written but never suggests (Spanish): :class:`FormTable`.
+
+The Spanish lexicon (:mod:`charwise.speller.lexicon`) keeps the forms of ``simplemma``'s form ->
+lemma table that wordfreq lists (145k): a lexicon word is also a suggestion, and a rare form as a
+suggestion turns typos into rare words. The other 680k forms are words all the same (``asnas``,
+``mamarás``, ``apercibida``, ``hiriere``, ``librad``), and correcting them damages clean text: on
+the development verses of the Reina-Valera Bible they were a third of the words the speller
+changed. The form table accepts them as written, without making them suggestions.
+
+It also accepts a verb with enclitic pronouns (``diciéndole``, ``dámelo``, ``avergonzaos``,
+``hablóles``), which no list holds whole: the word cut into a verb form and one or two pronouns
+(``me te se nos os le les lo la los las``). So that a typo is not read as a verb and a pronoun
+(``cabeles`` is not ``cabe`` + ``les``), the verb form must be an infinitive (``decirte``), or the
+word must carry a written accent, which a pronoun's added syllable brings (``dámelo``,
+``diciéndole``, older ``fuése``) and a slip rarely does, or end in ``os`` after an imperative's
+dropped ``d`` (``avergonzaos``).
+
+A plain form is left out when the table also has it with accents (``mamaras`` beside ``mamarás``):
+a missing accent stays an error the speller corrects.
+
+The table is memory-mapped from the cache (``$CHARWISE_CACHE/speller/forms-<language>-<key>``),
+built once from simplemma (a few seconds), shared by every process that reads it.
+
+Example::
+
+    forms = FormTable.load("es")
+    forms.accepts("mamarás"), forms.accepts("dámelo"), forms.accepts("cabeles")   # True, True, False
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+
+import numpy as np
+
+from charwise.cache import StringTable, building, cache_root, map_table, mark_used, save_tables
+
+FORM_LANGUAGES = frozenset({"es"})  # languages with a form table (simplemma's)
+FORMAT = 1  # bump when the table's layout or rules change
+RARE, VERB = 1, 2  # per-form flags: accepted as written (wordfreq does not list it); a verb form
+VERB_LEMMA_ENDINGS = ("ar", "er", "ir", "ír", "arse", "erse", "irse", "írse")
+INFINITIVE_ENDINGS = ("ar", "er", "ir", "ír")
+_SINGLE = ("me", "te", "se", "nos", "os", "le", "les", "lo", "la", "los", "las")
+_FIRST = ("me", "te", "se", "nos", "os")
+_SECOND = ("me", "te", "le", "les", "lo", "la", "los", "las")
+#: enclitic pronouns, one or two, longest first (``selo`` before ``lo``)
+CLITICS = tuple(sorted({*_SINGLE, *(a + b for a in _FIRST for b in _SECOND if a != b)}, key=len, reverse=True))
+MIN_STEM = 2
+
+
+class FormTable:
+    """Forms of a language's form table, each flagged :data:`RARE` and/or :data:`VERB` (see the
+    module docstring)."""
+
+    def __init__(self, table: StringTable, flags: np.ndarray) -> None:
+        if len(flags) != len(table):
+            raise ValueError("one flag per form is needed")
+        self._table = table
+        self._flags = flags
+
+    @classmethod
+    def load(cls, language: str, cache: bool = True) -> "FormTable":
+        """The table of ``language`` (one of :data:`FORM_LANGUAGES`), from the cache or built."""
+        from charwise.speller.lexicon import _version
+
+        key = hashlib.sha256(json.dumps([FORMAT, language, _version("simplemma"), _version("wordfreq")]).encode())
+        path = cache_root() / "speller" / f"forms-{language}-{key.hexdigest()[:16]}.safetensors"
+        if cache and path.is_file():
+            try:
+                table = cls(StringTable(*(map_table(path, n) for n in ("blob", "starts", "slots"))),
+                            map_table(path, "flags"))
+                mark_used(path)
+                return table
+            except (OSError, ValueError, KeyError):  # a damaged cache is rebuilt
+                pass
+        what = f"the {language} table of word forms"
+        with building(what, path) if cache else contextlib.nullcontext():
+            forms, flags = form_flags(language)
+            arrays = {**StringTable.arrays(forms), "flags": flags}
+            if cache:
+                try:
+                    save_tables(arrays, path, what)
+                except OSError:
+                    pass  # a read-only cache costs a rebuild next time, nothing else
+        return cls(StringTable(arrays["blob"], arrays["starts"], arrays["slots"]), arrays["flags"])
+
+    def _flag(self, word: str) -> int:
+        i = self._table.find(word)
+        return int(self._flags[i]) if i >= 0 else 0
+
+    def accepts(self, word: str) -> bool:
+        """Whether lower-case ``word`` is a rare form of the table or a verb with enclitic pronouns."""
+        return bool(self._flag(word) & RARE) or self.enclitic(word)
+
+    def enclitic(self, word: str) -> bool:
+        """Whether lower-case ``word`` is a verb form followed by one or two pronouns (module docstring)."""
+        from charwise.speller.lexicon import strip_accents
+
+        if not word.isalpha():
+            return False
+        accented = strip_accents(word) != word
+        for clitic in CLITICS:
+            if not word.endswith(clitic) or len(word) - len(clitic) < MIN_STEM:
+                continue
+            stem = word[: -len(clitic)]
+            # the stem as written (refirió-le) or without the accent the pronoun brought (dá-me-lo)
+            if not (self._flag(stem) | self._flag(strip_accents(stem))) & VERB:
+                if clitic == "os" and self._flag(stem + "d") & VERB:  # avergonzaos: avergonzad + os
+                    return True
+                continue
+            if accented or stem.endswith(INFINITIVE_ENDINGS):
+                return True
+        return False
+
+
+def form_flags(language: str) -> tuple[list[str], np.ndarray]:
+    """Every form of ``language``'s form table and its flags (see the module docstring)."""
+    from wordfreq import get_frequency_dict
+
+    from charwise.speller.lexicon import _lemma_table, strip_accents
+
+    lemmas = _lemma_table(language)
+    freq = get_frequency_dict(language, "best")
+    forms = sorted(w for w in lemmas if w.isalpha())
+    accented_twins = {strip_accents(w) for w in forms if strip_accents(w) != w}
+    flags = np.zeros(len(forms), dtype=np.uint8)
+    for i, form in enumerate(forms):
+        if freq.get(form, 0.0) == 0 and form not in accented_twins:
+            flags[i] |= RARE
+        if lemmas[form].endswith(VERB_LEMMA_ENDINGS):
+            flags[i] |= VERB
+    return forms, flags
+
