@@ -9,7 +9,12 @@ costs one dictionary look-up per pair.
 * English: symspellpy's bigram dictionary (``frequency_bigramdictionary_en_243_342.txt``,
   242,342 pairs) and its unigram dictionary (``frequency_dictionary_en_82_765.txt``), both
   counted on the same Google Books n-grams; words neither lists come from wordfreq's Zipf
-  frequency on the same scale (a Zipf value is log10 of a word's count per 10^9 words).
+  frequency on the same scale (a Zipf value is log10 of a word's count per 10^9 words). The
+  pairs write contractions without their apostrophe (``i cant``: 82 M, ``i can't``: absent; the
+  word list gives ``can't`` a placeholder count), so a contraction is looked up as the pairs write
+  it (``can't`` as ``cant``) when the word list holds that spelling; after a left neighbour it is
+  read as the word it starts with (``an i'll`` as ``an i``, ``i can't`` as ``i can``), since the
+  counts of ``an ill`` cannot tell ``ill`` from ``i'll``.
 * Spanish: no package ships Spanish bigrams, so both counts are taken from the training verses
   of the Spanish-English Bible (``charwise.translation.data``; the dev and test verses are never
   read), with wordfreq's Spanish unigrams for words the verses lack. Archaic and small: the
@@ -53,16 +58,23 @@ BACKOFF = 0.4  # stupid back-off's factor (Brants et al.)
 CACHE_FORMAT = 1  # the counts cached for a corpus (Spanish); a new format is a new file
 #: tokens across which no context is read: a clause or sentence ends there
 BREAKS = frozenset(".!?;:()[]{}\"…¡¿")
+#: English contraction endings, and the negations whose first word is spelled otherwise (won't: will)
+CONTRACTION_ENDINGS = ("n't", "'ll", "'re", "'ve", "'m", "'d", "'s")
+IRREGULAR_NEGATIONS = {"ca": "can", "wo": "will", "sha": "shall", "ai": "am"}
 
 
 class NgramContext:
     """Unigram and bigram counts of one language, lower-case (see the module docstring)."""
 
     def __init__(self, language: str, unigrams: Mapping[str, float], bigrams: Mapping[str, float],
-                 fallback_zipf: dict[str, float] | None = None, *, total: float | None = None) -> None:
+                 fallback_zipf: dict[str, float] | None = None, *, total: float | None = None,
+                 apostrophes: bool = True) -> None:
         if not unigrams:
             raise ConfigError("a context model needs unigram counts")
         self.language = language
+        # False: the counts write a contraction without its apostrophe (symspellpy's English pairs
+        # count "i can't" as "i cant"), so a word is looked up that way when the counts hold it
+        self.apostrophes = apostrophes
         self.unigrams = unigrams
         self.bigrams = bigrams  # "left right" -> count
         # ``total``: the unigrams' sum, given when they are a CountTable (summing it costs a look-up per word)
@@ -98,8 +110,27 @@ class NgramContext:
         return cls(language, dict(unigrams), dict(bigrams), fallback_zipf)
 
     # --- scores ---------------------------------------------------------------------------------
+    def _form(self, word: str) -> str:
+        """``word`` as the counts write it (see ``apostrophes``)."""
+        if self.apostrophes or "'" not in word:
+            return word
+        plain = word.replace("'", "")
+        return plain if plain in self.unigrams else word
+
+    def _first_word(self, word: str) -> str:
+        """The word that a contraction starts with (``i'll`` -> ``i``, ``can't`` -> ``can``): what
+        follows its left neighbour, where the counts cannot tell ``i'll`` from ``ill``."""
+        if self.apostrophes or "'" not in word:
+            return word
+        for ending in CONTRACTION_ENDINGS:
+            if word.endswith(ending) and len(word) > len(ending):
+                base = word[: -len(ending)]
+                return IRREGULAR_NEGATIONS.get(base, base) if ending == "n't" else base
+        return self._form(word)
+
     def log_unigram(self, word: str) -> float:
         """log10 P(word), wordfreq's Zipf frequency for words the counts lack, floored."""
+        word = self._form(word)
         count = self.unigrams.get(word)
         if count:
             return max(math.log10(count / self.total), FLOOR)
@@ -112,7 +143,8 @@ class NgramContext:
 
     def log_score(self, word: str, previous: str) -> tuple[float, bool]:
         """(log10 score(word | previous) with stupid back-off, whether the pair was counted)."""
-        pair = self.bigrams.get(f"{previous} {word}")
+        previous = self._form(previous)
+        pair = self.bigrams.get(f"{previous} {self._first_word(word)}")
         before = self.unigrams.get(previous)
         if pair and before:
             # at most 0: the pair and word lists were cut at different counts
@@ -219,12 +251,12 @@ def _english_counts() -> NgramContext:
                              for part in ("unigrams", "bigrams"))
         total = float(map_table(path, "total")[0])
         mark_used(path)
-        return NgramContext("en", unigrams, bigrams, total=total)
+        return NgramContext("en", unigrams, bigrams, total=total, apostrophes=False)
     except (OSError, ValueError, KeyError):  # missing or damaged: read from the text files (again)
         pass
     what = "the en bigram context counts (symspellpy's word and pair counts)"
     with building(what, path):
-        context = NgramContext("en", _read_counts(files[0], 1)[0], _read_counts(files[1], 2)[0])
+        context = NgramContext("en", _read_counts(files[0], 1)[0], _read_counts(files[1], 2)[0], apostrophes=False)
         tables = {"total": np.array([context.total])}
         for part, counts in (("unigrams", context.unigrams), ("bigrams", context.bigrams)):
             tables.update({f"{part}_{name}": array for name, array in StringTable.arrays(list(counts)).items()})
