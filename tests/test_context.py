@@ -69,6 +69,32 @@ def test_english_counts_from_symspellpy():
     assert cols["ctx_gap"].tolist()[0] == 0.0 and cols["ctx_gap"][1] < -3
 
 
+def test_contractions_are_read_as_counts_without_apostrophes_write_them():
+    # counts that write "i can't" as "i cant" (symspellpy's English pairs)
+    unigrams = {"i": 100.0, "an": 50.0, "can": 40.0, "cant": 20.0, "ill": 10.0, "be": 30.0, "can't": 1.0,
+                "will": 25.0}
+    bigrams = {"i can": 30.0, "i cant": 15.0, "an ill": 5.0, "ill be": 8.0, "cant go": 4.0, "i will": 12.0}
+    plain = NgramContext("en", unigrams, bigrams, apostrophes=False)
+    # after a neighbour a contraction is the word it starts with; before one it is written as counted
+    assert plain.log_score("can't", "i") == plain.log_score("can", "i") != plain.log_score("cant", "i")
+    # "an i" was never counted: backed off to the contraction's own count, not to the frequent "i"
+    assert plain.log_score("i'll", "an") == (pytest.approx(math.log10(BACKOFF) + plain.log_unigram("ill")), False)
+    assert plain.log_score("i'll", "an")[0] < plain.log_score("ill", "an")[0]
+    assert plain.log_score("be", "i'll") == plain.log_score("be", "ill") and plain.log_score("be", "i'll")[1]
+    assert plain.log_score("go", "can't") == plain.log_score("go", "cant")
+    assert plain.log_unigram("can't") == plain.log_unigram("cant")  # not the list's own placeholder count
+    assert plain.log_score("won't", "i") == plain.log_score("will", "i")
+    # counts that keep apostrophes are read as written
+    kept = NgramContext("en", unigrams, bigrams)
+    assert kept.log_unigram("can't") != kept.log_unigram("cant") and not kept.log_score("be", "i'll")[1]
+
+
+def test_english_contractions_fit_as_the_words_they_stand_for():
+    context = NgramContext.load("en")
+    assert context.log_score("can't", "i")[1] and context.log_score("believe", "can't")[1]
+    assert context.log_score("i'll", "an")[0] < context.log_score("ill", "an")[0]  # an ill-advised term
+
+
 @pytest.mark.slow
 def test_spanish_counts_from_the_training_verses():
     context = NgramContext.load("es")
