@@ -3,10 +3,20 @@ are not (charwise.speller.foreign)."""
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
+from wordfreq import zipf_frequency
 
 from charwise.speller import Speller
-from charwise.speller.foreign import FOREIGN_SHARE, MIN_FOREIGN_WORDS, OTHER_LANGUAGES, ForeignSentences
+from charwise.speller.foreign import (
+    FOREIGN_SHARE,
+    FOREIGN_ZIPF,
+    MIN_FOREIGN_WORDS,
+    OTHER_LANGUAGES,
+    ForeignSentences,
+    foreign_words,
+)
 from conftest import tiny_lexicon
 
 GERMAN = "Im Video kann man sehen , dass der nicht nur in die Menge fährt , sondern auch nochmal zurücksetzt"
@@ -59,3 +69,14 @@ def test_real_speller_leaves_a_foreign_sentence_whole():
         result = speller.correct(text)
         assert result.corrected == text and all(w.protected for w in result.words)
     assert speller.correct("I recieved teh pakage from Müller").corrected == "I received teh package from Müller"
+
+
+def test_the_cached_table_gives_wordfreqs_own_frequencies():
+    languages = OTHER_LANGUAGES["en"]
+    table, zipf_centi = foreign_words(languages)
+    for word in ("dass", "nochmal", "straße", "aujourd", "qnd", "obrigado", "sehen", "the", "lol", "xqzt"):
+        expected = max(zipf_frequency(word, language, wordlist="small") for language in languages)
+        i = table.find(unicodedata.normalize("NFC", word.casefold()))  # wordfreq's key: straße -> strasse
+        found = zipf_centi.item(i) / 100 if i >= 0 else 0.0
+        assert found == (expected if expected >= FOREIGN_ZIPF else 0.0), word
+    assert foreign_words(languages)[0].find("dass") >= 0  # read back from the cache

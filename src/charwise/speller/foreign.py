@@ -13,6 +13,11 @@ lists (``lol``, ``gonna``, ``haha``), on the English side; only lower-case words
 :data:`MIN_FOREIGN_WORDS` words the lexicon lacks is looked at this closely, so clean text costs
 nothing.
 
+The other languages' frequencies are one memory-mapped table in the cache (every word at or above
+:data:`FOREIGN_ZIPF` in one of their lists, with its highest Zipf frequency there; built once in
+about a second): reading the seven word lists themselves cost a third of a second at the first
+sentence of every process.
+
 Example::
 
     >>> from charwise.speller.lexicon import Lexicon
@@ -25,9 +30,16 @@ Example::
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
+import unicodedata
 from collections.abc import Sequence
 
-from charwise.speller.lexicon import Lexicon
+import numpy as np
+
+from charwise.cache import StringTable, building, cache_root, map_table, mark_used, save_tables
+from charwise.speller.lexicon import Lexicon, _version
 
 #: the languages whose words a sentence is checked against, per speller language (English only)
 OTHER_LANGUAGES: dict[str, tuple[str, ...]] = {"en": ("de", "fr", "es", "pt", "it", "nl", "id")}
@@ -36,6 +48,7 @@ FOREIGN_MARGIN = 1.0  # ... and ten times as frequent there as in the speller's 
 MIN_FOREIGN_WORDS = 3  # a sentence needs this many such words...
 FOREIGN_SHARE = 0.5  # ... making at least half of its words (mixed tweets keep their English parts)
 CACHE_SIZE = 100_000  # words whose verdict is remembered, then forgotten at once
+FORMAT = 1  # of the cached table of other languages' words
 
 
 class ForeignSentences:
@@ -45,6 +58,7 @@ class ForeignSentences:
         self.lexicon = lexicon
         self.languages = tuple(languages)
         self._verdicts: dict[str, bool] = {}
+        self._table: tuple[StringTable, np.ndarray] | None = None  # loaded at the first word looked up
 
     @classmethod
     def for_language(cls, lexicon: Lexicon) -> "ForeignSentences | None":
@@ -64,11 +78,48 @@ class ForeignSentences:
     def _foreign(self, word: str) -> bool:
         verdict = self._verdicts.get(word)
         if verdict is None:
-            from wordfreq import zipf_frequency
-
-            best = max(zipf_frequency(word, language, wordlist="small") for language in self.languages)
+            if self._table is None:
+                self._table = foreign_words(self.languages)
+            table, zipf_centi = self._table
+            # wordfreq's own look-up key: case-folded (straße -> strasse), NFC
+            i = table.find(unicodedata.normalize("NFC", word.casefold()))
+            best = zipf_centi.item(i) / 100 if i >= 0 else 0.0
             verdict = best >= FOREIGN_ZIPF and best >= self.lexicon.zipf(word) + FOREIGN_MARGIN
             if len(self._verdicts) >= CACHE_SIZE:
                 self._verdicts.clear()
             self._verdicts[word] = verdict
         return verdict
+
+
+def foreign_words(languages: Sequence[str]) -> tuple[StringTable, np.ndarray]:
+    """Every word at or above :data:`FOREIGN_ZIPF` in wordfreq's small list of one of ``languages``,
+    and its highest Zipf frequency among them in hundredths (what ``wordfreq.zipf_frequency`` gives),
+    from the cache or built once."""
+    key = hashlib.sha256(json.dumps([FORMAT, sorted(languages), FOREIGN_ZIPF, _version("wordfreq")]).encode())
+    path = cache_root() / "speller" / f"foreign-{key.hexdigest()[:16]}.safetensors"
+    if path.is_file():
+        try:
+            table = StringTable(*(map_table(path, name) for name in ("blob", "starts", "slots")))
+            zipf_centi = map_table(path, "zipf_centi")
+            if len(zipf_centi) == len(table):
+                mark_used(path)
+                return table, zipf_centi
+        except (OSError, ValueError, KeyError):  # a damaged cache is rebuilt
+            pass
+    from wordfreq import get_frequency_dict
+
+    what = f"the table of {', '.join(languages)} words (sentences in another language)"
+    with building(what, path):
+        best: dict[str, int] = {}
+        for language in languages:
+            for word, frequency in get_frequency_dict(language, "small").items():
+                centi = round(round(math.log10(frequency) + 9, 2) * 100) if frequency > 0 else 0
+                if centi >= FOREIGN_ZIPF * 100 and centi > best.get(word, 0):
+                    best[word] = centi
+        words = list(best)
+        arrays = {**StringTable.arrays(words), "zipf_centi": np.asarray([best[w] for w in words], dtype=np.int16)}
+        try:
+            save_tables(arrays, path, what)
+        except OSError:
+            pass  # a read-only cache costs a rebuild next time, nothing else
+    return StringTable(arrays["blob"], arrays["starts"], arrays["slots"]), arrays["zipf_centi"]
