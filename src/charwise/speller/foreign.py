@@ -15,7 +15,7 @@ nothing.
 
 The other languages' frequencies are one memory-mapped table in the cache (every word at or above
 :data:`FOREIGN_ZIPF` in one of their lists, with its highest Zipf frequency there; built once in
-about a second): reading the seven word lists themselves cost a third of a second at the first
+under a second): reading the seven word lists themselves cost a third of a second at the first
 sentence of every process.
 
 Example::
