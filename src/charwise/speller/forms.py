@@ -41,6 +41,8 @@ from charwise.cache import StringTable, building, cache_root, map_table, mark_us
 FORM_LANGUAGES = frozenset({"es"})  # languages with a form table (simplemma's)
 FORMAT = 1  # bump when the table's layout or rules change
 RARE, VERB = 1, 2  # per-form flags: accepted as written (wordfreq does not list it); a verb form
+# a form whose lemma ends like an infinitive counts as a verb form: simplemma gives no part of
+# speech, so a noun such as lugar or mujer counts too (lugarle is no typo anyone makes)
 VERB_LEMMA_ENDINGS = ("ar", "er", "ir", "ír", "arse", "erse", "irse", "írse")
 INFINITIVE_ENDINGS = ("ar", "er", "ir", "ír")
 _SINGLE = ("me", "te", "se", "nos", "os", "le", "les", "lo", "la", "los", "las")
