@@ -1,4 +1,5 @@
-"""Spanish: inflected forms in the lexicon, accent-dropped spellings out of it, missing accents put back."""
+"""Spanish: inflected forms in the lexicon, accent-dropped spellings out of it, missing accents put back;
+forms accepted as written but never suggested (Spanish rare forms and enclitics, Early Modern English)."""
 
 from __future__ import annotations
 
@@ -196,3 +197,14 @@ def test_the_speller_leaves_forms_of_the_table_as_written(make_encoder, wordpiec
     # without simplemma among the lexicon's dictionaries there is no form table
     assert Lexicon("es", entries, {"dictionaries": ["pyspellchecker"]}).forms is None
     assert not Lexicon("es", entries, {"dictionaries": ["pyspellchecker"]}).accepts("mamarás")
+
+
+def test_early_modern_english_verb_forms_are_accepted_and_superlative_slips_are_not():
+    common = {"give": 5.5, "go": 6.5, "carry": 5.0, "call": 5.2, "called": 5.0, "trust": 4.8, "big": 5.5,
+              "biggest": 4.6, "thin": 4.5, "thinnest": 3.0, "happy": 5.3, "happiest": 3.5, "deal": 5.0}
+    lexicon = Lexicon("en", {w: LexiconEntry(z, DICTIONARY) for w, z in common.items()}, {})
+    for word in ("giveth", "goeth", "carrieth", "givest", "calledst", "trustest", "dealeth", "Giveth"):
+        assert lexicon.accepts(word), word
+    for word in ("bigest", "thinest", "happyest", "recieveth", "teh", "xyzeth"):
+        assert not lexicon.accepts(word), word
+    assert not lexicon.knows("giveth")  # accepted as written, never a suggestion

@@ -1,4 +1,5 @@
-"""Word forms a speller accepts as written but never suggests (Spanish): :class:`FormTable`.
+"""Word forms a speller accepts as written but never suggests: :class:`FormTable` (Spanish) and
+:func:`archaic_verb` (English).
 
 The Spanish lexicon (:mod:`charwise.speller.lexicon`) keeps the forms of ``simplemma``'s form ->
 lemma table that wordfreq lists (145k): a lexicon word is also a suggestion, and a rare form as a
@@ -19,6 +20,10 @@ dropped ``d`` (``avergonzaos``).
 A plain form is left out when the table also has it with accents (``mamaras`` beside ``mamarás``):
 a missing accent stays an error the speller corrects.
 
+English has no form table, but the Early Modern English forms of a common verb (``giveth``,
+``goeth``, ``givest``, ``calledst``: the King James Bible's) are accepted the same way
+(:func:`archaic_verb`): on its development verses they were 18 of the 21 words the speller changed.
+
 The table is memory-mapped from the cache (``$CHARWISE_CACHE/speller/forms-<language>-<key>``),
 built once from simplemma (a few seconds), shared by every process that reads it.
 
@@ -33,10 +38,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from charwise.cache import StringTable, building, cache_root, map_table, mark_used, save_tables
+
+if TYPE_CHECKING:
+    from charwise.speller.lexicon import Lexicon
 
 FORM_LANGUAGES = frozenset({"es"})  # languages with a form table (simplemma's)
 FORMAT = 1  # bump when the table's layout or rules change
@@ -116,6 +125,37 @@ class FormTable:
             if accented or stem.endswith(INFINITIVE_ENDINGS):
                 return True
         return False
+
+
+ARCHAIC_MIN_ZIPF = 3.0  # the verb must be a common word (once per million words or more)
+
+
+def archaic_verb(word: str, lexicon: Lexicon) -> bool:
+    """Whether lower-case ``word`` is an Early Modern English form of a common word of ``lexicon``:
+    ``-eth`` (``giveth``, ``passeth``, ``carrieth``), ``-est`` (``givest``, ``trustest``) or
+    ``-edst`` (``calledst``). An ``-est`` word that is a slip in a superlative (``bigest`` for
+    ``biggest``, ``happyest`` for ``happiest``) is not one."""
+    if len(word) < 5 or not word.isalpha():
+        return False
+    if word.endswith("edst"):
+        return _common(word[:-2], lexicon)  # called + st
+    ending = word[-3:]
+    if ending not in ("eth", "est"):
+        return False
+    stem = word[:-3]
+    bases = [stem, stem + "e"]  # trust-est, giv(e)-eth
+    if len(stem) >= 3 and stem[-1] == stem[-2]:
+        bases.append(stem[:-1])  # shutt-eth
+    if stem.endswith("i"):
+        bases.append(stem[:-1] + "y")  # carri-eth
+    slips = [b + b[-1] + "est" for b in bases if b] + [b[:-1] + "iest" for b in bases if b.endswith("y")]
+    if ending == "est" and any(lexicon.knows(slip) for slip in slips):
+        return False  # bigest: biggest; thinest: thinnest; happyest: happiest
+    return any(_common(base, lexicon) for base in bases)
+
+
+def _common(word: str, lexicon: Lexicon) -> bool:
+    return len(word) >= 2 and lexicon.knows(word) and lexicon.zipf(word) >= ARCHAIC_MIN_ZIPF
 
 
 def form_flags(language: str) -> tuple[list[str], np.ndarray]:

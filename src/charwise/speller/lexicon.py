@@ -214,9 +214,15 @@ class Lexicon:
     def accepts(self, word: str) -> bool:
         """Whether ``word`` is left as written: a word of the lexicon (:meth:`knows`) or, where the
         lexicon has simplemma's forms, one of its rarer forms or a verb with enclitic pronouns
-        (:class:`~charwise.speller.forms.FormTable`: accepted, never suggested)."""
+        (:class:`~charwise.speller.forms.FormTable`); in English, the Early Modern English form of a
+        common verb (``giveth``, ``calledst``: :func:`~charwise.speller.forms.archaic_verb`).
+        Accepted, never suggested."""
         if self.knows(word):
             return True
+        if self.language == "en":
+            from charwise.speller.forms import archaic_verb
+
+            return archaic_verb(word.lower(), self)
         forms = self.forms
         return forms is not None and forms.accepts(word.lower())
 
