@@ -16,6 +16,7 @@ those no longer used (``charwise cache info|prune``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -27,7 +28,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -160,6 +161,28 @@ def map_table(path: Path, name: str) -> np.ndarray:
         raise ValueError(f"{path}: the file ends before {name} does")
     mapped = np.memmap(path, dtype=dtype, mode="r", offset=8 + int(size) + start, shape=shape)
     return mapped.view(np.ndarray)  # the same pages; a plain array indexes several times faster than a memmap
+
+
+def mapped_or_built(path: Path, what: str, names: Sequence[str], build: Callable[[], dict[str, np.ndarray]],
+                    cache: bool = True) -> dict[str, np.ndarray]:
+    """The arrays ``names`` of the cache entry ``path``, memory-mapped (:func:`map_table`); when it is
+    missing or damaged (or ``cache`` is False), ``build()``'s arrays, saved there for next time
+    (:func:`building` says so on stderr; a cache that cannot be written costs a rebuild, nothing else)."""
+    if cache and path.is_file():
+        try:
+            arrays = {name: map_table(path, name) for name in names}
+            mark_used(path)
+            return arrays
+        except (OSError, ValueError, KeyError):  # a damaged entry is rebuilt
+            pass
+    with building(what, path) if cache else contextlib.nullcontext():
+        arrays = build()
+        if cache:
+            try:
+                save_tables(arrays, path, what)
+            except OSError:
+                pass
+    return arrays
 
 
 #: What each kind of entry is, by the start of its name (entries that predate the header's ``what``)

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from charwise.cache import StringTable, building, cache_root, map_table, mark_used, save_tables
+from charwise.cache import StringTable, cache_root, mapped_or_built
 from charwise.speller.lexicon import Lexicon, _version
 
 #: the languages whose words a sentence is checked against, per speller language (English only)
@@ -97,19 +97,10 @@ def foreign_words(languages: Sequence[str]) -> tuple[StringTable, np.ndarray]:
     from the cache or built once."""
     key = hashlib.sha256(json.dumps([FORMAT, sorted(languages), FOREIGN_ZIPF, _version("wordfreq")]).encode())
     path = cache_root() / "speller" / f"foreign-{key.hexdigest()[:16]}.safetensors"
-    if path.is_file():
-        try:
-            table = StringTable(*(map_table(path, name) for name in ("blob", "starts", "slots")))
-            zipf_centi = map_table(path, "zipf_centi")
-            if len(zipf_centi) == len(table):
-                mark_used(path)
-                return table, zipf_centi
-        except (OSError, ValueError, KeyError):  # a damaged cache is rebuilt
-            pass
-    from wordfreq import get_frequency_dict
 
-    what = f"the table of {', '.join(languages)} words (sentences in another language)"
-    with building(what, path):
+    def build() -> dict[str, np.ndarray]:
+        from wordfreq import get_frequency_dict
+
         best: dict[str, int] = {}
         for language in languages:
             for word, frequency in get_frequency_dict(language, "small").items():
@@ -117,9 +108,8 @@ def foreign_words(languages: Sequence[str]) -> tuple[StringTable, np.ndarray]:
                 if centi >= FOREIGN_ZIPF * 100 and centi > best.get(word, 0):
                     best[word] = centi
         words = list(best)
-        arrays = {**StringTable.arrays(words), "zipf_centi": np.asarray([best[w] for w in words], dtype=np.int16)}
-        try:
-            save_tables(arrays, path, what)
-        except OSError:
-            pass  # a read-only cache costs a rebuild next time, nothing else
+        return {**StringTable.arrays(words), "zipf_centi": np.asarray([best[w] for w in words], dtype=np.int16)}
+
+    what = f"the table of {', '.join(languages)} words (sentences in another language)"
+    arrays = mapped_or_built(path, what, ("blob", "starts", "slots", "zipf_centi"), build)
     return StringTable(arrays["blob"], arrays["starts"], arrays["slots"]), arrays["zipf_centi"]

@@ -35,14 +35,13 @@ Example::
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from charwise.cache import StringTable, building, cache_root, map_table, mark_used, save_tables
+from charwise.cache import StringTable, cache_root, mapped_or_built
 
 if TYPE_CHECKING:
     from charwise.speller.lexicon import Lexicon
@@ -79,23 +78,13 @@ class FormTable:
 
         key = hashlib.sha256(json.dumps([FORMAT, language, _version("simplemma"), _version("wordfreq")]).encode())
         path = cache_root() / "speller" / f"forms-{language}-{key.hexdigest()[:16]}.safetensors"
-        if cache and path.is_file():
-            try:
-                table = cls(StringTable(*(map_table(path, n) for n in ("blob", "starts", "slots"))),
-                            map_table(path, "flags"))
-                mark_used(path)
-                return table
-            except (OSError, ValueError, KeyError):  # a damaged cache is rebuilt
-                pass
-        what = f"the {language} table of word forms"
-        with building(what, path) if cache else contextlib.nullcontext():
+
+        def build() -> dict[str, np.ndarray]:
             forms, flags = form_flags(language)
-            arrays = {**StringTable.arrays(forms), "flags": flags}
-            if cache:
-                try:
-                    save_tables(arrays, path, what)
-                except OSError:
-                    pass  # a read-only cache costs a rebuild next time, nothing else
+            return {**StringTable.arrays(forms), "flags": flags}
+
+        arrays = mapped_or_built(path, f"the {language} table of word forms", ("blob", "starts", "slots", "flags"),
+                                 build, cache)
         return cls(StringTable(arrays["blob"], arrays["starts"], arrays["slots"]), arrays["flags"])
 
     def _flag(self, word: str) -> int:
