@@ -188,6 +188,14 @@ def test_informal_text_is_normalised_with_kinds_and_offsets(speller):
 
 
 @pytest.mark.real
+def test_a_valid_word_becomes_a_contraction_only_with_the_word_after(speller):
+    assert speller.correct("i cant stand it").corrected == "i can't stand it"
+    # "me ill" and "me i'll" are both English to the left-hand pair: nothing after, nothing changed
+    assert speller.correct("you keep making me ill~").corrected == "you keep making me ill~"
+    assert speller.correct("an ill - advised term").corrected == "an ill - advised term"
+
+
+@pytest.mark.real
 def test_normalisation_can_be_switched_off_and_names_are_left(speller):
     plain = Speller(speller.lexicon, speller.encoder, speller.scorer, SpellerSettings(changes=SPELLING),
                     featurizer=speller.featurizer)

@@ -208,3 +208,6 @@ def test_early_modern_english_verb_forms_are_accepted_and_superlative_slips_are_
     for word in ("bigest", "thinest", "happyest", "recieveth", "teh", "xyzeth"):
         assert not lexicon.accepts(word), word
     assert not lexicon.knows("giveth")  # accepted as written, never a suggestion
+    # a laugh or a sign-off is no misspelling of "he"; a letter drawn out is another matter
+    assert lexicon.accepts("hehe") and lexicon.accepts("hahaha") and lexicon.accepts("xoxo")
+    assert not lexicon.accepts("kkkkkk") and not lexicon.accepts("hehex")

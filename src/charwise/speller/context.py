@@ -110,7 +110,7 @@ class NgramContext:
         return cls(language, dict(unigrams), dict(bigrams), fallback_zipf)
 
     # --- scores ---------------------------------------------------------------------------------
-    def _form(self, word: str) -> str:
+    def counted_form(self, word: str) -> str:
         """``word`` as the counts write it (see ``apostrophes``)."""
         if self.apostrophes or "'" not in word:
             return word
@@ -126,11 +126,11 @@ class NgramContext:
             if word.endswith(ending) and len(word) > len(ending):
                 base = word[: -len(ending)]
                 return IRREGULAR_NEGATIONS.get(base, base) if ending == "n't" else base
-        return self._form(word)
+        return self.counted_form(word)
 
     def log_unigram(self, word: str) -> float:
         """log10 P(word), wordfreq's Zipf frequency for words the counts lack, floored."""
-        word = self._form(word)
+        word = self.counted_form(word)
         count = self.unigrams.get(word)
         if count:
             return max(math.log10(count / self.total), FLOOR)
@@ -143,7 +143,7 @@ class NgramContext:
 
     def log_score(self, word: str, previous: str) -> tuple[float, bool]:
         """(log10 score(word | previous) with stupid back-off, whether the pair was counted)."""
-        previous = self._form(previous)
+        previous = self.counted_form(previous)
         pair = self.bigrams.get(f"{previous} {self._first_word(word)}")
         before = self.unigrams.get(previous)
         if pair and before:

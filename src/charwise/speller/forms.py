@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -141,6 +142,17 @@ def archaic_verb(word: str, lexicon: Lexicon) -> bool:
     if ending == "est" and any(lexicon.knows(slip) for slip in slips):
         return False  # bigest: biggest; thinest: thinnest; happyest: happiest
     return any(_common(base, lexicon) for base in bases)
+
+
+def repeated_syllable(word: str) -> bool:
+    """Whether lower-case ``word`` is two or three letters written again and again (``hehe``,
+    ``hahaha``, ``xoxo``): a laugh or a sign-off, which no English annotator changes (the LexNorm
+    2015 training tweets keep every ``haha`` and ``hahaha``), not a misspelling of ``he``."""
+    found = _REPEATED_SYLLABLE.fullmatch(word)
+    return found is not None and len(set(found.group(1))) > 1  # kkkkkk is one letter drawn out
+
+
+_REPEATED_SYLLABLE = re.compile(r"([a-z]{2,3})\1+")
 
 
 def _common(word: str, lexicon: Lexicon) -> bool:

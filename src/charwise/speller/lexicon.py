@@ -215,14 +215,14 @@ class Lexicon:
         """Whether ``word`` is left as written: a word of the lexicon (:meth:`knows`) or, where the
         lexicon has simplemma's forms, one of its rarer forms or a verb with enclitic pronouns
         (:class:`~charwise.speller.forms.FormTable`); in English, the Early Modern English form of a
-        common verb (``giveth``, ``calledst``: :func:`~charwise.speller.forms.archaic_verb`).
-        Accepted, never suggested."""
+        common verb (``giveth``, ``calledst``: :func:`~charwise.speller.forms.archaic_verb`) and a
+        syllable written again and again (``hehe``). Accepted, never suggested."""
         if self.knows(word):
             return True
         if self.language == "en":
-            from charwise.speller.forms import archaic_verb
+            from charwise.speller.forms import archaic_verb, repeated_syllable
 
-            return archaic_verb(word.lower(), self)
+            return archaic_verb(word.lower(), self) or repeated_syllable(word.lower())
         forms = self.forms
         return forms is not None and forms.accepts(word.lower())
 

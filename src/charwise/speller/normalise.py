@@ -370,7 +370,10 @@ class Normaliser:
 
     def _fits_better(self, word: str, cand: str, left: str | None, right: str | None) -> bool:
         """Whether ``cand`` fits between ``left`` and ``right`` at least as well as ``word``, or nothing
-        can be said (no neighbour, or no counted pair either way)."""
+        can be said (no neighbour, or no counted pair either way). A contraction the counts write as
+        the word itself (``i'll`` counted as ``ill``) needs the word after: only there do they differ."""
+        if right is None and cand != word and self.context.counted_form(cand) == word:
+            return False
         if left is None and right is None:
             return True
         (fit, seen), (base, base_seen) = self._fit(cand, left, right), self._fit(word, left, right)
