@@ -130,6 +130,37 @@ def test_the_device_is_the_models_unless_given(tiny_llama_teacher):
             LMReranker.from_teacher(tiny_llama_teacher, device="cuda")
 
 
+def test_precision_casts_the_model_and_keeps_its_scores(tiny_llama_teacher, tmp_path):
+    import copy
+
+    from charwise.devices import cpu_has_native_bf16, inference_dtype
+
+    full = LMReranker.from_teacher(tiny_llama_teacher)
+    assert full.model.dtype == torch.float32  # no precision given: the model's own
+    half = LMReranker(copy.deepcopy(tiny_llama_teacher.model), tiny_llama_teacher.tokenizer, precision="bfloat16")
+    assert half.model.dtype == torch.bfloat16
+    texts = ["I would like to go home.", "The package came, didn't it?"]
+    assert half.score_texts(texts) == pytest.approx(full.score_texts(texts), rel=0.02)
+    cpu = torch.device("cpu")
+    assert inference_dtype("float32", cpu) == torch.float32 and inference_dtype("bfloat16", cpu) == torch.bfloat16
+    assert inference_dtype("auto", cpu) == (torch.bfloat16 if cpu_has_native_bf16() else torch.float32)
+    with pytest.raises(ConfigError, match="unknown precision 'half'; known: auto, float32, bfloat16"):
+        inference_dtype("half", cpu)
+    flags = tmp_path / "cpuinfo"
+    for line, native in (("flags\t\t: fpu avx2 avx512f avx512_bf16\n", True), ("flags\t: fpu avx2 amx_bf16\n", True),
+                         ("flags\t\t: fpu avx2 avx512f\n", False)):
+        flags.write_text("processor\t: 0\n" + line, encoding="utf-8")
+        assert cpu_has_native_bf16(str(flags)) is native
+    assert cpu_has_native_bf16(str(tmp_path / "missing")) is False
+
+
+def test_cli_precision_choices_are_the_libraries():
+    from charwise.cli.correct import PRECISION_CHOICES
+    from charwise.devices import PRECISIONS
+
+    assert PRECISION_CHOICES == PRECISIONS
+
+
 # --- decisions -----------------------------------------------------------------------------------------
 def test_choose_and_variants():
     assert choose([-30.0, -20.0, -25.0], [0.5, 0.3, 0.2], weight=1.0, margin=2.0) == 1
@@ -193,6 +224,35 @@ def test_the_speller_hook_is_off_by_default_and_on_with_a_context_model(tiny_spe
     assert tiny_speller.correct(text).corrected == text
 
 
+def test_social_style_leaves_the_second_reading_to_a_normaliser_that_reads_the_model(tiny_speller,
+                                                                                     tiny_llama_teacher):
+    read: list[int] = []
+
+    class Counting(Scripted):
+        def rerank(self, sentences, corrected):
+            read.append(len(sentences))
+            return 0
+
+    class ReadingNormaliser:  # what the speller asks of its normaliser here: whether its judge reads the model
+        lm_judge: object | None = object()
+
+        def apply(self, *args, **kwargs) -> None:
+            pass
+
+    normaliser = ReadingNormaliser()
+    tiny_speller.context_model = Counting.from_teacher(tiny_llama_teacher)
+    tiny_speller.settings.changes = (*tiny_speller.settings.changes, "normalisation")
+    tiny_speller._normaliser = normaliser
+    tiny_speller.correct("the house said recieve")
+    assert read == [1]  # standard style: the rerank reads the words in doubt
+    tiny_speller.settings.style = "social"
+    tiny_speller.correct("the house said recieve")
+    assert read == [1]  # social style: the normaliser's judge reads them with the model
+    normaliser.lm_judge = None
+    tiny_speller.correct("the house said recieve")
+    assert read == [1, 1]  # a judge that does not read the model leaves it to the rerank
+
+
 # --- errors --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kwargs, message", [
     ({"batch_size": 0}, "batch_size must be an integer >= 1"),
@@ -235,6 +295,7 @@ def test_correct_command_refuses_bad_context_options_in_one_line(capsys):
     err = capsys.readouterr().err
     assert stop.value.code == 2 and "invalid choice: 'bert'" in err and err.count("\n") == 1, err
     for argv, message in ((["correct", "--text", "x", "--device", "cuda"], "--device is where --context smollm2"),
+                          (["correct", "--text", "x", "--precision", "float32"], "--precision is the dtype"),
                           (["correct", "--text", "x", "--context", "smollm2", "--language", "es"], "English only"),
                           (["correct", "--text", "x", "--context", "smollm2", "--device", "gpu0"], "unknown device")):
         assert main(argv) == 2, argv

@@ -44,6 +44,7 @@ from charwise.io import (
 CORRECT_BLOCK = 256  # lines corrected at a time (the first block is one line, so output starts at once)
 LANGUAGE_CHOICES = ("en", "es")
 CONTEXT_CHOICES = ("ngram", "smollm2")  # charwise.speller.neural.CONTEXT_MODELS (not imported: startup time)
+PRECISION_CHOICES = ("auto", "float32", "bfloat16")  # charwise.devices.PRECISIONS (not imported: it imports torch)
 # charwise.speller.corrections.CHANGE_KINDS (not imported: startup time; a test keeps them equal)
 CHANGE_KINDS = ("spelling", "real_word", "accent", "normalisation", "split")
 
@@ -69,6 +70,9 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--context", default="ngram", choices=CONTEXT_CHOICES,
                    help="context for words in doubt: ngram (bigrams, fast) or smollm2 (a neural LM, English only)")
     c.add_argument("--device", help="where --context smollm2 runs: cpu (default), cuda, cuda:1...")
+    c.add_argument("--precision", choices=PRECISION_CHOICES,
+                   help="the dtype --context smollm2 runs in: auto (bfloat16 where the CPU or GPU computes it "
+                        "natively, else float32; the default), float32 or bfloat16")
     c.add_argument("--protect", action="append", default=[], metavar="REGEX",
                    help="leave what this regular expression matches as written (repeatable); URLs, e-mails, "
                         "@handles, #hashtags, paths, identifiers, numbers, TeX and emoticons always are")
@@ -104,7 +108,7 @@ def add_parser(sub: Any) -> None:
 
 
 CORRECT_OPTIONS = ("language", "encoder", "scorer", "threshold", "suggestions", "json", "plain", "context", "protect",
-                   "style", "skip", "errors", "max_line_chars")  # the options that change the output
+                   "style", "skip", "errors", "max_line_chars", "precision")  # the options that change the output
 CHUNK_LINES = 256  # lines a worker corrects at a time (--workers above 1) ...
 CHUNK_CHARS = 1 << 20  # ... or fewer, once they hold this many characters
 SPELLER_LOADER = "charwise.cli.correct:load_speller"  # what each worker process loads, once
@@ -119,6 +123,8 @@ def cmd_correct(args: argparse.Namespace) -> int:
     from charwise.words import compile_patterns
 
     compile_patterns(args.protect)  # a bad pattern is refused before anything loads
+    if args.context == "ngram" and args.precision is not None:
+        raise ConfigError("--precision is the dtype --context smollm2 runs in; the ngram context has none")
     if args.device is not None:
         if args.context == "ngram":
             raise ConfigError("--device is where --context smollm2 runs; the ngram context needs none")
@@ -167,12 +173,12 @@ def cmd_correct(args: argparse.Namespace) -> int:
 
 
 SPELLER_OPTIONS = ("language", "encoder", "scorer", "lexicon", "threshold", "suggestions", "protect", "style", "skip",
-                   "context", "device")
+                   "context", "device", "precision")
 
 
 def load_speller(mode: str, language: str, encoder: str | None, scorer: str | None, lexicon: list[str],
                  threshold: float | None, suggestions: int, protect: list[str], style: str, skip: list[str],
-                 context: str, device: str | None) -> tuple[Any, str]:
+                 context: str, device: str | None, precision: str | None) -> tuple[Any, str]:
     """The speller ``correct`` runs, from its options (once per worker process), and the output mode."""
     from charwise.speller import Speller, SpellerSettings
 
@@ -180,7 +186,7 @@ def load_speller(mode: str, language: str, encoder: str | None, scorer: str | No
                            settings=SpellerSettings(threshold=threshold, suggestions=suggestions,
                                                     protect=tuple(protect), style=style,
                                                     changes=tuple(k for k in CHANGE_KINDS if k not in skip)),
-                           context=context, device=device)
+                           context=context, device=device, precision=precision or "auto")
     return speller, mode
 
 

@@ -13,18 +13,16 @@ For each word it is asked about, the speller
 3. **judges** the best one: the probability that the written word is a misspelling of it, against
    a valid word the lexicon lacks (a name, a new word).
 
-The :class:`Speller` itself remembers scores (running text repeats its unknown words), decides which
-words to look at (the rules below) and which to change.
-
-:meth:`Speller.correct` changes a word only when that probability reaches the threshold (tuned on
-dev text so that clean text is left alone). Words are left alone without a look when they are
-known to the lexicon, not alphabetic, shorter than ``min_length`` or longer than ``max_length``,
-with a capital after the first letter (``NASA``, ``SOUTER``, ``McDonal``) or capitalised inside a
-sentence (``Wycombe``, ``Shiite``: names far more often than errors) or, in English, with letters outside ASCII
-(``Jürgen``: a foreign word or name); a capitalised first word of a sentence is read lower-case,
-changed only at ``capital_threshold`` (0.95) and keeps its capital. In Spanish, an unknown word
-whose best candidate only puts back its missing accents (``despues`` -> ``después``) is changed at
-``accent_threshold`` (0: whenever the ranking puts that candidate first).
+The :class:`Speller` remembers scores (running text repeats its unknown words) and decides which words to look
+at (the rules below) and which to change: :meth:`Speller.correct` changes a word only when that probability
+reaches the threshold (tuned on dev text so that clean text is left alone). Words are left alone without a
+look when they are known to the lexicon, not alphabetic, shorter than ``min_length`` or longer than
+``max_length``, with a capital after the first letter (``NASA``, ``SOUTER``, ``McDonal``) or capitalised
+inside a sentence (``Wycombe``, ``Shiite``: names far more often than errors) or, in English, with letters
+outside ASCII (``Jürgen``: a foreign word or name); a capitalised first word of a sentence is read lower-case,
+changed only at ``capital_threshold`` (0.95) and keeps its capital. In Spanish, an unknown word whose best
+candidate only puts back its missing accents (``despues`` -> ``después``) is changed at ``accent_threshold``
+(0: whenever the ranking puts that candidate first).
 
 Valid words can be the wrong word too (``went to there house``): in English, a known word of a
 confusion set is changed to another member when the sentence's bigram counts favour it a hundred
@@ -176,11 +174,11 @@ class Speller:
     def load(cls, language: str = "en", *, encoder: str | WordEncoder | None = None,
              scorer: str | os.PathLike | None = None, lexicon: Lexicon | None = None,
              word_files: tuple[str | os.PathLike, ...] = (), settings: SpellerSettings | None = None,
-             context: str | None = None, device: str | None = None) -> "Speller":
+             context: str | None = None, device: str | None = None, precision: str = "auto") -> "Speller":
         """The speller of ``language`` with its shipped encoder and scorer (or the ones given);
         ``word_files`` add words to the lexicon (one per line). ``context``: ``"ngram"`` (or None,
         the default: the scorer's bigram evidence alone) or ``"smollm2"`` (SmolLM2 judges the words
-        in doubt again, on ``device``; English only: :mod:`charwise.speller.neural`).
+        in doubt again, on ``device`` at ``precision``; English only: :mod:`charwise.speller.neural`).
 
         A CNN encoder named by a string (the shipped ones are) runs in numpy and the scorer is read
         as arrays (:class:`~charwise.speller.scoring.ScorerArrays`): the speller then never imports
@@ -207,7 +205,7 @@ class Speller:
                 if context not in (None, "ngram"):
                     from charwise.speller.neural import load_context_model
 
-                    speller.context_model = load_context_model(context, language, device=device)
+                    speller.context_model = load_context_model(context, language, device=device, precision=precision)
                 return speller
             finally:
                 random.setstate(python_state)
@@ -495,6 +493,8 @@ class Speller:
         return self._real_word_checker
 
     def _rerank(self, sentences: list[list[str]], corrected: list[list[WordCorrection]]) -> None:
-        """The context model's second look at the words in doubt, in place (none without one)."""
-        if self.context_model is not None:
+        """The context model's second look at the words in doubt, in place (none without one); not in social
+        style when the normaliser's judge reads the model: it re-reads those words (docs/correction.md)."""
+        normaliser = self.normaliser if self.settings.style == "social" else None
+        if self.context_model is not None and (normaliser is None or normaliser.lm_judge is None):
             self.context_model.rerank(sentences, corrected)
