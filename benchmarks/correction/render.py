@@ -181,3 +181,14 @@ def render_cycle_loops(data: dict[str, Any]) -> Lines:
              pct(r["heldin_encoder_noisy"]), pct(r["heldout_encoder_clean"])] for r in data["rows"]]
     return lines + table(["run", "misspellings top-1 / 10", "one typo top-1", "avg_prec", "cosine", "held-out p@1",
                           "dec: rows", "dec: noisy", "dec: held-out"], rows, right=set(range(1, 9)))
+
+
+def render_lm_precision(data: dict[str, Any]) -> Lines:
+    """benchmarks/lm_precision.py: SmolLM2 in float32 and bfloat16 as the context model."""
+    lines = [f"{data['roles']}; {data['torch_threads']} torch threads, bfloat16 "
+             f"{'native' if data['native_bf16'] else 'emulated'} on this CPU.", ""]
+    rows = [[name, f"{r['texts']:,}", f"{r['float32']['texts_per_s']:g}", f"{r['bfloat16']['texts_per_s']:g}",
+             f"{r['speed_up']:g}x", f"{r['float32']['changes']:,} / {r['bfloat16']['changes']:,}",
+             str(len(r["differing_words"]))] for name, r in data["sets"].items()]
+    return lines + table(["set", "texts", "float32, texts/s", "bfloat16, texts/s", "speed-up",
+                          "changes (float32 / bfloat16)", "words output differently"], rows, right={1, 2, 3, 4, 5, 6})
