@@ -49,7 +49,8 @@ class SpellerSettings:
     protect: tuple[str, ...] = ()
     # "standard" (edited text: an unknown word is a misspelling more often than not) or "social"
     # (tweets, chat: the normalisation judge also reads the speller's corrections and undoes those it
-    # finds unlikely there, where unknown words are often names and slang)
+    # finds unlikely there, where unknown words are often names and slang; with a context model,
+    # that judge alone reads the words in doubt with it)
     style: str = "standard"
 
     def __post_init__(self) -> None:
