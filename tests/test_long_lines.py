@@ -199,7 +199,7 @@ def test_real_speller_corrects_a_multi_megabyte_line_whole(tmp_path, capsys):
     fixes = {"recieved": "received", "pacakge": "package", "definately": "definitely"}
     rng = random.Random(0)
     parts, size = [], 0
-    while size < 3_000_000:
+    while size < 2_000_000:
         parts.append(rng.choice(sentences) + rng.choice([" ", "  ", "\t"]))
         size += len(parts[-1])
     line = "".join(parts).rstrip()
