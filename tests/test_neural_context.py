@@ -72,9 +72,9 @@ def test_a_very_long_sentence_costs_what_its_window_does(reranker, monkeypatch):
     lengths: list[int] = []
     forward = reranker._forward
 
-    def recording(rows):
+    def recording(rows, shared_scored):
         lengths.extend(len(shared) + sum(map(len, own)) for shared, own in rows)
-        return forward(rows)
+        return forward(rows, shared_scored)
 
     monkeypatch.setattr(reranker, "_forward", recording)
     long_sentence = ["word"] * 20_000 + ["lke"] + ["word"] * 20_000
@@ -102,7 +102,12 @@ def test_variants_read_together_score_what_each_scores_alone(reranker):
     packed = reranker.score(SENTENCES, TARGETS, CANDIDATES)
     for (s, i), words, row in zip(TARGETS, CANDIDATES, packed):
         text, span = reranker.window(SENTENCES[s], i)
-        assert row == pytest.approx(reranker.score_texts([substitute(text, span, w) for w in words]), abs=1e-5)
+        alone = reranker.score_texts([substitute(text, span, w) for w in words])
+        # less one constant per target, the log-probability of the start its variants share
+        shared = alone[0] - row[0]
+        assert shared <= 1e-9 and row == pytest.approx([a - shared for a in alone], abs=1e-5)
+        (full,) = reranker.score_groups([[substitute(text, span, w) for w in words]])
+        assert full == pytest.approx(alone, abs=1e-5)
     # texts that share everything but their end, one that is the start of another, an empty one
     texts = ["I like it", "I like it.", "I like", "", "I like it"]
     (together,) = reranker.score_groups([texts])
@@ -179,7 +184,7 @@ class Scripted(LMReranker):
 
     liked: tuple[str, ...] = ()
 
-    def score_groups(self, groups):
+    def score_groups(self, groups, *, shared_scored=True):
         return [[-50.0 + 10 * sum(w in t.split() for w in self.liked) for t in texts] for texts in groups]
 
 

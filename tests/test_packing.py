@@ -82,6 +82,8 @@ def test_a_packed_pass_scores_each_segment_as_alone(tiny_llama_teacher, implemen
                 assert packed[offset : offset + len(tokens)].tolist() == pytest.approx(alone.tolist(), abs=1e-5)
                 assert torch.equal(hits[offset : offset + len(tokens)], logp.argmax(-1) == torch.tensor(tokens))
                 offset += len(tokens)
+            without, no_hits = pick_log_probs(model, layout, input_ids=input_ids, hits=False)
+            assert torch.equal(without, packed) and no_hits.numel() == 0  # the same values, no arg-max
     finally:
         model.config._attn_implementation = saved
     with pytest.raises(ValueError, match="input_ids or inputs_embeds"):

@@ -116,7 +116,7 @@ class RememberedLM:
             text, span = self.lm.window(sentences[t], i)
             groups.append(tuple(substitute(text, span, w) for w in words))
         todo = [g for g in dict.fromkeys(groups) if g not in self.memo]
-        for group, scores in zip(todo, self.lm.score_groups(todo)):
+        for group, scores in zip(todo, self.lm.score_groups(todo, shared_scored=False)):  # as LMReranker.score
             self.memo[group] = scores
         return [self.memo[g] for g in groups]
 

@@ -153,12 +153,14 @@ def attention_mask(model: PreTrainedModel, allowed: torch.Tensor, dtype: torch.d
 
 
 def pick_log_probs(model: PreTrainedModel, layout: PackedLayout, *, input_ids: torch.Tensor | None = None,
-                   inputs_embeds: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+                   inputs_embeds: torch.Tensor | None = None, hits: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
     """Run the causal LM ``model`` once on the packed rows (``input_ids`` ``(n, w)`` or
     ``inputs_embeds`` ``(n, w, d)``, on the model's device) and return, for each pick of
     ``layout``, the log-probability (float32, natural log) of its token and whether it is the most
-    likely token there. The output layer runs on the picked positions only: the logits of every
-    position of a long batch would take gigabytes."""
+    likely token there (with ``hits=False``, an empty tensor: the arg-max over the vocabulary is
+    skipped). The output layer runs on the picked positions only: the logits of every
+    position of a long batch would take gigabytes; a token's log-probability is its logit less
+    the log-sum-exp of its row, without writing out the whole log-softmax."""
     given = input_ids if inputs_embeds is None else inputs_embeds
     if given is None or (input_ids is not None and inputs_embeds is not None):
         raise ValueError("pass input_ids or inputs_embeds")
@@ -168,10 +170,11 @@ def pick_log_probs(model: PreTrainedModel, layout: PackedLayout, *, input_ids: t
     hidden = model.base_model(input_ids=input_ids, inputs_embeds=inputs_embeds, attention_mask=mask,
                               position_ids=layout.position_ids.to(device)).last_hidden_state
     picked = hidden[layout.rows.to(device), layout.columns.to(device)]
-    logp = torch.log_softmax(model.get_output_embeddings()(picked).float(), dim=-1)
+    logits = model.get_output_embeddings()(picked).float()
     tokens = layout.tokens.to(device)
-    token_logp = logp[torch.arange(len(tokens), device=device), tokens]
-    return token_logp, logp.argmax(dim=-1) == tokens
+    token_logp = logits.gather(1, tokens.unsqueeze(1)).squeeze(1) - torch.logsumexp(logits, dim=-1)
+    best = logits.argmax(dim=-1) == tokens if hits else torch.empty(0, dtype=torch.bool, device=device)
+    return token_logp, best
 
 
 def score_words_packed(model: PreTrainedModel, table: nn.Embedding, group: list[tuple],

@@ -19,7 +19,8 @@ class ContextModel(Protocol):
     def score(self, sentences: Sequence[Sequence[str]], targets: Sequence[tuple[int, int]],
               candidates: Sequence[Sequence[str]]) -> list[list[float]]:
         """For each target ``(sentence, word position)``, a log-probability (nats) of the sentence
-        around it with each of its ``candidates`` in place of the word."""
+        around it with each of its ``candidates`` in place of the word (up to a constant shared by
+        one target's candidates: only their differences are read)."""
         ...
 
     def has_context(self, words: Sequence[str], index: int) -> bool:

@@ -41,7 +41,7 @@ Example::
 
     reranker = LMReranker.load("smollm2")               # device="cuda" runs it on a GPU
     reranker.score([["I", "would", "lke", "to", "go", "home"]], [(0, 2)], [["lke", "like", "lake"]])
-    # [[-35.6, -24.4, -39.0]]: "I would like to go home" is by far the likeliest
+    # three scores (nats, less the shared start's): "I would like to go home" is by far the likeliest
 
     speller = Speller.load("en", context="smollm2")     # the same, inside correct()
 """
@@ -240,21 +240,25 @@ class LMReranker:
     def score(self, sentences: Sequence[Sequence[str]], targets: Sequence[tuple[int, int]],
               candidates: Sequence[Sequence[str]]) -> list[list[float]]:
         """For each target ``(sentence, word position)``, the LM log-probability (nats) of its
-        window with each of its ``candidates`` in place of the word."""
+        window with each of its ``candidates`` in place of the word, less the log-probability of
+        the start all of them share: every decision compares a target's candidates only, so that
+        common part is not computed (:meth:`score_groups` with ``shared_scored=False``)."""
         if len(targets) != len(candidates):
             raise ValueError(f"{len(targets)} targets but {len(candidates)} candidate lists")
         groups: list[list[str]] = []
         for (s, i), words in zip(targets, candidates):
             text, span = self.window(sentences[s], i)
             groups.append([substitute(text, span, w) for w in words])
-        return self.score_groups(groups)
+        return self.score_groups(groups, shared_scored=False)
 
     def score_texts(self, texts: Sequence[str]) -> list[float]:
         """The total log-probability (nats) of each text after the start token (each on its own)."""
         return [row[0] for row in self.score_groups([[t] for t in texts])]
 
-    def score_groups(self, groups: Sequence[Sequence[str]]) -> list[list[float]]:
-        """The total log-probability (nats) of each text of each group after the start token.
+    def score_groups(self, groups: Sequence[Sequence[str]], *, shared_scored: bool = True) -> list[list[float]]:
+        """The total log-probability (nats) of each text of each group after the start token
+        (with ``shared_scored=False``, less that of the tokens the group's texts share at their
+        start, the same for all of them: the output layer then skips those positions).
 
         The texts of a group (the variants of one sentence) are read as one packed sequence: the
         tokens they share at the start once, then each text's own tokens, which attend to the
@@ -281,24 +285,24 @@ class LMReranker:
         for b in range(0, len(order), size):
             batch = [g for g in order[b : b + size] if packed[g][1]]
             if batch:
-                for g, values in zip(batch, self._forward([packed[g] for g in batch])):
+                for g, values in zip(batch, self._forward([packed[g] for g in batch], shared_scored)):
                     out[g] = values
         return out
 
     @torch.inference_mode()
-    def _forward(self, rows: list[tuple[list[int], list[list[int]]]]) -> list[list[float]]:
+    def _forward(self, rows: list[tuple[list[int], list[list[int]]]], shared_scored: bool) -> list[list[float]]:
         """For each packed row (shared tokens, each text's own tokens), each text's summed
         log-probabilities of its tokens after the first (see :meth:`score_groups`): the shared
-        tokens are the row's context (scored once, their sum counts for every text of the row),
-        each text a segment that sees all of them (:mod:`charwise.hybrid.packing`)."""
+        tokens are the row's context (scored once if ``shared_scored``, their sum counting for
+        every text of the row), each text a segment that sees all of them (:mod:`charwise.hybrid.packing`)."""
         layout = pack([PackedRow(len(shared), [Segment(len(shared), len(tokens), tokens) for tokens in own],
-                                 shared[1:]) for shared, own in rows])
+                                 shared[1:] if shared_scored else []) for shared, own in rows])
         input_ids = torch.zeros(layout.position_ids.shape, dtype=torch.long)
         for r, (shared, own) in enumerate(rows):
             input_ids[r, : len(shared)] = torch.tensor(shared, dtype=torch.long)
             for tokens, at in zip(own, layout.starts[r]):
                 input_ids[r, at : at + len(tokens)] = torch.tensor(tokens, dtype=torch.long)
-        values, _ = pick_log_probs(self.model, layout, input_ids=input_ids.to(self.device))
+        values, _ = pick_log_probs(self.model, layout, input_ids=input_ids.to(self.device), hits=False)
         totals = [[0.0] * len(own) for _, own in rows]
         shared_total = [0.0] * len(rows)
         for (r, text), v in zip(layout.owners, values.double().cpu().tolist()):
