@@ -16,7 +16,8 @@ unless ``capitals``):
    and only the word's span is replaced (:func:`substitute`).
 2. **Scores.** Each variant, read after the model's start token (:func:`start_token_id`), is scored
    by the causal LM: the sum of the log-probabilities (nats) of all its tokens, so the words after
-   the candidate count as much as the words before it. The variants of one word share their start:
+   the candidate count as much as the words before it (less the tokens all variants share at the
+   start: the same for each, so no decision reads them and they are not computed). The variants of one word share their start:
    they are read as one packed sequence (the shared tokens once, then each variant's own tokens,
    which attend to the shared ones and to their own; :meth:`LMReranker.score_groups`), which gives
    each the score it has alone at about half the cost. Variants are tokenized in one call, words
