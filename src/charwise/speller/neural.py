@@ -17,11 +17,12 @@ unless ``capitals``):
 2. **Scores.** Each variant, read after the model's start token (:func:`start_token_id`), is scored
    by the causal LM: the sum of the log-probabilities (nats) of all its tokens, so the words after
    the candidate count as much as the words before it (less the tokens all variants share at the
-   start: the same for each, so no decision reads them and they are not computed). The variants of one word share their start:
-   they are read as one packed sequence (the shared tokens once, then each variant's own tokens,
-   which attend to the shared ones and to their own; :meth:`LMReranker.score_groups`), which gives
-   each the score it has alone at about half the cost. Variants are tokenized in one call, words
-   sorted by length and padded, ``batch_size`` words per forward pass.
+   start: the same for each, so no decision reads them and they are not computed). The variants of
+   one word share their start: they are read as one packed sequence (the shared tokens once, then
+   each variant's own tokens, which attend to the shared ones and to their own;
+   :meth:`LMReranker.score_groups`), which gives each the score it has alone at about half the
+   cost. Variants are tokenized in one call, words sorted by length and padded, ``batch_size``
+   words per forward pass.
 3. **Decision** (:func:`choose`). Each variant's prior is the scorer's: ``1 - p`` for the written
    word (a valid word the lexicon lacks), ``p`` times the suggestion's softmax share for each
    suggestion. The candidate with the highest ``lm + weight * log(prior)`` is chosen; the word is
