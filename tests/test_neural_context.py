@@ -280,6 +280,8 @@ def test_spanish_unknown_names_and_a_missing_package_are_one_line_errors(monkeyp
         (lambda: Speller.load("es", context="smollm2"), ConfigError, "English only"),  # before any loading
         (lambda: check_context("bert"), ConfigError, "unknown context 'bert'; known: ngram, smollm2"),
         (lambda: LMReranker.load("ngram"), ConfigError, "not a neural model"),
+        (lambda: Speller.load("en", context="smollm2", precision="half"), ConfigError,  # before any loading
+         "unknown precision 'half'; known: auto, float32, bfloat16"),
     ):
         with pytest.raises(error, match=message) as info:
             call()

@@ -44,13 +44,18 @@ def cpu_has_native_bf16(cpuinfo: str = "/proc/cpuinfo") -> bool:
     return False
 
 
+def check_precision(precision: str) -> str:
+    """``precision`` if it is one of :data:`PRECISIONS`, else a one-line ConfigError."""
+    if precision not in PRECISIONS:
+        raise ConfigError(f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}")
+    return precision
+
+
 def inference_dtype(precision: str, device: torch.device) -> torch.dtype:
     """The dtype a reading-only model runs in on ``device`` for ``precision`` (:data:`PRECISIONS`):
     ``auto`` is bfloat16 on a CUDA GPU that supports it and on a CPU with native bfloat16
     (:func:`cpu_has_native_bf16`), else float32. A one-line ConfigError for another name."""
-    if precision not in PRECISIONS:
-        raise ConfigError(f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}")
-    if precision != "auto":
+    if check_precision(precision) != "auto":
         return getattr(torch, precision)
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float32

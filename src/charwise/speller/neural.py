@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import torch
 
-from charwise.devices import check_device, inference_dtype
+from charwise.devices import check_device, check_precision, inference_dtype
 from charwise.errors import ConfigError, TeacherNotFoundError
 from charwise.hybrid.packing import PackedRow, Segment, pack, pick_log_probs
 from charwise.words import shorten_word
@@ -226,7 +226,7 @@ class LMReranker:
 
         if name == "ngram":
             raise ConfigError("context 'ngram' is the scorer's own bigram evidence, not a neural model")
-        check_context(name, language)
+        check_context(name, language, precision)
         return cls.from_teacher(Teacher.load(name), settings, device=device, precision=precision)
 
     # --- scores ---------------------------------------------------------------------------------
@@ -356,10 +356,11 @@ class LMReranker:
         return len(targets)
 
 
-def check_context(context: str | None, language: str = "en") -> str:
+def check_context(context: str | None, language: str = "en", precision: str = "auto") -> str:
     """``context`` as a name of :data:`CONTEXT_MODELS` (``None``: ``ngram``) that can read
-    ``language`` and whose model is installed, else a one-line error (:class:`ConfigError`, or
-    :class:`TeacherNotFoundError` naming the install step)."""
+    ``language`` and whose model is installed, at a known ``precision``, else a one-line error
+    (:class:`ConfigError`, or :class:`TeacherNotFoundError` naming the install step)."""
+    check_precision(precision)
     if context is None:
         return "ngram"
     if context not in CONTEXT_MODELS:
@@ -384,5 +385,5 @@ def load_context_model(context: str | None, language: str = "en", *, device: str
     scorer's bigram evidence alone; ``smollm2``: an :class:`LMReranker` on ``device``, at
     ``precision``: :data:`~charwise.devices.PRECISIONS`). The speller
     keeps it as its :class:`~charwise.speller.context_model.ContextModel`."""
-    name = check_context(context, language)
+    name = check_context(context, language, precision)
     return None if name == "ngram" else LMReranker.load(name, language, settings, device=device, precision=precision)

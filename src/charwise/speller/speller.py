@@ -195,7 +195,7 @@ class Speller:
         if context not in (None, "ngram"):
             from charwise.speller.neural import check_context
 
-            check_context(context, language)  # before the slow part
+            check_context(context, language, precision)  # before the slow part
         python_state, numpy_state = random.getstate(), np.random.get_state()
         # torch's generator can only be in use if torch is imported already
         torch = sys.modules.get("torch")
