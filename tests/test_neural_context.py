@@ -105,7 +105,7 @@ def test_variants_read_together_score_what_each_scores_alone(reranker):
         alone = reranker.score_texts([substitute(text, span, w) for w in words])
         # less one constant per target, the log-probability of the start its variants share
         shared = alone[0] - row[0]
-        assert shared <= 1e-9 and row == pytest.approx([a - shared for a in alone], abs=1e-5)
+        assert shared <= 1e-5 and row == pytest.approx([a - shared for a in alone], abs=1e-5)
         (full,) = reranker.score_groups([[substitute(text, span, w) for w in words]])
         assert full == pytest.approx(alone, abs=1e-5)
     # texts that share everything but their end, one that is the start of another, an empty one
@@ -145,7 +145,9 @@ def test_precision_casts_the_model_and_keeps_its_scores(tiny_llama_teacher, tmp_
     half = LMReranker(copy.deepcopy(tiny_llama_teacher.model), tiny_llama_teacher.tokenizer, precision="bfloat16")
     assert half.model.dtype == torch.bfloat16
     texts = ["I would like to go home.", "The package came, didn't it?"]
-    assert half.score_texts(texts) == pytest.approx(full.score_texts(texts), rel=0.02)
+    # bfloat16 keeps 8 significant bits (finfo eps 2**-7): every token's log-probability has the same
+    # sign, so the sum's relative error is at most a token's, a few roundings through two layers
+    assert half.score_texts(texts) == pytest.approx(full.score_texts(texts), rel=2 * torch.finfo(torch.bfloat16).eps)
     cpu = torch.device("cpu")
     assert inference_dtype("float32", cpu) == torch.float32 and inference_dtype("bfloat16", cpu) == torch.bfloat16
     assert inference_dtype("auto", cpu) == (torch.bfloat16 if cpu_has_native_bf16() else torch.float32)
