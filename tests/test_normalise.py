@@ -17,6 +17,7 @@ from charwise.speller.lexicon import DICTIONARY, Lexicon, LexiconEntry
 from charwise.speller.normalise import (
     EXPANDED,
     FEATURES,
+    LM_DOUBT,
     LM_GAIN_CLIP,
     NormalisationJudge,
     NormalisationTable,
@@ -143,6 +144,10 @@ def test_the_lm_judge_decides_with_the_language_models_gains(normaliser, tiny_ll
 
     assert normalised(None) == ["i", "know", "you", "could"]  # no language model: the plain judge
     assert normalised(lm) == words  # the LM judge read the gains and decided
+    normaliser.lm_doubt = (0.9, 1.0)  # a band without the plain judge's 0.8: the model reads nothing
+    assert normaliser.lm_candidates("u", words, 2, None, lm) == []
+    assert normalised(lm) == ["i", "know", "you", "could"]  # and the plain judge decides
+    normaliser.lm_doubt = LM_DOUBT
     normaliser.save(tmp_path / "model")
     again = Normaliser.load("en", normaliser.lexicon, tmp_path / "model")
     assert again.lm_judge is not None and again.lm_judge.threshold == 1.01

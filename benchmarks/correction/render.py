@@ -183,6 +183,20 @@ def render_cycle_loops(data: dict[str, Any]) -> Lines:
                           "dec: rows", "dec: noisy", "dec: held-out"], rows, right=set(range(1, 9)))
 
 
+def render_lm_gate(data: dict[str, Any]) -> Lines:
+    """benchmarks/lm_gate.py: which words SmolLM2 reads for the normaliser's LM judge."""
+    lines = [f"{data['roles']}; {data['tweets']:,} tweets; the judges' thresholds chosen for "
+             f"<= {100 * data['max_damage']:g} % damage. Shipped band in bold.", ""]
+    rows = []
+    for r in data["bands"]:
+        band = f"{r['band'][0]:g} - {r['band'][1]:g}"
+        rows.append([f"**{band}**" if r["shipped"] else band, f"{r['words_read']:,}", f"{r['variants_read']:,}",
+                     f"{r['variants_per_tweet']:g}", f"{r['err']:g}", f"{r['misspellings_fixed']:g}",
+                     f"{r['damage']:g}", " / ".join(f"{e:g}" for e in r["folds_err"])])
+    return lines + table(["plain judge's p read", "words read", "texts scored", "texts / tweet", "ERR",
+                          "misspellings fixed (%)", "damage (%)", "ERR per fold"], rows, right={1, 2, 3, 4, 5, 6})
+
+
 def render_lm_precision(data: dict[str, Any]) -> Lines:
     """benchmarks/lm_precision.py: SmolLM2 in float32 and bfloat16 as the context model."""
     lines = [f"{data['roles']}; {data['torch_threads']} torch threads, bfloat16 "

@@ -119,6 +119,7 @@ class Normaliser:
         self.judge = judge
         # the judge that also reads a language model's gains (lm_gain, lm_scored), used when one is given
         self.lm_judge = lm_judge
+        self.lm_doubt = LM_DOUBT  # the plain judge's probabilities at which the model reads a word
         self.context = context
         if lexicon.language not in RULES:
             raise ConfigError(f"no normalisation rules for {lexicon.language!r} (known: {', '.join(RULES)})")
@@ -487,8 +488,8 @@ class Normaliser:
     def lm_candidates(self, word: str, sentence: Sequence[str], index: int, speller: dict[str, float] | None,
                       lm: ContextModel) -> list[str]:
         """The candidates of ``word`` (at ``sentence[index]``) the language model reads, or none: it
-        reads a word only when the plain judge is in doubt (its best probability within
-        :data:`LM_DOUBT`) and the word has other words around it."""
+        reads a word only when the plain judge is in doubt (its best probability within ``lm_doubt``,
+        :data:`LM_DOUBT` unless set) and the word has other words around it."""
         from charwise.speller.real_words import adjacent_words
 
         found = self.candidates(word.lower().replace("\u2019", "'"), speller)
@@ -496,4 +497,4 @@ class Normaliser:
             return []
         left, right = adjacent_words(sentence, index)
         best = self.best(word, left, right, speller)
-        return list(found) if best is not None and LM_DOUBT[0] <= best[2] < LM_DOUBT[1] else []
+        return list(found) if best is not None and self.lm_doubt[0] <= best[2] < self.lm_doubt[1] else []
