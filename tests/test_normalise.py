@@ -154,6 +154,18 @@ def test_the_lm_judge_decides_with_the_language_models_gains(normaliser, tiny_ll
     assert (tmp_path / "model" / "judge-lm.json").is_file()
 
 
+def test_a_new_judge_is_never_answered_from_the_judgements_of_a_freed_one(normaliser):
+    base = fitted_judge(normaliser)
+    rows = normaliser.features("u", normaliser.candidates("u"), "i", "could")
+    for k in range(12):
+        normaliser.judge = None  # the judge before is freed: CPython often gives the next one its id()
+        judge = NormalisationJudge(base.weights, base.bias + 0.5 * k - 3.0, base.mean, base.scale)
+        normaliser.judge = judge
+        best = normaliser.best("u", "i", "could")
+        assert best is not None and best[2] == pytest.approx(float(judge.probability(rows).max()))
+        del judge
+
+
 def test_bad_model_files_are_one_line_errors(normaliser, tmp_path):
     with pytest.raises(ConfigError, match="no judge yet"):
         normaliser.best("u", None, None)

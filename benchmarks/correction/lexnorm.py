@@ -75,6 +75,7 @@ WRITES = ("lexnorm",)
 PAGE = "spelling_benchmarks.md"
 
 Tweet = list[tuple[str, str]]
+UNDO_BELOW = 0.3  # --undo-below: the judge's probability under which a spelling correction is undone
 TWEETS = "lexnorm2015_en/train.norm"  # under --data
 
 
@@ -97,6 +98,39 @@ def speller_choices(speller: Speller, tweets: list[Tweet]) -> tuple[list[list[di
     speller leaves it (the context the language model reads)."""
     out = speller.correct_words([[raw for raw, _ in t] for t in tweets])
     return [[speller_candidates(e) for e in row] for row in out], [[e.correction for e in row] for row in out]
+
+
+def learned_normaliser(spelling: Speller, tweets: list[Tweet], max_damage: float, undo_below: float,
+                       data: str = "LexNorm 2015 training tweets"
+                       ) -> tuple[Normaliser, dict[str, Any], list[list[dict[str, float]]], list[list[str]]]:
+    """A normaliser learned from ``tweets`` (their table, a judge fitted on them, :func:`fit_judge`)
+    over ``spelling``'s lexicon, with the fitting's report, and :func:`speller_choices` of the tweets."""
+    language = spelling.lexicon.language
+    normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(p for t in tweets for p in t), None,
+                            spelling_context(language))
+    choices, sentences = speller_choices(spelling, tweets)
+    normaliser.judge, fitting = fit_judge(normaliser, tweets, choices, max_damage, data=data)
+    normaliser.judge.undo_below = undo_below
+    return normaliser, fitting, choices, sentences
+
+
+def fit_lm_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
+                 sentences: list[list[str]], lm: Any, max_damage: float, undo_below: float,
+                 data: str = "LexNorm 2015 training tweets") -> dict[str, Any]:
+    """Fit ``normaliser``'s LM judge on ``tweets`` with ``lm``'s gains (:func:`tweet_gains`); its fitting's report."""
+    gains = tweet_gains(normaliser, tweets, choices, sentences, lm)
+    normaliser.lm_judge, fitting = fit_judge(normaliser, tweets, choices, max_damage, gains, data)
+    normaliser.lm_judge.undo_below = undo_below
+    return fitting
+
+
+def speller_with(spelling: Speller, normaliser: Normaliser, style: str = "standard", lm: Any = None) -> Speller:
+    """A speller of every change in ``style``, sharing ``spelling``'s lexicon, encoder, scorer and
+    features, with ``normaliser`` and the context model ``lm``."""
+    speller = Speller(spelling.lexicon, spelling.encoder, spelling.scorer, SpellerSettings(style=style),
+                      featurizer=spelling.featurizer)
+    speller.normaliser, speller.context_model = normaliser, lm
+    return speller
 
 
 class RememberedLM:
@@ -311,22 +345,13 @@ def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Na
              lm: RememberedLM | None, language: str = "en", data: str = "LexNorm 2015 training tweets"
              ) -> dict[str, Any]:
     spelling = Speller.load(language, settings=SpellerSettings(changes=SPELLING))
-    normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(p for t in learn for p in t), None,
-                            spelling_context(language))
-    choices, sentences = speller_choices(spelling, learn)
-    judge, fitting = fit_judge(normaliser, learn, choices, args.max_damage, data=data)
-    normaliser.judge = judge
-    judge.undo_below = args.undo_below
+    normaliser, fitting, choices, sentences = learned_normaliser(spelling, learn, args.max_damage, args.undo_below,
+                                                                 data)
+    judge = normaliser.judge
     if lm is not None:
-        gains = tweet_gains(normaliser, learn, choices, sentences, lm)
-        normaliser.lm_judge, lm_fitting = fit_judge(normaliser, learn, choices, args.max_damage, gains, data)
-        normaliser.lm_judge.undo_below = args.undo_below
-    full = Speller(spelling.lexicon, spelling.encoder, spelling.scorer, SpellerSettings(),
-                   featurizer=spelling.featurizer)
-    full.normaliser = normaliser
-    social = Speller(spelling.lexicon, spelling.encoder, spelling.scorer, SpellerSettings(style="social"),
-                     featurizer=spelling.featurizer)
-    social.normaliser = normaliser
+        lm_fitting = fit_lm_judge(normaliser, learn, choices, sentences, lm, args.max_damage, args.undo_below, data)
+    full = speller_with(spelling, normaliser)
+    social = speller_with(spelling, normaliser, "social")
     systems: dict[str, dict[str, Any]] = {}
     systems["unchanged"] = score_changes(test, {})
     systems["lookup"] = score_changes(test, lookup_changes(learn, test))
@@ -343,9 +368,7 @@ def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Na
     changes, seconds, shown = speller_outputs(social, test)
     systems["charwise --style social"] = {**score_changes(test, changes), "tweets_per_s": round(len(test) / seconds, 1)}
     if lm is not None:
-        with_lm = Speller(spelling.lexicon, spelling.encoder, spelling.scorer, SpellerSettings(style="social"),
-                          featurizer=spelling.featurizer)
-        with_lm.normaliser, with_lm.context_model = normaliser, lm.lm
+        with_lm = speller_with(spelling, normaliser, "social", lm.lm)
         changes, seconds, lm_shown = speller_outputs(with_lm, test)
         systems["charwise --style social --context smollm2"] = {
             **score_changes(test, changes), "tweets_per_s": round(len(test) / seconds, 1),
@@ -393,15 +416,11 @@ def summed(folds: list[dict[str, Any]], name: str) -> dict[str, Any]:
 def ship(tweets: list[Tweet], args: argparse.Namespace) -> int:
     """Fit the table and judge on every training tweet and write them to charwise/data."""
     spelling = Speller.load("en", settings=SpellerSettings(changes=SPELLING))
-    normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(p for t in tweets for p in t), None,
-                            spelling_context())
-    choices, sentences = speller_choices(spelling, tweets)
-    normaliser.judge, fitting = fit_judge(normaliser, tweets, choices, args.max_damage)
-    normaliser.judge.undo_below = args.undo_below
+    normaliser, fitting, choices, sentences = learned_normaliser(spelling, tweets, args.max_damage, args.undo_below)
     if not args.no_lm:
-        gains = tweet_gains(normaliser, tweets, choices, sentences, RememberedLM(LMReranker.load("smollm2")))
-        normaliser.lm_judge, lm_fitting = fit_judge(normaliser, tweets, choices, args.max_damage, gains)
-        normaliser.lm_judge.undo_below = args.undo_below
+        lm_fitting = fit_lm_judge(normaliser, tweets, choices, sentences, RememberedLM(LMReranker.load("smollm2")),
+                                  args.max_damage, args.undo_below)
+        assert normaliser.lm_judge is not None
         normaliser.lm_judge.undo_source = "as the plain judge's"
         print(f"LM judge: threshold {lm_fitting['threshold']}")
     normaliser.judge.undo_source = ("chosen on development data: LexNorm 2015 training tweets (two folds: ERR 64.2 / "
@@ -442,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=SPELLING_DATA)
     parser.add_argument("--max-damage", type=float, default=0.003, help="damage allowed when choosing the threshold")
     parser.add_argument("--no-pyspell", action="store_true", help="leave pyspellchecker out (slow)")
-    parser.add_argument("--undo-below", type=float, default=0.3,
+    parser.add_argument("--undo-below", type=float, default=UNDO_BELOW,
                         help="the judge's probability under which a spelling correction is undone")
     parser.add_argument("--ship", action="store_true", help="refit the shipped normaliser on all tweets")
     parser.add_argument("--no-lm", action="store_true", help="leave out the SmolLM2 judge")

@@ -62,20 +62,19 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.correction.lexnorm import (
         TWEETS,
-        fit_judge,
+        UNDO_BELOW,
+        fit_lm_judge,
+        learned_normaliser,
         read_tweets,
         score_changes,
-        speller_choices,
         speller_outputs,
-        spelling_context,
+        speller_with,
         summed,
-        tweet_gains,
     )
     from charwise.speller import Speller, SpellerSettings
     from charwise.speller.corrections import SPELLING
     from charwise.speller.neural import LMReranker
     from charwise.speller.normalisation_judge import LM_DOUBT
-    from charwise.speller.normalise import NormalisationTable, Normaliser
 
     tweets = read_tweets(args.data / TWEETS)
     half = len(tweets) // 2
@@ -83,29 +82,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     lm = CountedLM(LMReranker.load("smollm2"))
     spelling = Speller.load("en", settings=SpellerSettings(changes=SPELLING))
     folds = []
-    for k in (0, 1):  # what does not depend on the band: the learning half's choices and plain judge
-        learn, test = halves[k], halves[1 - k]
-        normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(p for t in learn for p in t), None,
-                                spelling_context())
-        choices, sentences = speller_choices(spelling, learn)
-        normaliser.judge, _ = fit_judge(normaliser, learn, choices, MAX_DAMAGE)
-        normaliser.judge.undo_below = 0.3
-        folds.append((learn, test, normaliser, choices, sentences))
+    for k in (0, 1):  # what does not depend on the band: each learning half's normaliser, plain judge, choices
+        normaliser, _, choices, sentences = learned_normaliser(spelling, halves[k], MAX_DAMAGE, UNDO_BELOW)
+        folds.append((halves[k], halves[1 - k], normaliser, choices, sentences))
     rows = []
     for band in BANDS:
         lm.words = lm.variants = 0
         parts = []
         for learn, test, normaliser, choices, sentences in folds:
             normaliser.lm_doubt = band
-            normaliser.lm_judge, _ = fit_judge(normaliser, learn, choices, MAX_DAMAGE,
-                                               tweet_gains(normaliser, learn, choices, sentences, lm))
-            normaliser.lm_judge.undo_below = 0.3
-            with_lm = Speller(spelling.lexicon, spelling.encoder, spelling.scorer, SpellerSettings(style="social"),
-                              featurizer=spelling.featurizer)
-            with_lm.normaliser, with_lm.context_model = normaliser, lm
+            fit_lm_judge(normaliser, learn, choices, sentences, lm, MAX_DAMAGE, UNDO_BELOW)
             lm.counting = True
             try:
-                changes = speller_outputs(with_lm, test)[0]
+                changes = speller_outputs(speller_with(spelling, normaliser, "social", lm), test)[0]
             finally:
                 lm.counting = False
             parts.append({"systems": {"lm": score_changes(test, changes)}})

@@ -36,20 +36,20 @@ from typing import Any
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import write_result
 from benchmarks.correction.lexnorm import (
+    UNDO_BELOW,
     Tweet,
-    fit_judge,
+    learned_normaliser,
     run_fold,
     score_changes,
-    speller_choices,
     speller_outputs,
-    spelling_context,
+    speller_with,
     summed,
 )
 from benchmarks.correction.lexnorm import plot as lexnorm_plot
 from benchmarks.correction.render import render_tweetnorm as render  # noqa: F401  (make_results reads it)
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.corrections import SPELLING
-from charwise.speller.normalise import DATA_DIR, NormalisationTable, Normaliser
+from charwise.speller.normalise import DATA_DIR
 
 WRITES = ("tweetnorm",)
 PAGE = "spelling_benchmarks.md"
@@ -117,15 +117,8 @@ def read_development(folder: Path) -> tuple[list[Tweet], list[set[int]], int]:
 def fitted(tweets: list[Tweet], args: argparse.Namespace) -> tuple[Speller, dict[str, Any]]:
     """A default Spanish speller whose normaliser was fitted on ``tweets`` (the shipped recipe)."""
     spelling = Speller.load("es", settings=SpellerSettings(changes=SPELLING))
-    normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(p for t in tweets for p in t), None,
-                            spelling_context("es"))
-    choices, _ = speller_choices(spelling, tweets)
-    normaliser.judge, fitting = fit_judge(normaliser, tweets, choices, args.max_damage, data=DATA_NAME)
-    normaliser.judge.undo_below = args.undo_below
-    speller = Speller(spelling.lexicon, spelling.encoder, spelling.scorer, SpellerSettings(),
-                      featurizer=spelling.featurizer)
-    speller.normaliser = normaliser
-    return speller, fitting
+    normaliser, fitting, _, _ = learned_normaliser(spelling, tweets, args.max_damage, args.undo_below, DATA_NAME)
+    return speller_with(spelling, normaliser), fitting
 
 
 def ship(tweets: list[Tweet], args: argparse.Namespace) -> int:
@@ -167,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=SPELLING_DATA / "tweetnorm_es")
     parser.add_argument("--max-damage", type=float, default=0.003, help="damage allowed when choosing the threshold")
     parser.add_argument("--no-pyspell", action="store_true", help="leave pyspellchecker out (slow)")
-    parser.add_argument("--undo-below", type=float, default=0.3,
+    parser.add_argument("--undo-below", type=float, default=UNDO_BELOW,
                         help="the judge's probability under which a spelling correction is undone (--style social)")
     parser.add_argument("--ship", action="store_true", help="refit the shipped normaliser on all development tweets")
     parser.add_argument("--out", type=Path, default=RESULTS / "tweetnorm.json")

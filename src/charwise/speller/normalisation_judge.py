@@ -9,6 +9,7 @@ language model's evidence (``lm_gain``, ``lm_scored``) by :func:`lm_gains`.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ LM_WINDOW = (6, 4)
 # <= 0.3 % and most of the model's gain for about half the reading of (0.05, 0.95), on the two held-out halves
 # of the LexNorm 2015 training tweets (benchmarks/correction/lm_gate.py; docs/correction.md)
 LM_DOUBT = (0.15, 0.9)
+_SERIALS = itertools.count()  # one number per judge ever made (an id() is reused once its object is freed)
 
 
 @dataclass
@@ -109,6 +111,8 @@ class NormalisationJudge:
     undo_below: float = 0.3
     undo_source: str = ""
     sources: tuple[str, ...] = SOURCES
+    # what the normaliser's cache of judgements tells judges apart by
+    serial: int = field(default_factory=lambda: next(_SERIALS), init=False, repr=False, compare=False)
 
     def probability(self, rows: np.ndarray) -> np.ndarray:
         """For each row of :func:`feature_names` (of its sources), the probability that its

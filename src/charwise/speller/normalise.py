@@ -339,7 +339,7 @@ class Normaliser:
         word = word.lower().replace("\u2019", "'")
         # running text repeats its words between the same neighbours ("i dont know"): judged once
         key = (word, left, right, tuple(speller.items()) if speller else None,
-               tuple(sorted(lm.items())) if lm is not None else None, id(judge))
+               tuple(sorted(lm.items())) if lm is not None else None, judge.serial)
         hit = self._judged_cache.get(key)
         if hit is None:
             hit = self._judge(word, left, right, speller, lm, judge)
