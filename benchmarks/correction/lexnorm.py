@@ -105,9 +105,8 @@ def learned_normaliser(spelling: Speller, tweets: list[Tweet], max_damage: float
                        ) -> tuple[Normaliser, dict[str, Any], list[list[dict[str, float]]], list[list[str]]]:
     """A normaliser learned from ``tweets`` (their table, a judge fitted on them, :func:`fit_judge`)
     over ``spelling``'s lexicon, with the fitting's report, and :func:`speller_choices` of the tweets."""
-    language = spelling.lexicon.language
     normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(p for t in tweets for p in t), None,
-                            spelling_context(language))
+                            spelling_context(spelling.lexicon.language))
     choices, sentences = speller_choices(spelling, tweets)
     normaliser.judge, fitting = fit_judge(normaliser, tweets, choices, max_damage, data=data)
     normaliser.judge.undo_below = undo_below
