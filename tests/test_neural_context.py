@@ -25,6 +25,7 @@ from charwise.speller.neural import (
     substitute,
     variants,
 )
+from charwise.speller.normalise import NormalisationTable
 
 SENTENCES = [["I", "would", "lke", "to", "go", "home", "."],
              ["The", "pakage", "came", ",", "did", "n't", "it", "?"],
@@ -242,6 +243,7 @@ def test_social_style_leaves_the_second_reading_to_a_normaliser_that_reads_the_m
 
     class ReadingNormaliser:  # what the speller asks of its normaliser here: whether its judge reads the model
         lm_judge: object | None = object()
+        table = NormalisationTable.from_pairs([("u", "you")] * 3)  # "u": an informal word (style "auto")
 
         def apply(self, *args, **kwargs) -> None:
             pass
@@ -250,14 +252,18 @@ def test_social_style_leaves_the_second_reading_to_a_normaliser_that_reads_the_m
     tiny_speller.context_model = Counting.from_teacher(tiny_llama_teacher)
     tiny_speller.settings.changes = (*tiny_speller.settings.changes, "normalisation")
     tiny_speller._normaliser = normaliser
+    tiny_speller.settings.style = "standard"
     tiny_speller.correct("the house said recieve")
     assert read == [1]  # standard style: the rerank reads the words in doubt
     tiny_speller.settings.style = "social"
     tiny_speller.correct("the house said recieve")
     assert read == [1]  # social style: the normaliser's judge reads them with the model
+    tiny_speller.settings.style = "auto"  # each sentence as it reads: only the edited one goes to the rerank
+    tiny_speller.correct(["the house said recieve", "u said recieve @bob", "u said recieve"])
+    assert read == [1, 1]
     normaliser.lm_judge = None
-    tiny_speller.correct("the house said recieve")
-    assert read == [1, 1]  # a judge that does not read the model leaves it to the rerank
+    tiny_speller.correct(["the house said recieve", "u said recieve"])
+    assert read == [1, 1, 2]  # a judge that does not read the model leaves it to the rerank
 
 
 # --- errors --------------------------------------------------------------------------------------------

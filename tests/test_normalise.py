@@ -240,6 +240,61 @@ def test_what_is_never_proposed(normaliser):
     assert not beside_apostrophe(["u", "know"], 0)
 
 
+def test_informal_words_are_what_annotators_nearly_always_changed():
+    table = NormalisationTable.from_pairs([("u", "you")] * 9 + [("u", "u")] + [("wit", "with"), ("wit", "wit")] * 2
+                                          + [("pls", "please")] * 2 + [("colour", "color")] * 5
+                                          + [("nigga", "nigger")] * 5 + [("b4", "before")] * 5)
+    # u: 9 of 10; wit: half; pls: seen twice; colour, nigga: never proposed; b4: not letters only
+    assert table.informal_words == frozenset({"u"})
+
+
+@pytest.mark.parametrize("words", [["thanks", "@joejonas"], ["thanks", "@", "joejonas"], ["see", "#", "theroom"],
+                                   ["so", "gooood"], ["I", "dont", "know"], ["nice", ":", ")"], ["nice", ":-)"],
+                                   ["love", "it", "\U0001F600"], ["<3"], ["xD"], ["pic", "http://t.co/x1"]])
+def test_what_reads_like_a_tweet(words):
+    from charwise.speller.normalisation_rules import looks_informal
+
+    assert looks_informal(words, {"dont", "u"})
+
+
+@pytest.mark.parametrize("words", [["A", "normal", "sentence", "."], ["Chapter", "III"], ["the", "KKK"],
+                                   ["U", "of", "H"], ["The", "#", "1", "store"], ["mail", "jon.smith@gmail.com"],
+                                   ["Email", ":", "franz371...@gmail.com"], ["see", "www.x.com/#top"],
+                                   ["f", "(", "x", ")", ";"], ["(", "reuters", ")"], ["(c)", "2014", "\u00a9"],
+                                   ["zzz"], ["see", "http://example.com/a"]])
+def test_what_reads_like_edited_text(words):
+    from charwise.speller.normalisation_rules import looks_informal
+
+    assert not looks_informal(words, {"dont", "u"})
+
+
+def test_styles_choose_the_sentences_read_as_social():
+    from charwise.speller.normalisation_rules import social_sentences
+
+    sentences = [["u", "know"], ["you", "know"]]
+    assert social_sentences("auto", sentences, {"u"}) == [True, False]
+    assert social_sentences("auto", sentences, None) == [False, False]  # no normaliser: nothing to undo with
+    assert social_sentences("social", sentences, None) == [True, True]
+    assert social_sentences("standard", sentences, {"u"}) == [False, False]
+
+
+@pytest.mark.real
+def test_the_default_style_reads_tweets_as_social_and_edited_text_as_standard(speller):
+    """``chayse`` (a name) is corrected in edited text and, in a tweet, left as written by the judge
+    that undoes the speller's corrections it finds unlikely there."""
+    assert SpellerSettings().style == "auto"
+    styles = {style: Speller(speller.lexicon, speller.encoder, speller.scorer, SpellerSettings(style=style),
+                             featurizer=speller.featurizer) for style in ("standard", "social")}
+    for other in styles.values():
+        other.normaliser = speller.normaliser
+    edited, tweet = "chayse enjoying his black tongue", "chayse enjoying his black tongue @bob"
+    assert styles["standard"].correct(tweet).corrected.startswith("chase")
+    assert styles["social"].correct(edited).corrected.startswith("chayse")
+    assert [t.corrected for t in speller.correct([edited, tweet])] == [
+        styles["standard"].correct(edited).corrected, styles["social"].correct(tweet).corrected]
+    assert speller.correct("I recieved the pakage :)").corrected == "I received the package :)"
+
+
 @pytest.mark.real
 def test_run_together_words_never_lose_a_word(speller):
     result = speller.correct("youcould try it")

@@ -163,10 +163,12 @@ def test_the_tiny_speller_still_corrects_outside_and_reports_kinds(eager):
     assert eager.correct(["recieve", "ok recieve"], protect=["ok"])[1].corrected == "ok receive"
 
 
-def test_change_kinds_match_the_cli_choices():
+def test_change_kinds_and_styles_match_the_cli_choices():
     from charwise.cli import correct
+    from charwise.speller.settings import STYLES
 
     assert correct.CHANGE_KINDS == CHANGE_KINDS
+    assert sorted(correct.STYLES) == sorted(STYLES) and correct.STYLES[0] == SpellerSettings().style
 
 
 # --- real weights ----------------------------------------------------------------------------------------

@@ -22,9 +22,10 @@ Systems, all on the same tokens (lower-case, as annotated), each token read in i
   ``spelling_suite.py``);
 * ``charwise spelling``: ``Speller.load("en")`` without normalisation (``changes=("spelling",
   "real_word", "accent")``): the speller before normalisation was added;
-* ``charwise``: the default speller with this fold's normaliser (table and judge of the learning half);
-* ``charwise --style social``: the same, the judge also undoing the speller's corrections it finds
-  unlikely in tweets (``SpellerSettings(style="social")``);
+* ``charwise``: the default speller with this fold's normaliser (table and judge of the learning half),
+  in the default style ``auto`` (social for each tweet that reads like one: ``looks_informal``);
+* ``charwise --style standard`` / ``--style social``: every tweet read as edited text, or as social
+  text, where the judge also undoes the speller's corrections it finds unlikely in tweets;
 * ``charwise --style social --context smollm2``: the same with SmolLM2 reading the sentence: every
   word with candidates is scored with each candidate in its window (the speller's output around it),
   and a second judge, fitted the same way with those gains among its features (``lm_gain``,
@@ -123,7 +124,7 @@ def fit_lm_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list
     return fitting
 
 
-def speller_with(spelling: Speller, normaliser: Normaliser, style: str = "standard", lm: Any = None) -> Speller:
+def speller_with(spelling: Speller, normaliser: Normaliser, style: str = "auto", lm: Any = None) -> Speller:
     """A speller of every change in ``style``, sharing ``spelling``'s lexicon, encoder, scorer and
     features, with ``normaliser`` and the context model ``lm``."""
     speller = Speller(spelling.lexicon, spelling.encoder, spelling.scorer, SpellerSettings(style=style),
@@ -349,7 +350,6 @@ def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Na
     judge = normaliser.judge
     if lm is not None:
         lm_fitting = fit_lm_judge(normaliser, learn, choices, sentences, lm, args.max_damage, args.undo_below, data)
-    full = speller_with(spelling, normaliser)
     social = speller_with(spelling, normaliser, "social")
     systems: dict[str, dict[str, Any]] = {}
     systems["unchanged"] = score_changes(test, {})
@@ -360,12 +360,10 @@ def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Na
             test, lambda ws: [base.pyspell_token(w) if len(w) <= 15 else w for w in ws]))
     changes, seconds, _ = speller_outputs(spelling, test)
     systems["charwise spelling"] = {**score_changes(test, changes), "tweets_per_s": round(len(test) / seconds, 1)}
-    full.clear_cache()
-    changes, seconds, shown = speller_outputs(full, test)
-    systems["charwise"] = {**score_changes(test, changes), "tweets_per_s": round(len(test) / seconds, 1)}
-    social.clear_cache()
-    changes, seconds, shown = speller_outputs(social, test)
-    systems["charwise --style social"] = {**score_changes(test, changes), "tweets_per_s": round(len(test) / seconds, 1)}
+    for name, style in (("charwise", "auto"), ("charwise --style standard", "standard"),
+                        ("charwise --style social", "social")):
+        changes, seconds, shown = speller_outputs(speller_with(spelling, normaliser, style), test)  # shown: social's
+        systems[name] = {**score_changes(test, changes), "tweets_per_s": round(len(test) / seconds, 1)}
     if lm is not None:
         with_lm = speller_with(spelling, normaliser, "social", lm.lm)
         changes, seconds, lm_shown = speller_outputs(with_lm, test)

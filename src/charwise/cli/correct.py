@@ -47,6 +47,7 @@ CONTEXT_CHOICES = ("ngram", "smollm2")  # charwise.speller.neural.CONTEXT_MODELS
 PRECISION_CHOICES = ("auto", "float32", "bfloat16")  # charwise.devices.PRECISIONS (not imported: it imports torch)
 # charwise.speller.corrections.CHANGE_KINDS (not imported: startup time; a test keeps them equal)
 CHANGE_KINDS = ("spelling", "real_word", "accent", "normalisation", "split")
+STYLES = ("auto", "standard", "social")  # charwise.speller.settings.STYLES (likewise)
 
 
 def add_parser(sub: Any) -> None:
@@ -76,9 +77,11 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--protect", action="append", default=[], metavar="REGEX",
                    help="leave what this regular expression matches as written (repeatable); URLs, e-mails, "
                         "@handles, #hashtags, paths, identifiers, numbers, TeX and emoticons always are")
-    c.add_argument("--style", default="standard", choices=("standard", "social"),
-                   help="standard (edited text) or social (tweets, chat: corrections unlikely in informal "
-                        "text, where unknown words are often names and slang, are undone)")
+    c.add_argument("--style", default="auto", choices=STYLES,
+                   help="auto (the default: social for each line that reads like a tweet, with a @handle, "
+                        "#hashtag, emoji or words like u, dont; standard for the others), standard (edited text) "
+                        "or social (tweets, chat: corrections unlikely in informal text, where unknown words are "
+                        "often names and slang, are undone)")
     c.add_argument("--skip", action="append", default=[], metavar="KIND", choices=CHANGE_KINDS,
                    help=f"never make this kind of change (repeatable): {', '.join(CHANGE_KINDS)}")
     add_input_options(c, windows=True)

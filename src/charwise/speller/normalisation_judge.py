@@ -13,13 +13,14 @@ import itertools
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
 from charwise.errors import CheckpointError
-from charwise.speller.normalisation_rules import ENGLISH_SOURCES
+from charwise.speller.normalisation_rules import ENGLISH_SOURCES, NEVER_PROPOSED, spelling_variants
 
 if TYPE_CHECKING:
     from charwise.speller.context_model import ContextModel
@@ -49,6 +50,9 @@ LM_WINDOW = (6, 4)
 # <= 0.3 % and most of the model's gain for about half the reading of (0.05, 0.95), on the two held-out halves
 # of the LexNorm 2015 training tweets (benchmarks/correction/lm_gate.py; docs/correction.md)
 LM_DOUBT = (0.15, 0.9)
+# a written word is informal (style "auto") when annotators changed it in this share of the times they saw it,
+# and saw it this often: u, ur, dont, gonna, cuz; chosen on the LexNorm 2015 training tweets (docs/correction.md)
+INFORMAL_SHARE, INFORMAL_SEEN = 0.8, 3
 _SERIALS = itertools.count()  # one number per judge ever made (an id() is reused once its object is freed)
 
 
@@ -73,6 +77,20 @@ class NormalisationTable:
     def replacements(self, word: str) -> dict[str, int]:
         """The normal forms other than the word itself, with their counts."""
         return {n: c for n, c in self.counts.get(word, {}).items() if n != word and c > 0}
+
+    @cached_property
+    def informal_words(self) -> frozenset[str]:
+        """Written words (letters only) that annotators normalised at least :data:`INFORMAL_SHARE` of
+        the :data:`INFORMAL_SEEN` or more times they saw them, to a form the normaliser may propose
+        (``u``, ``dont``, ``gonna``; not ``colour``, whose American spelling is never proposed)."""
+        out = set()
+        for word, normals in self.counts.items():
+            seen = sum(normals.values())
+            changed = sum(c for n, c in normals.items() if n != word and n not in NEVER_PROPOSED
+                          and not spelling_variants(word, n))
+            if word.isalpha() and seen >= INFORMAL_SEEN and changed >= INFORMAL_SHARE * seen:
+                out.add(word)
+        return frozenset(out)
 
     def to_rows(self) -> list[list[object]]:
         return [[w, n, c] for w in sorted(self.counts) for n, c in sorted(self.counts[w].items())]

@@ -30,8 +30,11 @@ Example::
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Collection, Sequence
+
+from charwise.words import PROTECTED_PATTERNS
 
 PHONETIC_STEPS = 2  # rewrites combined at most (aser -> haser -> hacer)
 PHONETIC_MAX_CHARS = 16  # longer words are not respelled by sound: the variants grow too many
@@ -176,3 +179,49 @@ def normalisable(word: str) -> bool:
     first letter (``NASA``, ``iPhone``: names and acronyms)."""
     bare = word.replace("'", "").replace("\u2019", "")
     return (bare.isalnum() and any(c.isalpha() for c in bare) and not any(c.isupper() for c in word[1:]))
+
+
+
+# a letter written three times or more in a word (soooo, pleasseee), not a roman numeral (iii)
+_DRAWN_OUT = re.compile(r"([a-z])\1\1")
+_ROMAN = re.compile(r"[ivxlcdm]+")
+# the protected kinds only social text has (read after the URLs and e-mails that hold an @ or a #, as the
+# speller's protection reads them); a hashtag has a letter (# 1 is a number)
+_SOCIAL = ("handle", "hashtag", "emoticon")
+_SPANS = re.compile("|".join(f"(?P<{k}>{PROTECTED_PATTERNS[k].removeprefix('(?i)')})"
+                             for k in ("url", "email", *_SOCIAL)), re.IGNORECASE)
+_PICTOGRAPHS = 0x2600  # symbols (So) from here on are emoji and dingbats; below, (c) (R) TM, degrees and arrows
+
+
+def looks_informal(words: Sequence[str], informal: Collection[str]) -> bool:
+    """Whether a sentence reads like a tweet or a chat message rather than edited text: it has an
+    @handle or #hashtag, a Twitter link (``t.co``), an emoji or emoticon, a word with a letter drawn
+    out (``soooo``), or a word of ``informal`` (what annotators normalise nearly always: ``u``,
+    ``dont``, ``gonna``: :meth:`~charwise.speller.normalisation_judge.NormalisationTable.informal_words`).
+    What ``style="auto"`` reads to choose the social style for a sentence."""
+    text = []  # the words as text, a tokenizer's cuts glued back (``@ bob``, ``: )``)
+    for i, word in enumerate(words):
+        before = words[i - 1] if i else ""
+        glued = before in ("@", "#") or not any(c.isalnum() for c in before + word)
+        text.append(word if glued or not i else " " + word)
+        low = word.lower()
+        if (low in informal and not word.isupper()) or any(  # U of H, DM: initials
+                ord(c) >= _PICTOGRAPHS and unicodedata.category(c) == "So" for c in word):
+            return True
+        if (word.isalpha() and not (word.isupper() and len(word) <= 3) and _DRAWN_OUT.search(low)
+                and not _ROMAN.fullmatch(low) and len(set(low)) > 1):
+            return True
+    for span in _SPANS.finditer("".join(text)):
+        kind, found = span.lastgroup, span.group()
+        if (kind in _SOCIAL and (kind != "hashtag" or any(c.isalpha() for c in found))
+                or "t.co/" in found.lower()):  # Twitter's own links
+            return True
+    return False
+
+
+def social_sentences(style: str, sentences: Sequence[Sequence[str]], informal: Collection[str] | None) -> list[bool]:
+    """Which sentences a speller of ``style`` reads in the social style: every one (``"social"``), none
+    (``"standard"``), or those that :func:`looks_informal` (``"auto"``; none without a normaliser's
+    ``informal`` words)."""
+    return [style == "social" or (style == "auto" and informal is not None and looks_informal(words, informal))
+            for words in sentences]

@@ -395,14 +395,13 @@ class Normaliser:
         return found[2] if found[0] == entry.correction.lower() else min(found[2], entry.probability)
 
     def apply(self, corrected: list[list[WordCorrection]], allowed: Sequence[str],
-              threshold: float | None = None, *, undo: bool = False, lm: ContextModel | None = None,
+              threshold: float | None = None, *, undo: bool | Sequence[bool] = False, lm: ContextModel | None = None,
               passes: int = PASSES) -> None:
         """Judge every normalisable, unprotected word of ``corrected`` (in place), left to right, each
         read between its neighbours: the best candidate replaces the word (and any spelling change)
         when its probability reaches ``threshold`` (default: the judge's) and its kind is ``allowed``.
-        With ``undo`` (informal text), a spelling change the judge gives less than its
-        ``undo_below`` is undone: in tweets, the unknown words the speller corrects are often names
-        and slang; in edited text they are misspellings, and the speller's own judge decides.
+        With ``undo`` (informal text; or a flag per sentence), a spelling change the judge gives less than its
+        ``undo_below`` is undone: in tweets, the speller's unknown words are often names and slang.
 
         The first pass reads each word between its left neighbour as judged and its right one as the
         speller left it; each further pass (``passes``) judges every word again from the speller's
@@ -416,6 +415,7 @@ class Normaliser:
         if passes < 1:
             raise ConfigError(f"passes must be >= 1, got {passes}")
         gains = self._lm_gains(corrected, lm) if lm is not None and self.lm_judge is not None else {}
+        undo = [undo] * len(corrected) if isinstance(undo, bool) else list(undo)
         for s, entries in enumerate(corrected):
             spelled = [(e.correction, e.kind, e.probability) for e in entries]
             current = [e.correction for e in entries]
@@ -426,7 +426,7 @@ class Normaliser:
                     for entry, (correction, kind, p) in zip(entries, spelled):
                         entry.correction, entry.kind, entry.probability = correction, kind, p
                 for i, entry in self._judged_words(entries, current):
-                    self._decide(entry, current, i, gains.get((s, i)), threshold, allowed, undo)
+                    self._decide(entry, current, i, gains.get((s, i)), threshold, allowed, undo[s])
                     current[i] = entry.correction
 
     def _decide(self, entry: WordCorrection, current: list[str], i: int, lm_row: dict[str, float] | None,

@@ -10,7 +10,7 @@ from charwise.speller.corrections import CHANGE_KINDS, check_change_kinds
 from charwise.speller.real_words import RealWordSettings
 from charwise.words import compile_patterns
 
-STYLES = ("standard", "social")  # SpellerSettings.style
+STYLES = ("standard", "social", "auto")  # SpellerSettings.style
 
 
 def check_threshold(threshold: float | None, name: str = "threshold") -> float | None:
@@ -47,11 +47,12 @@ class SpellerSettings:
     changes: tuple[str, ...] = CHANGE_KINDS
     # the user's own protected patterns (regular expressions), beside the built-in URLs, handles...
     protect: tuple[str, ...] = ()
-    # "standard" (edited text: an unknown word is a misspelling more often than not) or "social"
+    # "standard" (edited text: an unknown word is a misspelling more often than not), "social"
     # (tweets, chat: the normalisation judge also reads the speller's corrections and undoes those it
     # finds unlikely there, where unknown words are often names and slang; with a context model,
-    # that judge alone reads the words in doubt with it)
-    style: str = "standard"
+    # that judge alone reads the words in doubt with it) or "auto": social for each sentence that
+    # reads like a tweet (normalisation_rules.looks_informal), standard for the others
+    style: str = "auto"
 
     def __post_init__(self) -> None:
         for name, low in (("neighbours", 0), ("per_key", 0), ("max_distance", 1), ("suggestions", 1),

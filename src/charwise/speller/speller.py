@@ -30,7 +30,8 @@ times over (:mod:`charwise.speller.real_words`); such changes have ``kind="real_
 
 Text as people write it (``u``, ``dont``, ``goin``, ``soooo``, ``youcould``) is normalised in English by
 one fitted judge over candidates from annotated tweets and rules (:mod:`charwise.speller.normalise`);
-``style="social"`` lets that judge undo the speller's own corrections in tweets and chat.
+``style="social"`` lets that judge undo the speller's own corrections in tweets and chat; ``"auto"`` (the
+default) does so in the sentences that read like them (:func:`~charwise.speller.normalisation_rules.looks_informal`).
 
 What is not a word of the language is never changed: URLs, e-mail addresses, @handles, #hashtags,
 file paths, code identifiers, numbers with units and emoticons (:func:`charwise.words.protected_spans`),
@@ -76,6 +77,7 @@ from charwise.speller.corrections import (
 from charwise.speller.features import Featurizer, rank_order, segment_max
 from charwise.speller.foreign import ForeignSentences
 from charwise.speller.lexicon import ACCENTED, Lexicon
+from charwise.speller.normalisation_rules import social_sentences
 from charwise.speller.normalise import NORMALISED, Normaliser
 from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, check_sentences
 from charwise.speller.scoring import ScorerArrays, check_scorer_language
@@ -444,23 +446,19 @@ class Speller:
                             entry.correction, entry.kind = same_case(word, best), kind
                 flat.append(entry)
             out.append(flat)
-        if "spelling" in allowed:
-            self._rerank(sentences, out)
         normaliser = self.normaliser
+        informal = None if normaliser is None else normaliser.table.informal_words
+        social = social_sentences(self.settings.style, sentences, informal)
+        if "spelling" in allowed:
+            self._rerank(sentences, out, social)
         if normaliser is not None:  # a threshold given (settings or call) applies to every change
             normaliser.apply(out, allowed, self.settings.threshold if threshold is None else threshold,
-                             undo=self.settings.style == "social", lm=self.context_model)
-        self._check_real_words(out, allowed)
-        return out
-
-    def _check_real_words(self, corrected: list[list[WordCorrection]], allowed: Sequence[str]) -> None:
-        """Valid words of a confusion set that the sentence says are another member of it, changed
-        in place (:func:`~charwise.speller.real_words.check_sentences`; the context model judges
-        them when there is one)."""
-        checker = self.real_word_checker
+                             undo=social, lm=self.context_model)
+        checker = self.real_word_checker  # valid words the sentence says are another of their confusion set
         if checker is not None:
-            check_sentences(checker, corrected, allowed, self.settings.real_word_margin,
+            check_sentences(checker, out, allowed, self.settings.real_word_margin,
                             accents_only=self.language in ACCENTED, lm=self.context_model)
+        return out
 
     @property
     def normaliser(self) -> Normaliser | None:
@@ -492,9 +490,10 @@ class Speller:
             self._real_word_checker = RealWordChecker.load(self.language)
         return self._real_word_checker
 
-    def _rerank(self, sentences: list[list[str]], corrected: list[list[WordCorrection]]) -> None:
-        """The context model's second look at the words in doubt, in place (none without one); not in social
-        style when the normaliser's judge reads the model: it re-reads those words (docs/correction.md)."""
-        normaliser = self.normaliser if self.settings.style == "social" else None
-        if self.context_model is not None and (normaliser is None or normaliser.lm_judge is None):
-            self.context_model.rerank(sentences, corrected)
+    def _rerank(self, sentences: list[list[str]], corrected: list[list[WordCorrection]], social: list[bool]) -> None:
+        """The context model's second look at the words in doubt, in place (none without one); not in a social
+        sentence when the normaliser's judge reads the model: it re-reads those words (docs/correction.md)."""
+        reads = self.normaliser is not None and self.normaliser.lm_judge is not None
+        kept = [i for i, s in enumerate(social) if not (s and reads)]
+        if self.context_model is not None and kept:
+            self.context_model.rerank([sentences[i] for i in kept], [corrected[i] for i in kept])
