@@ -249,8 +249,8 @@ def test_informal_words_are_what_annotators_nearly_always_changed():
 
 
 @pytest.mark.parametrize("words", [["thanks", "@joejonas"], ["thanks", "@", "joejonas"], ["see", "#", "theroom"],
-                                   ["so", "gooood"], ["I", "dont", "know"], ["nice", ":", ")"], ["nice", ":-)"],
-                                   ["love", "it", "\U0001F600"], ["<3"], ["xD"], ["pic", "http://t.co/x1"]])
+                                   ["so", "gooood"], ["good", "morninggg"], ["I", "dont", "know"], ["nice", ":", ")"],
+                                   ["nice", ":-)"], ["love", "it", "\U0001F600"], ["<3"], ["xD"], ["pic", "http://t.co/x1"]])
 def test_what_reads_like_a_tweet(words):
     from charwise.speller.normalisation_rules import looks_informal
 
@@ -261,7 +261,7 @@ def test_what_reads_like_a_tweet(words):
                                    ["U", "of", "H"], ["The", "#", "1", "store"], ["mail", "jon.smith@gmail.com"],
                                    ["Email", ":", "franz371...@gmail.com"], ["see", "www.x.com/#top"],
                                    ["f", "(", "x", ")", ";"], ["(", "reuters", ")"], ["(c)", "2014", "\u00a9"],
-                                   ["zzz"], ["see", "http://example.com/a"]])
+                                   ["zzz"], ["see", "http://example.com/a"], ["one", "commment"]])
 def test_what_reads_like_edited_text(words):
     from charwise.speller.normalisation_rules import looks_informal
 

@@ -37,6 +37,7 @@ from typing import Any
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, ROOT
 from benchmarks.common.report import pyplot, write_result
+from charwise.cli.workers import THREAD_VARIABLES
 
 WRITES = ("workers",)
 PAGE = "scaling.md"
@@ -95,11 +96,13 @@ def descendants(pid: int) -> list[int]:
         return []
 
 
-def run_charwise(argv: list[str]) -> dict[str, Any]:
-    """Run ``charwise ARGV``; wall time, peak PSS of it all and of its descendants, processes seen."""
+def run_charwise(argv: list[str], threads: int | None = None) -> dict[str, Any]:
+    """Run ``charwise ARGV`` (with ``threads`` for its libraries' thread pools, if given); wall time,
+    peak PSS of it all and of its descendants, processes seen."""
+    env = dict(os.environ, **{v: str(threads) for v in THREAD_VARIABLES}) if threads else None
     started = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "charwise.cli", *argv], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, env=env)
     peak_all = peak_workers = 0
     seen: set[int] = set()
     while proc.poll() is None:
@@ -119,26 +122,32 @@ def run_charwise(argv: list[str]) -> dict[str, Any]:
 
 
 def measure(command: list[str], lines: int, workers: list[int], repeats: int, tmp: Path) -> dict[str, Any]:
+    """The fastest of ``repeats`` runs at each worker count, then one worker held to one thread (its
+    torch and BLAS pools too): what one core does, beside what one worker does with every core."""
     rows, digests = [], {}
-    for n in workers:
+    for n, threads in [(n, None) for n in workers] + [(1, 1)]:
         best = None
         for _ in range(repeats):
-            out = tmp / f"out-{n}"
+            out = tmp / f"out-{n}-{threads}"
             out.unlink(missing_ok=True)
-            result = run_charwise([*command, "--out", str(out), "--workers", str(n), "--progress", "none"])
-            digests[n] = hashlib.sha256(out.read_bytes()).hexdigest()
+            result = run_charwise([*command, "--out", str(out), "--workers", str(n), "--progress", "none"], threads)
+            digests[(n, threads)] = hashlib.sha256(out.read_bytes()).hexdigest()
             if best is None or result["seconds"] < best["seconds"]:
                 best = result
         assert best is not None
         best.update(workers=n, lines_per_second=round(lines / best["seconds"], 1))
-        rows.append(best)
-        print(f"  {n} workers: {best['seconds']} s, {best['lines_per_second']} lines/s, "
-              f"peak PSS {best['peak_pss_mb']} MB", flush=True)
+        if threads is None:
+            rows.append(best)
+        print(f"  {n} workers{' (one thread)' if threads else ''}: {best['seconds']} s, "
+              f"{best['lines_per_second']} lines/s, peak PSS {best['peak_pss_mb']} MB", flush=True)
+    one_thread = best
     base = rows[0]
     for row in rows:
         row["speedup"] = round(row["lines_per_second"] / base["lines_per_second"], 2)
         row["memory_ratio"] = round(row["peak_pss_mb"] / base["peak_pss_mb"], 2)
-    return {"lines": lines, "rows": rows, "identical_outputs": len(set(digests.values())) == 1}
+        row["speedup_over_one_thread"] = round(row["lines_per_second"] / one_thread["lines_per_second"], 2)
+    return {"lines": lines, "rows": rows, "one_worker_one_thread": one_thread,
+            "identical_outputs": len(set(digests.values())) == 1}
 
 
 def plot(result: dict[str, Any], path: Path) -> None:

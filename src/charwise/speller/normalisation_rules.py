@@ -181,9 +181,9 @@ def normalisable(word: str) -> bool:
     return (bare.isalnum() and any(c.isalpha() for c in bare) and not any(c.isupper() for c in word[1:]))
 
 
-
-# a letter written three times or more in a word (soooo, pleasseee), not a roman numeral (iii)
-_DRAWN_OUT = re.compile(r"([a-z])\1\1")
+# a letter drawn out: four times or more in a word (soooo, twooooo), or three times at its end (morninggg,
+# pleasseee); three inside a word are a slip of the key as often (commment, prettty), not a roman numeral (iii)
+_DRAWN_OUT = re.compile(r"([a-z])\1{3}|([a-z])\2\2$")
 _ROMAN = re.compile(r"[ivxlcdm]+")
 # the protected kinds only social text has (read after the URLs and e-mails that hold an @ or a #, as the
 # speller's protection reads them); a hashtag has a letter (# 1 is a number)
@@ -196,7 +196,7 @@ _PICTOGRAPHS = 0x2600  # symbols (So) from here on are emoji and dingbats; below
 def looks_informal(words: Sequence[str], informal: Collection[str]) -> bool:
     """Whether a sentence reads like a tweet or a chat message rather than edited text: it has an
     @handle or #hashtag, a Twitter link (``t.co``), an emoji or emoticon, a word with a letter drawn
-    out (``soooo``), or a word of ``informal`` (what annotators normalise nearly always: ``u``,
+    out (``soooo``, ``morninggg``), or a word of ``informal`` (what annotators normalise nearly always: ``u``,
     ``dont``, ``gonna``: :meth:`~charwise.speller.normalisation_judge.NormalisationTable.informal_words`).
     What ``style="auto"`` reads to choose the social style for a sentence."""
     text = []  # the words as text, a tokenizer's cuts glued back (``@ bob``, ``: )``)
