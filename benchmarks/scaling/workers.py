@@ -18,7 +18,9 @@ it), summed over the command's process and all its descendants (the forkserver a
 sampled every 0.2 s; the peak of the sum is reported, and the peak of the descendants' sum alone
 ("workers"). Resident size would count the memory-mapped speller tables and the shared libraries
 once per process, PSS counts them once in all. With one worker the command's own process is the
-worker. The outputs of the different worker counts are compared byte for byte.
+worker. The outputs of the different worker counts are compared byte for byte. Each command is also
+run with one worker held to one thread (``OMP_NUM_THREADS=1`` and the like: torch's and the BLAS
+library's pools), what one core does; ``speedup_over_one_thread`` compares every row with it.
 """
 
 from __future__ import annotations
