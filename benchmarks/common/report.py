@@ -6,8 +6,9 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 
 def pyplot() -> Any:
@@ -18,6 +19,12 @@ def pyplot() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def invocation(module: str, argv: Sequence[str] | None) -> str:
+    """The command that ran benchmark ``module`` with ``argv`` (None: this process's own arguments),
+    as its JSON records it: ``python -m MODULE ARGS``."""
+    return " ".join(["python -m " + module, *(sys.argv[1:] if argv is None else argv)])
 
 
 def write_result(path: Path, result: Any, plot: Callable[[Any, Path], object]) -> int:

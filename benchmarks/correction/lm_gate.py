@@ -24,7 +24,7 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from benchmarks.common.paths import RESULTS, SPELLING_DATA  # noqa: E402
-from benchmarks.common.report import pyplot, write_result  # noqa: E402
+from benchmarks.common.report import invocation, pyplot, write_result  # noqa: E402
 from benchmarks.correction.lexnorm import RememberedLM  # noqa: E402
 from benchmarks.correction.render import render_lm_gate as render  # noqa: E402, F401  (make_results reads it)
 
@@ -55,8 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=SPELLING_DATA)
     parser.add_argument("--out", type=Path, default=RESULTS / "lm_gate.json")
     args = parser.parse_args(argv)
-    command = " ".join(["python -m benchmarks.correction.lm_gate", *(sys.argv[1:] if argv is None else argv)])
-    return write_result(args.out, {"command": command, **run(args)}, plot)
+    return write_result(args.out, {"command": invocation("benchmarks.correction.lm_gate", argv), **run(args)}, plot)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import copy
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from benchmarks.common.paths import RESULTS, SPELLING_DATA  # noqa: E402
-from benchmarks.common.report import pyplot, write_result  # noqa: E402
+from benchmarks.common.report import invocation, pyplot, write_result  # noqa: E402
 from benchmarks.correction.render import render_lm_precision as render  # noqa: E402, F401  (make_results reads it)
 
 WRITES = ("lm_precision",)
@@ -44,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=SPELLING_DATA)
     parser.add_argument("--out", type=Path, default=RESULTS / "lm_precision.json")
     args = parser.parse_args(argv)
-    command = " ".join(["python -m benchmarks.correction.lm_precision", *(sys.argv[1:] if argv is None else argv)])
+    command = invocation("benchmarks.correction.lm_precision", argv)
     return write_result(args.out, {"command": command, **run(args)}, plot)
 
 

@@ -38,7 +38,7 @@ from typing import Any
 
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, ROOT
-from benchmarks.common.report import pyplot, write_result
+from benchmarks.common.report import invocation, pyplot, write_result
 from charwise.cli.workers import THREAD_VARIABLES
 
 WRITES = ("workers",)
@@ -179,8 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--commands", nargs="+", default=["correct", "encode"], choices=["correct", "encode", "words"])
     p.add_argument("--out", type=Path, default=RESULTS / "workers.json")
     args = p.parse_args(argv)
-    command = " ".join(["python -m benchmarks.scaling.workers", *(sys.argv[1:] if argv is None else argv)])
-    return write_result(args.out, {"command": command, **run(args)}, plot)
+    return write_result(args.out, {"command": invocation("benchmarks.scaling.workers", argv), **run(args)}, plot)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

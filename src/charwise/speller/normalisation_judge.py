@@ -82,7 +82,9 @@ class NormalisationTable:
     def informal_words(self) -> frozenset[str]:
         """Written words (letters only) that annotators normalised at least :data:`INFORMAL_SHARE` of
         the :data:`INFORMAL_SEEN` or more times they saw them, to a form the normaliser may propose
-        (``u``, ``dont``, ``gonna``; not ``colour``, whose American spelling is never proposed)."""
+        (``u``, ``dont``, ``gonna``; not ``colour``, whose American spelling is never proposed).
+        Computed once, at first use: a table is not changed after it is built (a fitting's leave-one-out
+        takes a count out and puts it back before anything reads this)."""
         out = set()
         for word, normals in self.counts.items():
             seen = sum(normals.values())

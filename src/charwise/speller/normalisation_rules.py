@@ -205,8 +205,8 @@ def looks_informal(words: Sequence[str], informal: Collection[str]) -> bool:
         glued = before in ("@", "#") or not any(c.isalnum() for c in before + word)
         text.append(word if glued or not i else " " + word)
         low = word.lower()
-        if (low in informal and not word.isupper()) or any(  # U of H, DM: initials
-                ord(c) >= _PICTOGRAPHS and unicodedata.category(c) == "So" for c in word):
+        if (low in informal and not word.isupper()) or (not word.isascii() and any(  # U of H, DM: initials
+                ord(c) >= _PICTOGRAPHS and unicodedata.category(c) == "So" for c in word)):
             return True
         if (word.isalpha() and not (word.isupper() and len(word) <= 3) and _DRAWN_OUT.search(low)
                 and not _ROMAN.fullmatch(low) and len(set(low)) > 1):
