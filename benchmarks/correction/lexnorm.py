@@ -50,32 +50,31 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
-
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, write_result
+from benchmarks.correction.judge_fitting import (  # noqa: F401 (Tweet, score_changes: tweetnorm and lm_gate read them here)
+    Tweet,
+    candidate_rows,
+    decisions,
+    fit_judge,
+    score_changes,
+)
 from benchmarks.correction.render import render_lexnorm as render  # noqa: F401  (make_results reads it)
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.corrections import SPELLING
 from charwise.speller.neural import LMReranker, substitute
 from charwise.speller.normalise import (
     DATA_DIR,
-    NEVER_PROPOSED,
-    NormalisationJudge,
     NormalisationTable,
     Normaliser,
-    edit_distance,
     lm_gains,
     normalisable,
     speller_candidates,
-    spelling_variants,
 )
-from charwise.speller.real_words import adjacent_words
 
 WRITES = ("lexnorm",)
 PAGE = "spelling_benchmarks.md"
 
-Tweet = list[tuple[str, str]]
 UNDO_BELOW = 0.3  # --undo-below: the judge's probability under which a spelling correction is undone
 TWEETS = "lexnorm2015_en/train.norm"  # under --data
 
@@ -169,132 +168,7 @@ def tweet_gains(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[
     return {(t, i): row for (t, i, _, _), row in zip(targets, lm_gains(lm, sentences, targets))}
 
 
-def candidate_rows(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
-                   leave_one_out: bool, gains: dict[tuple[int, int], dict[str, float]] | None = None
-                   ) -> list[tuple[int, int, list[str], np.ndarray, str]]:
-    """(tweet, token, candidates, feature rows, normal form) for each token with candidates;
-    ``leave_one_out``: the token's own annotation is taken out of the table while it is read;
-    ``gains``: the language model's, for the LM judge."""
-    rows = []
-    counts = normaliser.table.counts
-    for t, (tweet, choice) in enumerate(zip(tweets, choices)):
-        words = [raw for raw, _ in tweet]
-        for i, (raw, normal) in enumerate(tweet):
-            if not normalisable(raw):
-                continue
-            own = counts.get(raw, {})
-            if leave_one_out and own.get(normal):
-                own[normal] -= 1
-            try:
-                found = normaliser.candidates(raw, choice[i])
-                if found:
-                    left, right = adjacent_words(words, i)
-                    lm = gains.get((t, i)) if gains is not None else None
-                    rows.append((t, i, list(found), normaliser.features(raw, found, left, right, choice[i], lm),
-                                 normal))
-            finally:
-                if leave_one_out and normal in own:
-                    own[normal] += 1
-    return rows
-
-
-def decisions(rows: list[tuple[int, int, list[str], np.ndarray, str]], probabilities: list[np.ndarray],
-              threshold: float) -> dict[tuple[int, int], str]:
-    """The change made to each (tweet, token) at ``threshold``."""
-    out = {}
-    for (t, i, cands, _, _), p in zip(rows, probabilities):
-        j = int(np.argmax(p))
-        if p[j] >= threshold:
-            out[(t, i)] = cands[j]
-    return out
-
-
-def fit_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
-              max_damage: float, gains: dict[tuple[int, int], dict[str, float]] | None = None,
-              data: str = "LexNorm 2015 training tweets") -> tuple[NormalisationJudge, dict[str, Any]]:
-    """A judge fitted on ``tweets`` (leave-one-out table features, ``data`` names them), its
-    threshold chosen out of fold; with ``gains``, the LM judge."""
-    sources = normaliser.rules.sources
-    rows = candidate_rows(normaliser, tweets, choices, leave_one_out=True, gains=gains)
-    X = np.concatenate([r[3] for r in rows])
-    y = np.concatenate([[c == r[4] for c in r[2]] for r in rows]).astype(int)
-    owner = np.repeat(np.arange(len(rows)), [len(r[2]) for r in rows])
-    half = np.array([r[0] % 2 for r in rows])  # quarters by tweet parity inside the half
-    oof: list[np.ndarray] = [np.zeros(0)] * len(rows)
-    for k in (0, 1):
-        train = half[owner] != k
-        judge = NormalisationJudge.fit(X[train], y[train], sources=sources)
-        p_all = judge.probability(X)
-        for r in np.flatnonzero(half == k):
-            oof[r] = p_all[owner == r]
-    sweep = []
-    correct_tokens = sum(raw == normal for t in tweets for raw, normal in t)
-    for threshold in np.round(np.arange(0.05, 1.0, 0.025), 3):
-        made = decisions(rows, oof, float(threshold))
-        scores = score_changes(tweets, made)
-        sweep.append({"threshold": float(threshold), **scores})
-    allowed = [s for s in sweep if s["damage"] <= 100 * max_damage]
-    best = min(allowed, key=lambda s: s["threshold"]) if allowed else sweep[-1]
-    judge = NormalisationJudge.fit(X, y, sources=sources)
-    judge.threshold = best["threshold"]
-    judge.threshold_source = (f"lowest threshold at which out-of-fold changes to correct tokens stay <= "
-                              f"{100 * max_damage:.1f} % on {len(tweets)} {data}")
-    return judge, {"candidate_rows": int(len(X)), "tokens_with_candidates": len(rows),
-                   "correct_tokens": correct_tokens, "threshold": best["threshold"], "out_of_fold_sweep": sweep}
-
-
-# --- scoring ---------------------------------------------------------------------------------------
-def refused(raw: str, normal: str) -> bool:
-    """An annotation charwise declines by design: a slur as a normal form, or the other national
-    spelling of a valid word (``favourite -> favorite``)."""
-    return normal in NEVER_PROPOSED or spelling_variants(raw, normal)
-
-
-def score_changes(tweets: list[Tweet], changes: dict[tuple[int, int], str]) -> dict[str, Any]:
-    """The metrics of the module docstring for ``changes`` ((tweet, token) -> output, lower-case),
-    and the main ones again without the tokens whose annotation charwise declines (``*_kept``)."""
-    out = _scores(tweets, changes, skip_refused=False)
-    kept = _scores(tweets, changes, skip_refused=True)
-    out.update({f"{k}_kept": kept[k] for k in ("needing", "misspellings", "misspellings_fixed", "normalisations_fixed",
-                                                "damage", "err")})
-    return out
-
-
-def _scores(tweets: list[Tweet], changes: dict[tuple[int, int], str], skip_refused: bool) -> dict[str, Any]:
-    tp = fp = fn = correct = damaged = need = miss_total = miss_fixed = changed_right = changed = 0
-    for t, tweet in enumerate(tweets):
-        for i, (raw, normal) in enumerate(tweet):
-            if skip_refused and raw != normal and refused(raw, normal):
-                continue
-            out = changes.get((t, i), raw).lower()
-            if out != raw:
-                changed += 1
-                changed_right += out == normal
-            if raw == normal:
-                correct += 1
-                if out != raw:
-                    damaged += 1
-                    fp += 1
-                continue
-            need += 1
-            if out == normal:
-                tp += 1
-            else:
-                fn += 1
-            if " " not in normal and raw.isalpha() and edit_distance(raw, normal) <= 2:
-                miss_total += 1
-                miss_fixed += out == normal
-    precision = changed_right / changed if changed else 0.0
-    recall = tp / need if need else 0.0
-    return {"tokens": correct + need, "needing": need, "misspellings": miss_total,
-            "misspellings_fixed": round(100 * miss_fixed / max(miss_total, 1), 2),
-            "normalisations_fixed": round(100 * tp / max(need, 1), 2),
-            "damage": round(100 * damaged / max(correct, 1), 3), "changed_wrongly": damaged,
-            "changes": changed, "precision": round(100 * precision, 2), "recall": round(100 * recall, 2),
-            "f1": round(100 * 2 * precision * recall / (precision + recall), 2) if precision + recall else 0.0,
-            "err": round(100 * (tp - fp) / max(tp + fn, 1), 2)}
-
-
+# --- systems -------------------------------------------------------------------------------------
 def system_changes(tweets: list[Tweet], outputs: Callable[[list[str]], list[str]]) -> dict[tuple[int, int], str]:
     changes = {}
     for t, tweet in enumerate(tweets):

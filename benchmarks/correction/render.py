@@ -206,3 +206,15 @@ def render_lm_precision(data: dict[str, Any]) -> Lines:
              str(len(r["differing_words"]))] for name, r in data["sets"].items()]
     return lines + table(["set", "texts", "float32, texts/s", "bfloat16, texts/s", "speed-up",
                           "changes (float32 / bfloat16)", "words output differently"], rows, right={1, 2, 3, 4, 5, 6})
+
+
+def render_judge_evidence(data: dict[str, Any]) -> Lines:
+    """benchmarks/correction/judge_evidence.py: variants of the normaliser's judge on held-out tweets."""
+    lines = [f"{data['tweets']:,} LexNorm 2015 training tweets (development), two folds, the normaliser alone on "
+             f"candidate rows; each judge's threshold chosen out of fold at <= {100 * data['max_damage']:g} % damage; "
+             "sums over both folds.", ""]
+    rows = [[name, f"{v['err']:.2f}", f"{v['misspellings_fixed']:.2f}", f"{v['damage']:.3f}",
+             ", ".join(f"{t:g}" for t in v["thresholds"]), f"{v['err_at_half']:.2f}", f"{v['damage_at_half']:.3f}"]
+            for name, v in data["variants"].items()]
+    return lines + table(["judge", "ERR", "misspellings fixed, %", "damage, %", "thresholds", "ERR at 0.5",
+                          "damage at 0.5, %"], rows, right=set(range(1, 7)))

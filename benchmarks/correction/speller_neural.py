@@ -36,6 +36,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from benchmarks.common.fingerprint import code_fingerprint  # noqa: E402
 from benchmarks.correction.render import (
     render_speller_neural as render,  # noqa: F401  (make_results reads it)
 )
@@ -119,18 +120,18 @@ def run_mode(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[
 def tune(speller: Any, reranker: Any, noisy: list[tuple[list[str], int, str]], words: list[tuple[str, str]],
          budget: float, cache: Path | None = None) -> dict[str, Any]:
     """Score every looked-at word of ``noisy`` once (or read those scores from ``cache``, written
-    by an earlier run on the same sentences), then search :data:`GRID` (see the module docstring)."""
+    by an earlier run on the same sentences with the same code), then search :data:`GRID` (see the
+    module docstring)."""
     from charwise.speller.neural import LMReranker, RerankSettings, choose
 
     speller.context_model = None
-    if cache is not None and cache.is_file():
-        stored = json.loads(cache.read_text(encoding="utf-8"))
+    stored = json.loads(cache.read_text(encoding="utf-8")) if cache is not None and cache.is_file() else {}
+    if stored.get("code") == code_fingerprint():  # scores of this very code, not of an earlier speller
         base, judged, seconds = stored["base"], [tuple(x) for x in stored["judged"]], stored["seconds"]
     else:
         base, judged, seconds = score_all(speller, reranker, noisy, words)
         if cache is not None:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            cache.write_text(json.dumps({"base": base, "judged": judged, "seconds": seconds}), encoding="utf-8")
+            write_json(cache, {"code": code_fingerprint(), "base": base, "judged": judged, "seconds": seconds})
     def outputs_of(lower: float, weight: float, margin: float, cands: int, capitals: bool, undo: bool
                    ) -> dict[str, list[list[str]]]:
         """The outputs under one grid point, decided by the runtime's own rule (``LMReranker.in_doubt``,
@@ -225,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--out", type=Path, default=RESULTS / "speller_neural.json")
     parser.add_argument("--cache", type=Path, default=Path("runs/speller_neural_scores.json"),
-                        help="the tuning half's LM scores (reused by a later --tune on the same sentences)")
+                        help="the tuning half's LM scores (reused by a later --tune on the same sentences and code)")
     args = parser.parse_args(argv)
     command = " ".join(["python -m benchmarks.correction.speller_neural", *sys.argv[1:]])
     result = {"command": command, **run(args)}

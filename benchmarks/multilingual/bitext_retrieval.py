@@ -43,6 +43,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from benchmarks.common.fingerprint import code_fingerprint
 from benchmarks.common.misspelling import realistic_copy
 from benchmarks.common.paths import RESULTS
 from benchmarks.common.report import write_result
@@ -187,11 +188,13 @@ def run(args: argparse.Namespace) -> dict:
         "expansion": expansion_info, "torch_threads": torch.get_num_threads(), "systems": {},
     }
     for system in args.systems:
-        # Each system's figures are kept in --work, keyed by everything they depend on, so that
-        # systems can be run in separate invocations (and a killed run loses one system at most).
+        # Each system's figures are kept in --work, keyed by everything they depend on (the package's
+        # code and data included), so that systems can be run in separate invocations (and a killed
+        # run loses one system at most).
         uses_chars = system.startswith("hybrid") or "char" in system
         key = {"system": system, "verses": len(test), "typo_rate": args.typo_rate, "switch_rate": args.switch_rate,
-               "seed": args.seed, "min_count": args.min_count, "encoder": args.encoder if uses_chars else None}
+               "seed": args.seed, "min_count": args.min_count, "encoder": args.encoder if uses_chars else None,
+               "code": code_fingerprint()}  # never the figures of other code (another speller, another model)
         cache = work / f"system-{system.replace(':', '-').replace('+', '_')}.json"
         if cache.exists() and json.loads(cache.read_text())["key"] == key:
             result["systems"][system] = json.loads(cache.read_text())["result"]

@@ -15,7 +15,8 @@ seqeval conventions for wnut17, accuracy for ewt-upos) and of the word-accuracy 
 [UNK]) and ``acc_unseen`` (not in the training sentences), plus training minutes.
 
 The run is resumable: finished (task, setting, seed) runs already in the JSON with the same
-protocol are skipped, and the JSON is rewritten after every run. Jobs run in priority order (see
+protocol (charwise's code and shipped data included: :func:`benchmarks.common.fingerprint.code_fingerprint`)
+are skipped, and the JSON is rewritten after every run. Jobs run in priority order (see
 :data:`PRIORITY`) until ``--budget-minutes`` is spent; the exact protocol is stored in the JSON.
 """
 
@@ -33,6 +34,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common.fingerprint import code_fingerprint
 from benchmarks.common.paths import RESULTS
 from benchmarks.tagging.render import render_tagging as render  # noqa: F401  (make_results reads it)
 
@@ -276,7 +278,8 @@ def protocol(args: argparse.Namespace) -> dict[str, Any]:
             "noise_kind": "one Char2Subword typo per corrupted word; words of >= 5 characters eligible; "
                           "the rate is per eligible word; labels and lemma column kept clean",
             "subsamples": "train: seeded by the run's seed (the same sentences for every setting of a seed); "
-                          "dev: one fixed subsample for all runs; test: the full test set"}
+                          "dev: one fixed subsample for all runs; test: the full test set",
+            "code": code_fingerprint()}  # a run resumes or merges only figures of this very code
 
 
 def plot(results: dict[str, Any], path: Path = OUT_PNG) -> Path:
