@@ -45,6 +45,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from benchmarks.common.fingerprint import code_fingerprint
 from benchmarks.common.paths import RESULTS
 from benchmarks.common.report import write_result
 from benchmarks.expansion.render import render_expansion as render  # noqa: F401  (make_results reads it)
@@ -83,15 +84,18 @@ def train_word2vec(sentences: list[list[str]], path: Path, seed: int = 0) -> dic
 
 
 def bible_spanish_vectors(path: Path = Path("runs/word2vec_bible_es.txt")) -> tuple[Path, dict]:
-    """word2vec vectors of the Spanish training verses (trained once, then read from ``path``)."""
+    """word2vec vectors of the Spanish training verses (trained once, then read from ``path`` while
+    charwise's code and data, which split the verses into words, stay the same)."""
     from charwise import split_words
     from charwise.translation.data import read_pairs, split_pairs
 
     info_path = path.with_suffix(".json")
-    if not (path.exists() and info_path.exists()):
+    if not (path.exists() and info_path.exists()
+            and json.loads(info_path.read_text(encoding="utf-8")).get("code") == code_fingerprint()):
         train = split_pairs(read_pairs(), "verses")["train"]
         info = train_word2vec([split_words(p.source).words for p in train], path)
         info["corpus"] = f"Reina-Valera 1909, the {len(train)} training verses of the 'verses' split"
+        info["code"] = code_fingerprint()
         write_json(info_path, info)
     return path, json.loads(info_path.read_text(encoding="utf-8"))
 

@@ -83,9 +83,9 @@ def expanded_models(methods: list[str], train_es: list[str], work: Path, encoder
     out: dict[str, Path] = {}
     for method in methods:
         directory = work / f"expanded-{method.replace('+', '_')}"
-        stamp = directory / "built_from.json"  # reused only if built from the same words, vectors and encoder
+        stamp = directory / "built_from.json"  # reused only if built from the same words, vectors, encoder and code
         built_from = {"words": selection.words, "vectors": vectors_info,
-                      "encoder": encoder_name if needs_chars else None}
+                      "encoder": encoder_name if needs_chars else None, "code": code_fingerprint()}
         if not (stamp.exists() and json.loads(stamp.read_text())["built_from"] == built_from):
             rows = expander.rows(selection.words, method)
             write_expanded_model(teacher, selection, rows, directory, force=True)

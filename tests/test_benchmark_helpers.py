@@ -1,0 +1,83 @@
+"""Helpers the benchmarks share: the code digest their caches are keyed by, and the judge-fitting
+arithmetic of the tweet benchmarks (threshold choice, scoring), on tiny hand-made data."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchmarks.common.fingerprint import code_fingerprint
+from benchmarks.correction.judge_fitting import decisions, lowest_threshold, out_of_fold, score_changes, stacked
+
+
+def test_the_digest_changes_with_any_file_and_ignores_bytecode(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "data").mkdir(parents=True)
+    (package / "a.py").write_text("x = 1\n")
+    (package / "data" / "table.tsv").write_text("u\tyou\t3\n")
+    first = code_fingerprint(package)
+    assert first == code_fingerprint(tmp_path / "pkg" / ".." / "pkg")  # another spelling, another cache entry
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "a.cpython-312.pyc").write_bytes(b"\0compiled")
+    code_fingerprint.cache_clear()
+    assert code_fingerprint(package) == first  # bytecode is not code
+    (package / "data" / "table.tsv").write_text("u\tyou\t4\n")  # shipped data counts as much as code
+    code_fingerprint.cache_clear()
+    second = code_fingerprint(package)
+    assert second != first
+    (package / "data" / "table.tsv").rename(package / "data" / "other.tsv")  # so do the names
+    code_fingerprint.cache_clear()
+    assert code_fingerprint(package) not in (first, second)
+
+
+def test_the_installed_package_has_a_stable_digest():
+    assert code_fingerprint() == code_fingerprint()
+    assert len(code_fingerprint()) == 16 and int(code_fingerprint(), 16) >= 0
+
+
+# three tweets: "u r" (both need normalising), "ok" (correct), "thx u" (both need it)
+TWEETS = [[("u", "you"), ("r", "are")], [("ok", "ok")], [("thx", "thanks"), ("u", "you")]]
+ROWS = [(0, 0, ["you", "your"], np.array([[1.0], [0.0]]), "you"),
+        (0, 1, ["are"], np.array([[0.5]]), "are"),
+        (1, 0, ["okay"], np.array([[0.2]]), "ok"),
+        (2, 1, ["you"], np.array([[0.9]]), "you")]
+
+
+def test_scores_count_every_kind_of_token():
+    s = score_changes(TWEETS, {(0, 0): "you", (1, 0): "okay", (2, 1): "your"})
+    # needing: u, r, thx, u (4); right: one (u -> you); a correct token changed: ok; wrong: u -> your
+    assert (s["needing"], s["changed_wrongly"], s["changes"]) == (4, 1, 3)
+    assert s["normalisations_fixed"] == 25.0 and s["damage"] == 100.0
+    assert s["err"] == 0.0  # (TP - FP) / (TP + FN) = (1 - 1) / 4
+    assert s["precision"] == round(100 / 3, 2)
+
+
+def test_decisions_take_the_best_candidate_at_the_threshold():
+    probabilities = [np.array([0.9, 0.2]), np.array([0.4]), np.array([0.7]), np.array([0.6])]
+    assert decisions(ROWS, probabilities, 0.5) == {(0, 0): "you", (1, 0): "okay", (2, 1): "you"}
+    assert decisions(ROWS, probabilities, 0.8) == {(0, 0): "you"}
+
+
+def test_the_lowest_threshold_within_the_damage_budget():
+    probabilities = [np.array([0.9, 0.2]), np.array([0.4]), np.array([0.7]), np.array([0.6])]
+    threshold, sweep = lowest_threshold(ROWS, TWEETS, probabilities, max_damage=0.0)
+    assert threshold == 0.725  # the first step of the sweep above okay's 0.7: no correct token changed
+    assert all(s["damage"] > 0 for s in sweep if s["threshold"] < threshold)
+    everything, _ = lowest_threshold(ROWS, TWEETS, probabilities, max_damage=1.0)
+    assert everything == 0.05
+
+
+def test_out_of_fold_never_scores_a_row_with_a_model_that_saw_it():
+    X, y, owner = stacked(ROWS)
+    assert X.shape == (5, 1) and list(y) == [1, 0, 1, 0, 1] and list(owner) == [0, 0, 1, 2, 3]
+    seen_by: list[set[float]] = []
+
+    def fit(X_part: np.ndarray, y_part: np.ndarray) -> set[float]:
+        seen_by.append(set(X_part[:, 0]))
+        return seen_by[-1]
+
+    def probability(model: set[float], X_all: np.ndarray) -> np.ndarray:
+        return np.array([float(v in model) for v in X_all[:, 0]])
+
+    oof = out_of_fold(ROWS, fit, probability)
+    assert [list(p) for p in oof] == [[0.0, 0.0], [0.0], [0.0], [0.0]]
+    assert len(seen_by) == 2  # two quarters, by tweet parity
