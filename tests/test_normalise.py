@@ -75,6 +75,19 @@ def test_candidates_of_each_source(normaliser):
     assert normaliser.abbreviated("sth") and normaliser.abbreviated("abcdefgh") == []
 
 
+def test_a_final_a_is_read_as_the_word_it_reduces(normaliser):
+    """coulda is could have when the counts see could before have far more often than before a; a
+    pair seen about as often either way, or with a, stays two words as written."""
+    normaliser.lexicon.entries["have"] = LexiconEntry(6.5, DICTIONARY)
+    normaliser.context = NgramContext.from_sentences(
+        "en", [["could", "have"]] * 20 + [["could", "a"]] + [["with", "a"]] * 20 + [["with", "to"]] * 2)
+    coulda = normaliser.candidates("coulda")
+    assert coulda["could have"] == "split" and "could a" not in coulda
+    assert normaliser.candidates("witha")["with a"] == "split"
+    normaliser.context = NgramContext.from_sentences("en", [["could", "have"]] * 2 + [["could", "a"]] * 2)
+    assert normaliser.candidates("coulda")["could a"] == "split"  # not three times as often: the article
+
+
 def test_normalisable_words():
     assert all(normalisable(w) for w in ["u", "dont", "don't", "b4", "2day", "Im", "livin'"])
     assert not any(normalisable(w) for w in ["2", "@joe", "#tag", "NASA", "iPhone", "", "...", "a-b"])
@@ -300,6 +313,7 @@ def test_run_together_words_never_lose_a_word(speller):
     result = speller.correct("youcould try it")
     assert result.corrected == "you could try it"
     assert [(w.word, w.kind) for w in result.words if w.changed] == [("youcould", "split")]
+    assert speller.correct("i coulda done it").corrected == "i could have done it"  # not "could a", not "could"
     for text in ["iwas there", "theday after", "inthe house"]:  # split or left, never a word short
         corrected = speller.correct(text).corrected
         assert corrected == text or len(corrected.split()) == len(text.split()) + 1

@@ -9,6 +9,9 @@ Each rule only *proposes*; the fitted judge (:mod:`charwise.speller.normalisatio
   so two, and only in words the lexicon lacks);
 * ``split_letters`` / ``split_prefixes``: the one-letter words a run-together pair may have, and
   the prefixes that make a derivation rather than two words (``unfollow``, ``deshacer``);
+* ``reduced_a``: the words a final ``a`` stands for in speech written down (English ``coulda``,
+  ``kinda``: could have, kind of), so such a word is cut into the word and what the ``a`` stands for,
+  not before an article (:func:`short_part_pair`);
 * ``dropped_g``: the English ``goin`` -> ``going``;
 * ``phonetic``: respellings by sound (Spanish: ``aser`` -> ``hacer``, ``kiero`` -> ``quiero``,
   ``pesao`` -> ``pesado``, ``grasias`` -> ``gracias``, ``tanbien`` -> ``también``), at most
@@ -32,10 +35,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Collection, Sequence
+from typing import TYPE_CHECKING, Collection, Sequence
 
 from charwise.words import PROTECTED_PATTERNS
 
+if TYPE_CHECKING:
+    from charwise.speller.context import NgramContext
+
+# log10: how much more often the counts must see a word before "have", "of" or "to" than before "a" for
+# its run-together final "a" to be read as that word (three times: should have, not what to)
+REDUCED_MARGIN = 0.5
 PHONETIC_STEPS = 2  # rewrites combined at most (aser -> haser -> hacer)
 PHONETIC_MAX_CHARS = 16  # longer words are not respelled by sound: the variants grow too many
 PHONETIC_MAX_VARIANTS = 4000  # a bound on the variants of one word, whatever its letters
@@ -50,6 +59,7 @@ class LanguageRules:
     repeat_unknown_only: bool = False  # runs of exactly ``repeat_run`` letters only in unknown words
     split_letters: frozenset[str] = frozenset()
     split_prefixes: frozenset[str] = frozenset()
+    reduced_a: tuple[str, ...] = ()
     dropped_g: bool = False
     phonetic: tuple[tuple[re.Pattern[str], str], ...] = field(default=())
     # known words this rare are respelled too: web word lists hold tweets' respellings (deveria)
@@ -82,7 +92,7 @@ RULES: dict[str, LanguageRules] = {
         sources=ENGLISH_SOURCES, repeat_run=3, split_letters=frozenset({"a", "i"}),
         split_prefixes=frozenset({"un", "re", "de", "dis", "non", "pre", "mis", "over", "under", "out", "anti",
                                   "co"}),
-        dropped_g=True),
+        reduced_a=("have", "of", "to"), dropped_g=True),
     "es": LanguageRules(
         sources=SPANISH_SOURCES, repeat_run=2, repeat_unknown_only=True,
         split_letters=frozenset({"a", "y", "o", "e", "u"}),
@@ -165,6 +175,22 @@ def spelling_variants(a: str, b: str) -> bool:
 APOSTROPHES = frozenset("'\u2019\u00b4`")  # written for an apostrophe (´ and ` too)
 # normal forms never proposed, whatever annotators wrote: a slur is not the standard form of a word
 NEVER_PROPOSED = frozenset({"nigger", "niggers"})
+
+
+def short_part_pair(left: str, right: str, rules: LanguageRules, context: NgramContext) -> str | None:
+    """The second word of a cut of a run-together word into ``left`` and ``right``, one of them a
+    single letter, or None when the cut gives no two words. The pair must be one the bigram counts
+    hold (``a lot``, ``on a``; not ``tend i``, ``a branches``). A final ``a`` after a word the
+    counts see before one of ``rules.reduced_a`` at least :data:`REDUCED_MARGIN` more often than
+    before ``a`` is that word, reduced in speech written down: ``coulda`` is could have, ``kinda``
+    kind of (``ona`` stays on a, and ``whata`` what a: ``what to`` is only a little more frequent)."""
+    article, seen = context.log_score(right, left)
+    if not seen:
+        return None
+    if right == "a" and rules.reduced_a:
+        score, word = max((context.log_score(w, left)[0], w) for w in rules.reduced_a)
+        return word if score >= article + REDUCED_MARGIN else right
+    return right
 
 
 def beside_apostrophe(words: Sequence[str], index: int) -> bool:

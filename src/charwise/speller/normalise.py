@@ -75,6 +75,7 @@ from charwise.speller.normalisation_rules import (  # noqa: F401 (re-exported)
     laugh,
     normalisable,
     phonetic_variants,
+    short_part_pair,
     spelling_variants,
 )
 
@@ -249,11 +250,10 @@ class Normaliser:
         return sorted(found, key=lambda w: (-self.lexicon.zipf(w), w))[:RESPELLINGS]
 
     def _best_split(self, word: str) -> str | None:
-        """``word`` cut in two known words, the cut whose rarer part is most frequent (one-letter
-        parts only the language's one-letter words, ``a`` and ``i`` in English, in a pair that the
-        bigram counts hold (``a lot``, ``on a``; not ``tend i``, ``i message``); no part that is one
-        letter repeated and no one-letter part beside its own letter: ``yearsss`` is ``years`` drawn
-        out, not ``years ss``, and Spanish ``comoo`` is ``como``, not ``como o``)."""
+        """``word`` cut in two known words, the cut whose rarer part is most frequent (one-letter parts
+        only the language's one-letter words, in a :func:`short_part_pair`: ``a lot``, ``could have``;
+        no part one letter repeated, no one-letter part beside its own letter: ``yearsss`` is
+        ``years`` drawn out, not ``years ss``, and Spanish ``comoo`` is ``como``, not ``como o``)."""
         best, best_score = None, 0.0
         for i in range(1, len(word)):
             left, right = word[:i], word[i:]
@@ -263,11 +263,12 @@ class Normaliser:
                 continue
             if not (self.lexicon.knows(left) and self.lexicon.knows(right)):
                 continue
-            if min(len(left), len(right)) == 1 and not self.context.log_score(right, left)[1]:
-                continue  # a one-letter part only in a pair the counts know: a lot, on a; not tend i, a branches
-            score = min(self.lexicon.zipf(left), self.lexicon.zipf(right))
+            second = right if min(len(left), len(right)) > 1 else short_part_pair(left, right, self.rules, self.context)
+            if second is None:
+                continue  # a one-letter part only in a pair the counts know; coulda: could have
+            score = min(self.lexicon.zipf(left), self.lexicon.zipf(second))
             if score > best_score:
-                best, best_score = f"{left} {right}", score
+                best, best_score = f"{left} {second}", score
         return best if best_score >= SPLIT_ZIPF else None
 
     # --- features -------------------------------------------------------------------------------
