@@ -250,10 +250,9 @@ class Normaliser:
         return sorted(found, key=lambda w: (-self.lexicon.zipf(w), w))[:RESPELLINGS]
 
     def _best_split(self, word: str) -> str | None:
-        """``word`` cut in two known words, the cut whose rarer part is most frequent (one-letter parts
-        only the language's one-letter words, in a :func:`short_part_pair`: ``a lot``, ``could have``;
-        no part one letter repeated, no one-letter part beside its own letter: ``yearsss`` is
-        ``years`` drawn out, not ``years ss``, and Spanish ``comoo`` is ``como``, not ``como o``)."""
+        """``word`` cut in two known words, the cut whose rarer part is most frequent: one-letter parts only the
+        language's one-letter words, in a :func:`short_part_pair` (``a lot``, ``could have``); no part one letter
+        repeated, none beside its own letter (``yearsss`` is ``years`` drawn out, Spanish ``comoo`` ``como``)."""
         best, best_score = None, 0.0
         for i in range(1, len(word)):
             left, right = word[:i], word[i:]
