@@ -10,8 +10,8 @@ Each rule only *proposes*; the fitted judge (:mod:`charwise.speller.normalisatio
 * ``split_letters`` / ``split_prefixes``: the one-letter words a run-together pair may have, and
   the prefixes that make a derivation rather than two words (``unfollow``, ``deshacer``);
 * ``reduced_a``: the words a final ``a`` stands for in speech written down (English ``coulda``,
-  ``kinda``: could have, kind of), so such a word is cut into the word and what the ``a`` stands for,
-  not before an article (:func:`short_part_pair`);
+  ``musta``: could have, must have), so such a word is cut into the word and what the ``a`` stands
+  for, not before an article (:func:`short_part_pair`);
 * ``dropped_g``: the English ``goin`` -> ``going``;
 * ``phonetic``: respellings by sound (Spanish: ``aser`` -> ``hacer``, ``kiero`` -> ``quiero``,
   ``pesao`` -> ``pesado``, ``grasias`` -> ``gracias``, ``tanbien`` -> ``también``), at most
@@ -182,8 +182,8 @@ def short_part_pair(left: str, right: str, rules: LanguageRules, context: NgramC
     single letter, or None when the cut gives no two words. The pair must be one the bigram counts
     hold (``a lot``, ``on a``; not ``tend i``, ``a branches``). A final ``a`` after a word the
     counts see before one of ``rules.reduced_a`` at least :data:`REDUCED_MARGIN` more often than
-    before ``a`` is that word, reduced in speech written down: ``coulda`` is could have, ``kinda``
-    kind of (``ona`` stays on a, and ``whata`` what a: ``what to`` is only a little more frequent)."""
+    before ``a`` is that word, reduced in speech written down: ``coulda`` is could have, ``musta``
+    must have (``witha`` stays with a, and ``whata`` what a: ``what to`` is only a little more frequent)."""
     article, seen = context.log_score(right, left)
     if not seen:
         return None
