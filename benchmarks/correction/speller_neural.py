@@ -27,7 +27,6 @@ import argparse
 import itertools
 import json
 import os
-import sys
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -37,6 +36,7 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from benchmarks.common.fingerprint import code_fingerprint  # noqa: E402
+from benchmarks.common.report import invocation  # noqa: E402
 from benchmarks.correction.render import (
     render_speller_neural as render,  # noqa: F401  (make_results reads it)
 )
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=Path("runs/speller_neural_scores.json"),
                         help="the tuning half's LM scores (reused by a later --tune on the same sentences and code)")
     args = parser.parse_args(argv)
-    command = " ".join(["python -m benchmarks.correction.speller_neural", *sys.argv[1:]])
+    command = invocation("benchmarks.correction.speller_neural", argv)
     result = {"command": command, **run(args)}
     write_json(args.out, result)
     if not (args.tune and args.tune_only):  # --tune-only writes its half quietly
