@@ -10,7 +10,8 @@ Each rule only *proposes*; the fitted judge (:mod:`charwise.speller.normalisatio
 * ``split_letters`` / ``split_prefixes``: the one-letter words a run-together pair may have, and
   the prefixes that make a derivation rather than two words (``unfollow``, ``deshacer``);
 * ``reduced_a``: the words a final ``a`` stands for in speech written down (English ``coulda``,
-  ``musta``: could have, must have), so such a word is cut into the word and what the ``a`` stands
+  ``musta``: could have, must have; only ``have``: with ``of`` and ``to`` nouns read so, ``mosta``
+  most of, ``problema`` problem of), so such a word is cut into the word and what the ``a`` stands
   for, not before an article (:func:`short_part_pair`);
 * ``dropped_g``: the English ``goin`` -> ``going``;
 * ``phonetic``: respellings by sound (Spanish: ``aser`` -> ``hacer``, ``kiero`` -> ``quiero``,
@@ -42,8 +43,8 @@ from charwise.words import PROTECTED_PATTERNS
 if TYPE_CHECKING:
     from charwise.speller.context import NgramContext
 
-# log10: how much more often the counts must see a word before "have", "of" or "to" than before "a" for
-# its run-together final "a" to be read as that word (three times: should have, not what to)
+# log10: how much more often the counts must see a word before "have" than before "a" for its run-together
+# final "a" to be read as "have" (three times: should have)
 REDUCED_MARGIN = 0.5
 PHONETIC_STEPS = 2  # rewrites combined at most (aser -> haser -> hacer)
 PHONETIC_MAX_CHARS = 16  # longer words are not respelled by sound: the variants grow too many
@@ -92,7 +93,7 @@ RULES: dict[str, LanguageRules] = {
         sources=ENGLISH_SOURCES, repeat_run=3, split_letters=frozenset({"a", "i"}),
         split_prefixes=frozenset({"un", "re", "de", "dis", "non", "pre", "mis", "over", "under", "out", "anti",
                                   "co"}),
-        reduced_a=("have", "of", "to"), dropped_g=True),
+        reduced_a=("have",), dropped_g=True),
     "es": LanguageRules(
         sources=SPANISH_SOURCES, repeat_run=2, repeat_unknown_only=True,
         split_letters=frozenset({"a", "y", "o", "e", "u"}),
@@ -183,7 +184,7 @@ def short_part_pair(left: str, right: str, rules: LanguageRules, context: NgramC
     hold (``a lot``, ``on a``; not ``tend i``, ``a branches``). A final ``a`` after a word the
     counts see before one of ``rules.reduced_a`` at least :data:`REDUCED_MARGIN` more often than
     before ``a`` is that word, reduced in speech written down: ``coulda`` is could have, ``musta``
-    must have (``witha`` stays with a, and ``whata`` what a: ``what to`` is only a little more frequent)."""
+    must have (``witha`` stays with a)."""
     article, seen = context.log_score(right, left)
     if not seen:
         return None
