@@ -179,6 +179,29 @@ def test_a_new_judge_is_never_answered_from_the_judgements_of_a_freed_one(normal
         del judge
 
 
+def test_a_social_threshold_applies_in_sentences_read_as_social_only(normaliser, tmp_path):
+    judge = normaliser.judge = fitted_judge(normaliser)
+    p = normaliser.best("u", "i", "could")[2]
+    judge.threshold, judge.social_threshold = min(1.0, p + 0.01), p - 0.01
+
+    def normalised(social: bool) -> list[str]:
+        entries = [WordCorrection(w, w, False) for w in ["i", "u", "could"]]
+        normaliser.apply([entries], ("normalisation",), social=social)
+        return [e.correction for e in entries]
+
+    assert normalised(False) == ["i", "u", "could"] and normalised(True) == ["i", "you", "could"]
+    assert judge.threshold_for(True) == p - 0.01 and judge.threshold_for(False) == judge.threshold
+    normaliser.save(tmp_path / "model")
+    again = Normaliser.load("en", normaliser.lexicon, tmp_path / "model").judge
+    assert again is not None and again.social_threshold == judge.social_threshold
+    judge.social_threshold = None  # none set: one threshold for every sentence
+    assert judge.threshold_for(True) == judge.threshold and normalised(True) == ["i", "u", "could"]
+    data = json.loads((tmp_path / "model" / "judge.json").read_text(encoding="utf-8"))
+    (tmp_path / "model" / "judge.json").write_text(json.dumps({**data, "social_threshold": 1.5}), encoding="utf-8")
+    with pytest.raises(CheckpointError, match="social_threshold must be a probability"):
+        Normaliser.load("en", normaliser.lexicon, tmp_path / "model")
+
+
 def test_bad_model_files_are_one_line_errors(normaliser, tmp_path):
     with pytest.raises(ConfigError, match="no judge yet"):
         normaliser.best("u", None, None)

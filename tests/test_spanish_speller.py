@@ -92,7 +92,8 @@ def test_laughs_are_recognised_and_words_are_not():
 
     assert [laugh(w) for w in ("jajajjaja", "jsjajajaj", "jejeje", "jijiji", "hahah")] == ["ja", "ja", "je", "ji",
                                                                                            "ja"]
-    assert [laugh(w) for w in ("hija", "jaula", "hoja", "ja", "ojo")] == [None] * 5
+    assert [laugh(w) for w in ("hija", "jaula", "hoja", "ja", "ojo", "hijitos")] == [None] * 6
+    assert laugh("jajajajxjaja") == "ja"  # one slip in a long laugh
 
 
 def test_phonetic_respellings_reach_the_word_within_two_rewrites():
@@ -139,6 +140,19 @@ def test_the_real_spanish_normaliser_reads_tweets_and_leaves_protected_spans():
             english.best("u", None, None)
     finally:
         english.judge = english_judge
+
+
+@pytest.mark.real
+def test_tweets_respellings_are_normalised_and_formal_text_is_left_alone():
+    """In a tweet (``xq``, ``kiero``) the judge's social threshold lets through the respellings by
+    sound and the abbreviations Tweet-Norm writes; a verse keeps the stricter one."""
+    speller = Speller.load("es")
+    judge = speller.normaliser.judge
+    assert judge.social_threshold is not None and judge.social_threshold < judge.threshold
+    assert (speller.correct("kiero verte mañana xq no pude oy").corrected
+            == "quiero verte mañana porque no pude hoy")
+    formal = "Y él les dijo: Hijitos, ¿tenéis algo de comer? Apartaos de mí."
+    assert speller.correct(formal).corrected == formal
 
 
 @pytest.mark.real

@@ -34,7 +34,8 @@ def test_english_sound_keys_undo_the_rules(a, b):
 
 
 @pytest.mark.parametrize(("a", "b"), [("bino", "vino"), ("aser", "hacer"), ("cancion", "canción"),
-                                      ("cabayo", "caballo"), ("jente", "gente"), ("tiera", "tierra")])
+                                      ("cabayo", "caballo"), ("jente", "gente"), ("tiera", "tierra"),
+                                      ("tanbien", "también"), ("inpreso", "impreso"), ("enbidia", "envidia")])
 def test_spanish_sound_keys_undo_the_rules(a, b):
     assert sound_key(a, "es") == sound_key(b, "es")
 

@@ -3,7 +3,8 @@
 Shared by the LexNorm 2015 (``lexnorm.py``), Tweet-Norm (``tweetnorm.py``) and judge-evidence
 (``judge_evidence.py``) benchmarks: candidate rows with leave-one-out table features, the
 out-of-fold choice of the judge's threshold (the lowest at which the damage stays within a
-budget), and the metrics of ``lexnorm.py``'s docstring (:func:`score_changes`).
+budget, or, where only some words are annotated and the damage is an upper bound, the one of highest
+error reduction), and the metrics of ``lexnorm.py``'s docstring (:func:`score_changes`).
 """
 
 from __future__ import annotations
@@ -89,37 +90,61 @@ def out_of_fold(rows: Rows, fit: Callable[[np.ndarray, np.ndarray], Any],
     return oof
 
 
+def threshold_sweep(rows: Rows, tweets: list[Tweet], probabilities: list[np.ndarray]) -> list[dict[str, Any]]:
+    """The scores of the changes made with ``probabilities`` at each threshold from 0.05 to 0.975."""
+    return [{"threshold": float(t), **score_changes(tweets, decisions(rows, probabilities, float(t)))}
+            for t in np.round(np.arange(0.05, 1.0, 0.025), 3)]
+
+
 def lowest_threshold(rows: Rows, tweets: list[Tweet],
                      probabilities: list[np.ndarray], max_damage: float) -> tuple[float, list[dict[str, Any]]]:
     """The lowest threshold at which the changes made with ``probabilities`` keep the damage to
     ``tweets`` at or below ``max_damage`` (the highest swept when none does), and the sweep."""
-    sweep = [{"threshold": float(t), **score_changes(tweets, decisions(rows, probabilities, float(t)))}
-             for t in np.round(np.arange(0.05, 1.0, 0.025), 3)]
+    sweep = threshold_sweep(rows, tweets, probabilities)
     allowed = [s for s in sweep if s["damage"] <= 100 * max_damage]
     return (min(allowed, key=lambda s: s["threshold"]) if allowed else sweep[-1])["threshold"], sweep
 
 
+def best_err_threshold(rows: Rows, tweets: list[Tweet],
+                       probabilities: list[np.ndarray]) -> tuple[float, list[dict[str, Any]]]:
+    """The threshold at which the changes made with ``probabilities`` reduce the errors of
+    ``tweets`` most (ERR: every change to a token the annotation leaves alone counts against it; of
+    equal ones the highest), and the sweep."""
+    sweep = threshold_sweep(rows, tweets, probabilities)
+    return max(sweep, key=lambda s: (s["err"], s["threshold"]))["threshold"], sweep
+
+
 def fit_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
               max_damage: float, gains: dict[tuple[int, int], dict[str, float]] | None = None,
-              data: str = "LexNorm 2015 training tweets") -> tuple[NormalisationJudge, dict[str, Any]]:
+              data: str = "LexNorm 2015 training tweets", social_by_err: bool = False
+              ) -> tuple[NormalisationJudge, dict[str, Any]]:
     """A judge fitted on ``tweets`` (leave-one-out table features, ``data`` names them), its
-    threshold chosen out of fold; with ``gains``, the LM judge."""
+    threshold chosen out of fold, the lowest within ``max_damage``; with ``social_by_err`` (an
+    annotation of some words only, whose damage counts right changes too) a threshold for sentences
+    read as social besides, the one of highest ERR; with ``gains``, the LM judge."""
     sources = normaliser.rules.sources
 
     def fit(X: np.ndarray, y: np.ndarray) -> NormalisationJudge:
         return NormalisationJudge.fit(X, y, sources=sources)
 
     rows = candidate_rows(normaliser, tweets, choices, leave_one_out=True, gains=gains)
-    threshold, sweep = lowest_threshold(rows, tweets, out_of_fold(rows, fit, NormalisationJudge.probability),
-                                        max_damage)
+    probabilities = out_of_fold(rows, fit, NormalisationJudge.probability)
+    threshold, sweep = lowest_threshold(rows, tweets, probabilities, max_damage)
     X, y, _ = stacked(rows)
     judge = fit(X, y)
     judge.threshold = threshold
     judge.threshold_source = (f"lowest threshold at which out-of-fold changes to correct tokens stay <= "
                               f"{100 * max_damage:.1f} % on {len(tweets)} {data}")
+    if social_by_err:
+        judge.social_threshold = best_err_threshold(rows, tweets, probabilities)[0]
+        judge.social_threshold_source = (
+            f"threshold of the highest out-of-fold error reduction rate on {len(tweets)} {data} (only the words "
+            "out of the annotators' vocabulary are annotated: changes to the others count as wrong, accents put "
+            "back among them)")
     correct_tokens = sum(raw == normal for t in tweets for raw, normal in t)
     return judge, {"candidate_rows": int(len(X)), "tokens_with_candidates": len(rows),
-                   "correct_tokens": correct_tokens, "threshold": threshold, "out_of_fold_sweep": sweep}
+                   "correct_tokens": correct_tokens, "threshold": threshold,
+                   "social_threshold": judge.social_threshold, "out_of_fold_sweep": sweep}
 
 
 # --- scoring ---------------------------------------------------------------------------------------

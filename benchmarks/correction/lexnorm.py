@@ -101,14 +101,16 @@ def speller_choices(speller: Speller, tweets: list[Tweet]) -> tuple[list[list[di
 
 
 def learned_normaliser(spelling: Speller, tweets: list[Tweet], max_damage: float, undo_below: float,
-                       data: str = "LexNorm 2015 training tweets"
+                       data: str = "LexNorm 2015 training tweets", social_by_err: bool = False
                        ) -> tuple[Normaliser, dict[str, Any], list[list[dict[str, float]]], list[list[str]]]:
-    """A normaliser learned from ``tweets`` (their table, a judge fitted on them, :func:`fit_judge`)
-    over ``spelling``'s lexicon, with the fitting's report, and :func:`speller_choices` of the tweets."""
+    """A normaliser learned from ``tweets`` (their table, a judge fitted on them, :func:`fit_judge`,
+    ``social_by_err`` passed on) over ``spelling``'s lexicon, with the fitting's report, and
+    :func:`speller_choices` of the tweets."""
     normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(p for t in tweets for p in t), None,
                             spelling_context(spelling.lexicon.language))
     choices, sentences = speller_choices(spelling, tweets)
-    normaliser.judge, fitting = fit_judge(normaliser, tweets, choices, max_damage, data=data)
+    normaliser.judge, fitting = fit_judge(normaliser, tweets, choices, max_damage, data=data,
+                                          social_by_err=social_by_err)
     normaliser.judge.undo_below = undo_below
     return normaliser, fitting, choices, sentences
 
@@ -216,11 +218,11 @@ def lookup_changes(learn: list[Tweet], tweets: list[Tweet]) -> dict[tuple[int, i
 
 
 def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Namespace,
-             lm: RememberedLM | None, language: str = "en", data: str = "LexNorm 2015 training tweets"
-             ) -> dict[str, Any]:
+             lm: RememberedLM | None, language: str = "en", data: str = "LexNorm 2015 training tweets",
+             social_by_err: bool = False) -> dict[str, Any]:
     spelling = Speller.load(language, settings=SpellerSettings(changes=SPELLING))
     normaliser, fitting, choices, sentences = learned_normaliser(spelling, learn, args.max_damage, args.undo_below,
-                                                                 data)
+                                                                 data, social_by_err)
     judge = normaliser.judge
     if lm is not None:
         lm_fitting = fit_lm_judge(normaliser, learn, choices, sentences, lm, args.max_damage, args.undo_below, data)
@@ -246,9 +248,9 @@ def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Na
             "tweets_per_s_all_cores": all_cores_speed(with_lm, test), "threshold": lm_fitting["threshold"]}
     sweep = []
     for threshold in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
-        judge.threshold = threshold
+        judge.threshold = judge.social_threshold = threshold
         sweep.append({"threshold": threshold, **score_changes(test, speller_outputs(social, test)[0])})
-    judge.threshold = fitting["threshold"]
+    judge.threshold, judge.social_threshold = fitting["threshold"], fitting["social_threshold"]
     if lm is not None:
         fitting["lm_judge"] = {k: v for k, v in lm_fitting.items() if k != "out_of_fold_sweep"}
     return {"systems": systems, "fitting": {k: v for k, v in fitting.items() if k != "out_of_fold_sweep"},

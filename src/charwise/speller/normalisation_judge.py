@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
-from charwise.errors import CheckpointError
+from charwise.errors import CheckpointError, ConfigError
 from charwise.speller.normalisation_rules import ENGLISH_SOURCES, NEVER_PROPOSED, spelling_variants
+from charwise.speller.settings import check_threshold
 
 if TYPE_CHECKING:
     from charwise.speller.context_model import ContextModel
@@ -131,8 +132,16 @@ class NormalisationJudge:
     undo_below: float = 0.3
     undo_source: str = ""
     sources: tuple[str, ...] = SOURCES
+    # in sentences read as social, when set: where the annotation marks only the words its annotators
+    # did not know (Tweet-Norm), a damage budget keeps the judge from tweets' own respellings
+    social_threshold: float | None = None
+    social_threshold_source: str = ""
     # what the normaliser's cache of judgements tells judges apart by
     serial: int = field(default_factory=lambda: next(_SERIALS), init=False, repr=False, compare=False)
+
+    def threshold_for(self, social: bool) -> float:
+        """The probability a candidate needs in a sentence read as social (``social``) or not."""
+        return self.social_threshold if social and self.social_threshold is not None else self.threshold
 
     def probability(self, rows: np.ndarray) -> np.ndarray:
         """For each row of :func:`feature_names` (of its sources), the probability that its
@@ -145,7 +154,8 @@ class NormalisationJudge:
                 "weights": self.weights.tolist(), "bias": self.bias,
                 "mean": self.mean.tolist(), "scale": self.scale.tolist(), "threshold": self.threshold,
                 "threshold_source": self.threshold_source, "undo_below": self.undo_below,
-                "undo_source": self.undo_source}
+                "undo_source": self.undo_source, "social_threshold": self.social_threshold,
+                "social_threshold_source": self.social_threshold_source}
 
     @classmethod
     def from_dict(cls, data: dict[str, object], where: str = "the judge") -> "NormalisationJudge":
@@ -157,10 +167,14 @@ class NormalisationJudge:
         size = expanded_size(sources)
         if any(a.shape != (size,) for a in arrays):
             raise CheckpointError(f"{where}: weights, mean and scale must each have {size} values")
+        try:
+            social = check_threshold(data.get("social_threshold"), "social_threshold")  # type: ignore[arg-type]
+        except ConfigError as error:
+            raise CheckpointError(f"{where}: {error}") from None
         return cls(arrays[0], float(data["bias"]), arrays[1], arrays[2],  # type: ignore[arg-type]
                    float(data.get("threshold", 0.5)), str(data.get("threshold_source", "")),  # type: ignore[arg-type]
                    float(data.get("undo_below", 0.0)), str(data.get("undo_source", "")),  # type: ignore[arg-type]
-                   sources)
+                   sources, social, str(data.get("social_threshold_source", "")))
 
     @classmethod
     def fit(cls, rows: np.ndarray, labels: np.ndarray, c: float = 0.3,

@@ -395,13 +395,13 @@ class Normaliser:
         return found[2] if found[0] == entry.correction.lower() else min(found[2], entry.probability)
 
     def apply(self, corrected: list[list[WordCorrection]], allowed: Sequence[str],
-              threshold: float | None = None, *, undo: bool | Sequence[bool] = False, lm: ContextModel | None = None,
-              passes: int = PASSES) -> None:
+              threshold: float | None = None, *, social: bool | Sequence[bool] = False,
+              lm: ContextModel | None = None, passes: int = PASSES) -> None:
         """Judge every normalisable, unprotected word of ``corrected`` (in place), left to right, each
-        read between its neighbours: the best candidate replaces the word (and any spelling change)
-        when its probability reaches ``threshold`` (default: the judge's) and its kind is ``allowed``.
-        With ``undo`` (informal text; or a flag per sentence), a spelling change the judge gives less than its
-        ``undo_below`` is undone: in tweets, the speller's unknown words are often names and slang.
+        read between its neighbours: the best candidate replaces the word (and any spelling change) when
+        its probability reaches ``threshold`` (default: the judge's ``threshold_for`` the sentence) and its
+        kind is ``allowed``. In a ``social`` sentence (informal text; one flag, or one per sentence), a spelling
+        change the judge gives less than its ``undo_below`` is undone: tweets' unknown words are often names.
 
         The first pass reads each word between its left neighbour as judged and its right one as the
         speller left it; each further pass (``passes``) judges every word again from the speller's
@@ -415,7 +415,7 @@ class Normaliser:
         if passes < 1:
             raise ConfigError(f"passes must be >= 1, got {passes}")
         gains = self._lm_gains(corrected, lm) if lm is not None and self.lm_judge is not None else {}
-        undo = [undo] * len(corrected) if isinstance(undo, bool) else list(undo)
+        social = [social] * len(corrected) if isinstance(social, bool) else list(social)
         for s, entries in enumerate(corrected):
             spelled = [(e.correction, e.kind, e.probability) for e in entries]
             current = [e.correction for e in entries]
@@ -426,18 +426,18 @@ class Normaliser:
                     for entry, (correction, kind, p) in zip(entries, spelled):
                         entry.correction, entry.kind, entry.probability = correction, kind, p
                 for i, entry in self._judged_words(entries, current):
-                    self._decide(entry, current, i, gains.get((s, i)), threshold, allowed, undo[s])
+                    self._decide(entry, current, i, gains.get((s, i)), threshold, allowed, social[s])
                     current[i] = entry.correction
 
     def _decide(self, entry: WordCorrection, current: list[str], i: int, lm_row: dict[str, float] | None,
-                threshold: float | None, allowed: Sequence[str], undo: bool) -> None:
+                threshold: float | None, allowed: Sequence[str], social: bool) -> None:
         """One word of :meth:`apply`, read between the neighbours of ``current``, changed in place."""
         from charwise.speller.corrections import same_case
         from charwise.speller.real_words import adjacent_words
 
         left, right = adjacent_words(current, i)
         judge = self.judge_for(lm_row)
-        needed = judge.threshold if threshold is None else threshold
+        needed = judge.threshold_for(social) if threshold is None else threshold
         found = self.best(entry.word, left, right, speller_candidates(entry), lm_row)
         # the speller changed a run-together pair into one of its words (youcould -> could):
         # the pair, split, is the change to make
@@ -447,7 +447,7 @@ class Normaliser:
             entry.correction, entry.kind = entry.word, ""  # better unchanged than a word short
             return
         if found is None or (not drops_word and (found[2] < needed or found[1] not in allowed)):
-            if (undo and entry.kind == "spelling" and found is not None
+            if (social and entry.kind == "spelling" and found is not None
                     and self._judged(entry, found) < judge.undo_below):
                 # one judge: it read the speller's correction among the other candidates
                 # and finds the word as written likelier

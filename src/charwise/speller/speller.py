@@ -453,7 +453,7 @@ class Speller:
             self._rerank(sentences, out, social)
         if normaliser is not None:  # a threshold given (settings or call) applies to every change
             normaliser.apply(out, allowed, self.settings.threshold if threshold is None else threshold,
-                             undo=social, lm=self.context_model)
+                             social=social, lm=self.context_model)
         checker = self.real_word_checker  # valid words the sentence says are another of their confusion set
         if checker is not None:
             check_sentences(checker, out, allowed, self.settings.real_word_margin,

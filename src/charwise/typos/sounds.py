@@ -3,7 +3,8 @@
 The realistic error model (:mod:`charwise.typos.realistic`) misspells by sound and by rule:
 ``ie``/``ei``, doubled letters, unstressed vowels, ``ph``/``f``, ``c``/``k``/``s``, silent letters,
 ``-ance``/``-ence``; in Spanish ``b``/``v``, ``ll``/``y``, ``c``/``s``/``z``, the silent ``h``,
-``g``/``j`` and the written accent. :func:`sound_key` rewrites a word so that all the spellings
+``g``/``j`` and the written accent; Spanish keys also write ``m`` for the ``n`` said as one before
+``b`` and ``p`` (``tanbien``, ``también``). :func:`sound_key` rewrites a word so that all the spellings
 such rules connect share one key (``definately``, ``definitely`` and ``definatly`` all give
 ``d*f*n*t*l*``), so a speller finds the intended word of a misspelling many edits away from it by
 looking its key up: the inverse of the rules, without enumerating their combinations.
@@ -27,8 +28,8 @@ _ENGLISH: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), r) for
     (r"q", "k"), (r"x", "ks"), (r"c", "k"), (r"z", "s"), (r"[ts]i(?=on)", "sh"), (r"(.)\1+", r"\1"),
 ))
 _SPANISH: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), r) for p, r in (
-    (r"(?<!c)h", ""), (r"v", "b"), (r"w", "b"), (r"ll", "y"), (r"z", "s"), (r"c(?=[ei])", "s"), (r"qu", "k"),
-    (r"c", "k"), (r"g(?=[ei])", "j"), (r"x", "ks"), (r"(.)\1+", r"\1"),
+    (r"(?<!c)h", ""), (r"v", "b"), (r"w", "b"), (r"n(?=[bp])", "m"), (r"ll", "y"), (r"z", "s"), (r"c(?=[ei])", "s"),
+    (r"qu", "k"), (r"c", "k"), (r"g(?=[ei])", "j"), (r"x", "ks"), (r"(.)\1+", r"\1"),
 ))
 _ENGLISH_VOWELS = re.compile(r"(?<=.)[aeiouy]+")
 LANGUAGES = ("en", "es")
