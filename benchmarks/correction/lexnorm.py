@@ -117,10 +117,11 @@ def learned_normaliser(spelling: Speller, tweets: list[Tweet], max_damage: float
 
 def fit_lm_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
                  sentences: list[list[str]], lm: Any, max_damage: float, undo_below: float,
-                 data: str = "LexNorm 2015 training tweets") -> dict[str, Any]:
-    """Fit ``normaliser``'s LM judge on ``tweets`` with ``lm``'s gains (:func:`tweet_gains`); its fitting's report."""
+                 data: str = "LexNorm 2015 training tweets", social_by_err: bool = False) -> dict[str, Any]:
+    """Fit ``normaliser``'s LM judge on ``tweets`` with ``lm``'s gains (:func:`tweet_gains`; ``social_by_err``:
+    :func:`fit_judge`'s); its fitting's report."""
     gains = tweet_gains(normaliser, tweets, choices, sentences, lm)
-    normaliser.lm_judge, fitting = fit_judge(normaliser, tweets, choices, max_damage, gains, data)
+    normaliser.lm_judge, fitting = fit_judge(normaliser, tweets, choices, max_damage, gains, data, social_by_err)
     normaliser.lm_judge.undo_below = undo_below
     return fitting
 
@@ -225,7 +226,8 @@ def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Na
                                                                  data, social_by_err)
     judge = normaliser.judge
     if lm is not None:
-        lm_fitting = fit_lm_judge(normaliser, learn, choices, sentences, lm, args.max_damage, args.undo_below, data)
+        lm_fitting = fit_lm_judge(normaliser, learn, choices, sentences, lm, args.max_damage, args.undo_below, data,
+                                  social_by_err)
     social = speller_with(spelling, normaliser, "social")
     systems: dict[str, dict[str, Any]] = {}
     systems["unchanged"] = score_changes(test, {})
