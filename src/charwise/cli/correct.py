@@ -81,7 +81,8 @@ def add_parser(sub: Any) -> None:
                    help="auto (the default: social for each line that reads like a tweet, with a @handle, "
                         "#hashtag, emoji or words like u, dont; standard for the others), standard (edited text) "
                         "or social (tweets, chat: corrections unlikely in informal text, where unknown words are "
-                        "often names and slang, are undone)")
+                        "often names and slang, are undone; in Spanish, tweets' respellings such as aser, xq are "
+                        "normalised more readily)")
     c.add_argument("--skip", action="append", default=[], metavar="KIND", choices=CHANGE_KINDS,
                    help=f"never make this kind of change (repeatable): {', '.join(CHANGE_KINDS)}")
     add_input_options(c, windows=True)
