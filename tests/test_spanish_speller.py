@@ -156,6 +156,19 @@ def test_tweets_respellings_are_normalised_and_formal_text_is_left_alone():
 
 
 @pytest.mark.real
+def test_an_accent_the_normaliser_puts_back_is_an_accent_change():
+    """The normaliser takes the speller's ``fácil`` for ``facil``: a change of kind ``accent``, which
+    ``--skip accent`` turns off as it does the speller's own."""
+    speller = Speller.load("es")
+    out = speller.correct("kiero algo facil xq no se")
+    assert [(w.word, w.kind) for w in out.words if w.changed] == [
+        ("kiero", "normalisation"), ("facil", "accent"), ("xq", "normalisation")]
+    no_accents = Speller(speller.lexicon, speller.encoder, speller.scorer,
+                         SpellerSettings(changes=("spelling", "normalisation", "split")), featurizer=speller.featurizer)
+    assert no_accents.correct("kiero algo facil xq no se").corrected == "quiero algo facil porque no se"
+
+
+@pytest.mark.real
 def test_the_real_spanish_speller_puts_back_accent_twins_the_sentence_asks_for():
     speller = Speller.load("es")
     out = speller.correct("pero a mi me encantan")

@@ -50,6 +50,7 @@ import numpy as np
 
 from charwise.cache import LRUCache
 from charwise.errors import ConfigError
+from charwise.speller.corrections import WordCorrection, restores_accents, same_case, starts_after
 from charwise.speller.lexicon import ACCENTED, strip_accents
 from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     EXPANDED,
@@ -82,7 +83,6 @@ from charwise.speller.normalisation_rules import (  # noqa: F401 (re-exported)
 if TYPE_CHECKING:
     from charwise.speller.context import NgramContext
     from charwise.speller.context_model import ContextModel
-    from charwise.speller.corrections import WordCorrection
     from charwise.speller.lexicon import Lexicon
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -362,7 +362,8 @@ class Normaliser:
         if source == "split":
             kind = "split"
         elif source == "speller" or (source in ("abbreviation", "repeat", "phonetic") and cand in (speller or {})):
-            kind = "spelling"  # a slip the speller found too (peole -> people), whatever proposed it first
+            # a slip the speller found too (peole -> people), whatever proposed it first; of its kind
+            kind = "accent" if restores_accents(word, cand) else "spelling"
         else:
             kind = "normalisation"
         if self.lexicon.knows(word) and not self._fits_better(word, cand, left, right):
@@ -432,7 +433,6 @@ class Normaliser:
     def _decide(self, entry: WordCorrection, current: list[str], i: int, lm_row: dict[str, float] | None,
                 threshold: float | None, allowed: Sequence[str], social: bool) -> None:
         """One word of :meth:`apply`, read between the neighbours of ``current``, changed in place."""
-        from charwise.speller.corrections import same_case
         from charwise.speller.real_words import adjacent_words
 
         left, right = adjacent_words(current, i)
@@ -460,8 +460,6 @@ class Normaliser:
                       current: list[str]) -> Iterator[tuple[int, WordCorrection]]:
         """The words of a sentence the normaliser judges, with their positions (read as the loop of
         :meth:`apply` goes: ``current`` is the sentence corrected so far)."""
-        from charwise.speller.corrections import starts_after
-
         start = True
         for i, entry in enumerate(entries):
             at_start, start = start, starts_after(entry.word, start)
