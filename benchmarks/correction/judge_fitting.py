@@ -101,8 +101,7 @@ def lowest_threshold(rows: Rows, tweets: list[Tweet],
     """The lowest threshold at which the changes made with ``probabilities`` keep the damage to
     ``tweets`` at or below ``max_damage`` (the highest swept when none does), and the sweep."""
     sweep = threshold_sweep(rows, tweets, probabilities)
-    allowed = [s for s in sweep if s["damage"] <= 100 * max_damage]
-    return (min(allowed, key=lambda s: s["threshold"]) if allowed else sweep[-1])["threshold"], sweep
+    return lowest_within(sweep, max_damage), sweep
 
 
 def best_err_threshold(rows: Rows, tweets: list[Tweet],
@@ -111,7 +110,18 @@ def best_err_threshold(rows: Rows, tweets: list[Tweet],
     ``tweets`` most (ERR: every change to a token the annotation leaves alone counts against it; of
     equal ones the highest), and the sweep."""
     sweep = threshold_sweep(rows, tweets, probabilities)
-    return max(sweep, key=lambda s: (s["err"], s["threshold"]))["threshold"], sweep
+    return best_err(sweep), sweep
+
+
+def lowest_within(sweep: list[dict[str, Any]], max_damage: float) -> float:
+    """:func:`lowest_threshold`'s choice in a :func:`threshold_sweep`."""
+    allowed = [s for s in sweep if s["damage"] <= 100 * max_damage]
+    return float((min(allowed, key=lambda s: s["threshold"]) if allowed else sweep[-1])["threshold"])
+
+
+def best_err(sweep: list[dict[str, Any]]) -> float:
+    """:func:`best_err_threshold`'s choice in a :func:`threshold_sweep`."""
+    return float(max(sweep, key=lambda s: (s["err"], s["threshold"]))["threshold"])
 
 
 def fit_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
@@ -128,15 +138,15 @@ def fit_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[di
         return NormalisationJudge.fit(X, y, sources=sources)
 
     rows = candidate_rows(normaliser, tweets, choices, leave_one_out=True, gains=gains)
-    probabilities = out_of_fold(rows, fit, NormalisationJudge.probability)
-    threshold, sweep = lowest_threshold(rows, tweets, probabilities, max_damage)
+    sweep = threshold_sweep(rows, tweets, out_of_fold(rows, fit, NormalisationJudge.probability))
+    threshold = lowest_within(sweep, max_damage)
     X, y, _ = stacked(rows)
     judge = fit(X, y)
     judge.threshold = threshold
     judge.threshold_source = (f"lowest threshold at which out-of-fold changes to correct tokens stay <= "
                               f"{100 * max_damage:.1f} % on {len(tweets)} {data}")
     if social_by_err:
-        judge.social_threshold = best_err_threshold(rows, tweets, probabilities)[0]
+        judge.social_threshold = best_err(sweep)
         judge.social_threshold_source = (
             f"threshold of the highest out-of-fold error reduction rate on {len(tweets)} {data} (only the words "
             "out of the annotators' vocabulary are annotated: changes to the others count as wrong, accents put "
