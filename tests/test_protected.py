@@ -64,6 +64,23 @@ def test_plain_words_are_not_protected(text):
     assert not any(w for w, p in zip(split.words, flags) if p and w.isalpha())
 
 
+# Texts made of the characters the built-in kinds turn on, so that every kind can match somewhere.
+awkward_text = st.text(alphabet="aAbxXdDpPwWmkcoOtT_-.:/\\@#$^<38 \u2026()=;'\"", max_size=40) | st.sampled_from(
+    [f"see {e} now" for examples in PROTECTED.values() for e in examples])
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=awkward_text)
+def test_property_skipping_kinds_a_text_cannot_hold_finds_the_same_spans(text):
+    """protected_spans leaves out the kinds whose characters a text lacks: the spans must be those
+    of every kind in one expression."""
+    import re
+
+    every = re.compile("|".join(f"(?i:{p[4:]})" if p.startswith("(?i)") else f"(?:{p})"
+                                for p in PROTECTED_PATTERNS.values()))
+    assert protected_spans(text) == [m.span() for m in every.finditer(text) if m.end() > m.start()]
+
+
 def test_a_truncated_posts_last_word_and_a_glued_scheme_are_protected():
     # a post cut short: its last word is a piece of a word, never a misspelling to correct
     assert covered("the following stateme…", "stateme…")

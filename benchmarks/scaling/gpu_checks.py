@@ -14,8 +14,8 @@ Sections:
    for this section, and the operations that have no deterministic CUDA kernel are listed. Each
    test's outcome and seconds, and the GPU memory they used (proof that they ran there).
 2. **overlap**: ``SentenceEncoder.encode`` with ``overlap=True`` (the next batch prepared on a
-   second thread while the GPU runs this one; the default on a GPU) against ``overlap=False``
-   (batches in turn), for the policies ``none`` and ``repair``.
+   second thread while the GPU runs this one) against ``overlap=False`` (batches in turn, the
+   default), for the policies ``none`` and ``repair``.
 3. **front end**: ``front_end.py``'s measurement on the GPU: sentences per second of plain
    sentence-transformers, ``SentenceEncoder(policy="none" | "repair")`` and ``repairing(model)``.
 4. **speller with its language model**: ``Speller.load("en", context="smollm2", device="cuda")``

@@ -89,7 +89,7 @@ class SentenceEncoder:
         model runs on this one. Off by default, on every device: preparation is Python code that
         holds the interpreter lock, so the two threads take turns anyway and the hand-over costs
         time (measured on an H200: 0.77x the sentences per second of batches in turn with policy
-        ``none``, 0.72x with ``repair``; on a 2-core CPU 0.98x).
+        ``none`` in two runs, 0.72x and 1.10x with ``repair``; on a 2-core CPU 0.98x).
         """
         if isinstance(sentences, str):
             raise TypeError("encode() takes a list of sentences, not a single string")
