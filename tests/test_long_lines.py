@@ -20,14 +20,15 @@ from charwise.errors import InputError
 from charwise.io import ReadReport, iter_windows, text_windows
 from charwise.speller import Speller
 from charwise.speller.repair import repair
+from conftest import fresh_cache_unless_real
 
 WORDS = ["the", "house", "and", "horse", "said", "after", "stop", "here", "night", "business", "weird"]
 TYPOS = {"recieve": "receive", "pakage": "package", "horsee": "horse"}  # Horsee: only at a sentence start
 
 
 @pytest.fixture(autouse=True)
-def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("CHARWISE_CACHE", str(tmp_path / "cache"))
+def cache_dir(request, tmp_path, monkeypatch):
+    fresh_cache_unless_real(request, tmp_path, monkeypatch)
 
 
 @pytest.fixture

@@ -15,12 +15,12 @@ from charwise.speller.lexicon import USER, LexiconEntry
 from charwise.speller.repair import repair
 from charwise.teachers import Teacher
 from charwise.words import split_words
-from conftest import fitted_scorer, tiny_encoder, tiny_lexicon
+from conftest import fitted_scorer, fresh_cache_unless_real, tiny_encoder, tiny_lexicon
 
 
 @pytest.fixture(autouse=True)
-def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("CHARWISE_CACHE", str(tmp_path / "cache"))
+def cache_dir(request, tmp_path, monkeypatch):
+    fresh_cache_unless_real(request, tmp_path, monkeypatch)
 
 
 @pytest.fixture(scope="module")
@@ -138,10 +138,9 @@ def test_tagger_with_repair_keeps_one_label_per_written_word(bert_teacher, spell
 # --- the real English speller in front of all-MiniLM-L6-v2 -------------------------------------------
 @pytest.mark.real
 @pytest.mark.slow
-def test_real_default_policy_leaves_clean_sentences_identical_and_repairs_misspelled(tmp_path, monkeypatch):
+def test_real_default_policy_leaves_clean_sentences_identical_and_repairs_misspelled():
     from charwise import SentenceEncoder
 
-    monkeypatch.setenv("CHARWISE_CACHE", str(tmp_path / "real-cache"))
     default = SentenceEncoder("minilm")
     assert default.policy.name == "repair"
     base = SentenceEncoder("minilm", policy="none")

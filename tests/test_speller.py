@@ -17,12 +17,12 @@ from charwise.speller.lexicon import DICTIONARY, USER, LexiconEntry
 from charwise.speller.scorer import SpellScorer, SpellScorerConfig
 from charwise.typos.sounds import sound_key, strip_accents
 from charwise.words import split_words
-from conftest import fitted_scorer, tiny_encoder, tiny_lexicon
+from conftest import fitted_scorer, fresh_cache_unless_real, tiny_encoder, tiny_lexicon
 
 
 @pytest.fixture(autouse=True)
-def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("CHARWISE_CACHE", str(tmp_path / "cache"))
+def cache_dir(request, tmp_path, monkeypatch):
+    fresh_cache_unless_real(request, tmp_path, monkeypatch)
 
 
 # --- sound keys ----------------------------------------------------------------------------------------
@@ -332,20 +332,12 @@ def test_threshold_one_changes_nothing(make_encoder, wordpiece_teacher):
 
 # --- the shipped English speller on the real weights -----------------------------------------------------
 @pytest.fixture(scope="module")
-def real_speller(tmp_path_factory):
-    import os
-
-    old = os.environ.get("CHARWISE_CACHE")
-    os.environ["CHARWISE_CACHE"] = str(tmp_path_factory.mktemp("speller-cache"))
-    try:
-        speller = Speller.load("en")
-        speller.index.symspell  # noqa: B018
-        yield speller
-    finally:
-        if old is None:
-            os.environ.pop("CHARWISE_CACHE", None)
-        else:
-            os.environ["CHARWISE_CACHE"] = old
+def real_speller():
+    """The shipped English speller, on the cache every real test shares (tests/test_speller_arrays.py
+    builds the shipped speller's from nothing)."""
+    speller = Speller.load("en")
+    speller.index.symspell  # noqa: B018
+    return speller
 
 
 @pytest.mark.real
@@ -410,10 +402,9 @@ def test_correct_command_refuses_bad_input_in_one_line(tmp_path, capsys):
 
 @pytest.mark.real
 @pytest.mark.slow
-def test_correct_command_on_the_shipped_speller(tmp_path, capsys, monkeypatch):
+def test_correct_command_on_the_shipped_speller(tmp_path, capsys):
     from charwise.cli import main
 
-    monkeypatch.setenv("CHARWISE_CACHE", str(tmp_path / "cache"))
     assert main(["correct", "--text", "We recieved the pacakge tomorow in High Wycombe", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["corrected"] == "We received the package tomorrow in High Wycombe"

@@ -105,6 +105,15 @@ def noise_config_for(teacher: Teacher, layouts: tuple[str, ...] = ("us",)) -> No
     return NoiseConfig(layouts=layouts, operations=ops, cased=cased)
 
 
+def sample_rows(ids: torch.Tensor, max_words: int, seed: int = 0) -> torch.Tensor:
+    """At most ``max_words`` of the rows ``ids`` (0: all), drawn with ``seed`` and kept in order: a
+    report on a sample of the held-in words."""
+    if not max_words or len(ids) <= max_words:
+        return ids
+    g = torch.Generator().manual_seed(seed)
+    return ids[torch.randperm(len(ids), generator=g)[:max_words]].sort().values
+
+
 def evaluate(
     encoder: CharEncoder | None,
     teacher: Teacher,

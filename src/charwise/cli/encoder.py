@@ -83,6 +83,8 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--no-manifold", action="store_true",
                    help="do not tune the projection onto the table's manifold after training (raw vectors)")
     t.add_argument("--no-report", action="store_true", help="skip the final evaluation")
+    t.add_argument("--report-words", type=int, default=0,
+                   help="final evaluation on at most this many held-in words (0: all; as eval --max-words)")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(func=cmd_train)
 
@@ -149,6 +151,7 @@ def _check_train_flags(args: argparse.Namespace) -> None:
 def cmd_train(args: argparse.Namespace) -> int:
     from charwise.training.approximation import Trainer
 
+    check_min("--report-words", args.report_words, 0)
     out = check_output_dir(args.out, "--out")
     if args.resume and not (out / "checkpoint" / "state.json").is_file():
         raise CheckpointError(f"nothing to resume: {out} has no checkpoint; run without --resume"
@@ -193,7 +196,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if trainer.accelerator.is_main_process and not args.no_report:
         from charwise.evaluation import format_report
 
-        report = trainer.final_report()
+        report = trainer.final_report(max_words=args.report_words)
         report["train_config"] = asdict(config)
         write_json(out / "eval.json", report)
         print(format_report(report))
@@ -205,7 +208,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     import torch
 
-    from charwise.evaluation import evaluate, format_report
+    from charwise.evaluation import evaluate, format_report, sample_rows
     from charwise.training.targets import split_for_encoder
 
     check_min("--max-words", args.max_words, 0)
@@ -220,9 +223,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         heldin, heldout = (rows_in_corpus(teacher, ids, args.words_from) for ids in (heldin, heldout))
         if len(heldin) == 0:
             raise InputError(f"no whole-word row of teacher '{teacher.name}' occurs in {args.words_from}")
-    if args.max_words and len(heldin) > args.max_words:
-        g = torch.Generator().manual_seed(0)
-        heldin = heldin[torch.randperm(len(heldin), generator=g)[: args.max_words]].sort().values
+    heldin = sample_rows(heldin, args.max_words)
     print(f"evaluating {args.encoder} against {teacher.name}: {len(heldin)} held-in and {len(heldout)} held-out "
           f"words, {args.noise_words} noisy samples per typo operation"
           + (" (projected and raw vectors)" if encoder.manifold is not None else "") + " ...", file=sys.stderr)

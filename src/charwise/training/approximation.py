@@ -29,6 +29,7 @@ from charwise.evaluation import (
     noise_config_for,
     noisy_samples,
     retrieval_hits,
+    sample_rows,
 )
 from charwise.teachers import Teacher
 from charwise.training.config import NOISE_MODELS, TrainConfig  # noqa: F401 (re-exported)
@@ -222,11 +223,11 @@ class Trainer:
         best.attach_teacher(self.teacher)
         return best
 
-    def final_report(self, noise_words: int = 1000) -> dict[str, Any]:
-        """Full evaluation of the best encoder on held-in and held-out words, with the baseline
-        (and without its manifold projection when it has one)."""
-        return evaluate(self.best_encoder(), self.teacher, self.split.heldin_words, self.split.heldout_words,
-                        noise_words=noise_words)
+    def final_report(self, noise_words: int = 1000, max_words: int = 0) -> dict[str, Any]:
+        """Full evaluation of the best encoder on held-in (at most ``max_words`` of them; 0: all)
+        and held-out words, with the baseline (and without its manifold projection when it has one)."""
+        heldin = sample_rows(self.split.heldin_words, max_words)
+        return evaluate(self.best_encoder(), self.teacher, heldin, self.split.heldout_words, noise_words=noise_words)
 
 
 class _ApproximationTask:
