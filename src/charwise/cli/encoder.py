@@ -206,8 +206,6 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 # --- eval --------------------------------------------------------------------------------------
 def cmd_eval(args: argparse.Namespace) -> int:
-    import torch
-
     from charwise.evaluation import evaluate, format_report, sample_rows
     from charwise.training.targets import split_for_encoder
 
