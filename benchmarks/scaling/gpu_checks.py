@@ -131,18 +131,46 @@ def overlap_checks(device: str, texts: list[str], batch: int, repeats: int) -> d
 
 def lm_speller_checks(device: str, texts: list[str], warm_up: list[str]) -> dict[str, Any]:
     """One pass over ``texts`` with cold score caches (a repeated pass would time the caches), after
-    a warm-up on other tweets (``warm_up``: the kernels, the lazy loads)."""
+    a warm-up on other tweets (``warm_up``: the kernels, the lazy loads). For the LM mode, how many
+    forward passes the language model ran and the seconds inside them (the device synchronised):
+    the rest of the pass is the speller's own work on the CPU."""
+    import torch
+
     from charwise.speller import Speller
 
-    rates = {}
+    rates, lm_work = {}, {"forward_passes": 0, "seconds": 0.0}
     for name, speller in (("ngram", Speller.load("en")),
                           (f"smollm2 on {device}", Speller.load("en", context="smollm2", device=device))):
+        if speller.context_model is not None:
+            timed_forward(speller.context_model, device, lm_work)
         speller.correct_lines(warm_up)
+        lm_work.update(forward_passes=0, seconds=0.0)
         started = time.perf_counter()
         speller.correct_lines(texts)
         rates[name] = round(len(texts) / (time.perf_counter() - started), 1)
     return {"tweets_per_second": rates, "tweets": len(texts), "warm_up_tweets": len(warm_up),
+            "lm_forward_passes": lm_work["forward_passes"], "lm_forward_seconds": round(lm_work["seconds"], 2),
+            "torch_threads": torch.get_num_threads(),
             "caches": "cold: one pass, after a warm-up on other tweets"}
+
+
+def timed_forward(reranker: Any, device: str, totals: dict[str, Any]) -> None:
+    """Count ``reranker``'s forward passes and the seconds inside them into ``totals``."""
+    import torch
+
+    forward = reranker._forward
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return forward(*args, **kwargs)
+        finally:
+            if device.startswith("cuda"):
+                torch.cuda.synchronize()
+            totals["forward_passes"] += 1
+            totals["seconds"] += time.perf_counter() - started
+
+    reranker._forward = counted
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,4 +31,8 @@ def render_gpu_checks(data: dict[str, Any]) -> Lines:
     rates.update({f"speller, context {k}": v for k, v in speller.items()})
     if rates:
         lines += ["", *table(["what", "sentences / s"], [[k, f"{v:,.1f}"] for k, v in rates.items()], right={1})]
+    lm = sec.get("lm_speller", {})
+    if "lm_forward_passes" in lm:
+        lines += ["", f"The LM mode's pass over {lm['tweets']:,} tweets ran {lm['lm_forward_passes']:,} forward passes "
+                  f"of the language model, {lm['lm_forward_seconds']} s in all."]
     return lines
