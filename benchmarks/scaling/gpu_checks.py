@@ -181,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sections", default="resume,overlap,front_end,lm_speller",
                         help="comma-separated: resume, overlap, front_end, lm_speller")
     parser.add_argument("--device", default="cuda", help="cuda (or cpu: the same code, to try the script)")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="torch's CPU threads for the whole run (0: torch's default, one per core). The first "
+                             "H200 run had 1 and the second 16: the speller's share of the time may depend on it")
     parser.add_argument("--out", type=Path, default=RESULTS / "gpu_checks.json")
     args = parser.parse_args(argv)
     unknown = set(chosen(args)) - {"resume", "overlap", "front_end", "lm_speller"}
@@ -189,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
+    if args.threads < 0:
+        parser.error(f"--threads must be >= 0, got {args.threads}")
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         print("gpu_checks: torch sees no CUDA device; these checks need one", file=sys.stderr)
         return 2
@@ -207,6 +212,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     from charwise.tagging.data import load_task
 
+    if args.threads:
+        torch.set_num_threads(args.threads)
     task = load_task("wnut17")
     tweets = [" ".join(s.words) for split in (task.test, task.dev, task.train) for s in split]
     texts, warm_up = tweets[: args.texts], tweets[-100:]  # the warm-up tweets are not timed
@@ -215,7 +222,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "device": torch.cuda.get_device_name(0) if args.device.startswith("cuda") else "cpu",
         "torch": torch.__version__, "cuda": torch.version.cuda,
         "cudnn": torch.backends.cudnn.version(), "cpus": os.cpu_count(), "platform": platform.platform(),
-        "texts": len(texts), "batch": args.batch, "repeats": args.repeats, "sections": {}}
+        "torch_threads": torch.get_num_threads(), "texts": len(texts), "batch": args.batch, "repeats": args.repeats,
+        "sections": {}}
     checks = {"resume": lambda: resume_checks(args.device),
               "overlap": lambda: overlap_checks(args.device, texts, args.batch, args.repeats),
               "front_end": lambda: measure(args.device, texts, args.batch, args.repeats),
