@@ -7,12 +7,13 @@ import numpy as np
 
 from benchmarks.common.fingerprint import code_fingerprint
 from benchmarks.correction.judge_fitting import (
-    best_err_threshold,
+    best_err,
     decisions,
     lowest_threshold,
     out_of_fold,
     score_changes,
     stacked,
+    threshold_sweep,
 )
 
 
@@ -75,7 +76,8 @@ def test_the_lowest_threshold_within_the_damage_budget():
 
 def test_the_threshold_of_the_highest_error_reduction():
     probabilities = [np.array([0.9, 0.2]), np.array([0.4]), np.array([0.7]), np.array([0.6])]
-    threshold, sweep = best_err_threshold(ROWS, TWEETS, probabilities)
+    sweep = threshold_sweep(ROWS, TWEETS, probabilities)
+    threshold = best_err(sweep)
     # ERR = (right - wrong) / 4 needing: up to 0.4 both u, r and ok -> okay (3 - 1); up to 0.6 (2 - 1);
     # up to 0.7 (1 - 1); up to 0.9 only u -> you (1 - 0); then nothing. Of the equal best, the highest.
     assert threshold == 0.4

@@ -104,15 +104,6 @@ def lowest_threshold(rows: Rows, tweets: list[Tweet],
     return lowest_within(sweep, max_damage), sweep
 
 
-def best_err_threshold(rows: Rows, tweets: list[Tweet],
-                       probabilities: list[np.ndarray]) -> tuple[float, list[dict[str, Any]]]:
-    """The threshold at which the changes made with ``probabilities`` reduce the errors of
-    ``tweets`` most (ERR: every change to a token the annotation leaves alone counts against it; of
-    equal ones the highest), and the sweep."""
-    sweep = threshold_sweep(rows, tweets, probabilities)
-    return best_err(sweep), sweep
-
-
 def lowest_within(sweep: list[dict[str, Any]], max_damage: float) -> float:
     """:func:`lowest_threshold`'s choice in a :func:`threshold_sweep`."""
     allowed = [s for s in sweep if s["damage"] <= 100 * max_damage]
@@ -120,7 +111,9 @@ def lowest_within(sweep: list[dict[str, Any]], max_damage: float) -> float:
 
 
 def best_err(sweep: list[dict[str, Any]]) -> float:
-    """:func:`best_err_threshold`'s choice in a :func:`threshold_sweep`."""
+    """The threshold of a :func:`threshold_sweep` at which the changes reduce the errors of its
+    tweets most (ERR: every change to a token the annotation leaves alone counts against it; of
+    equal ones the highest)."""
     return float(max(sweep, key=lambda s: (s["err"], s["threshold"]))["threshold"])
 
 
