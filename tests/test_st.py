@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from typing import Any, cast
 
 import pytest
 import torch
@@ -176,6 +177,44 @@ def test_encode_prepares_the_next_batch_while_the_model_runs(tiny_bert_dir, tiny
     for overlap in (True, False):
         with pytest.raises(ValueError, match="preparation failed"):
             enc.encode(texts, batch_size=2, overlap=overlap)
+
+
+def test_prepare_workers_are_checked_before_anything_starts(tiny_bert_dir):
+    for bad in (-1, True, 1.5, "2"):
+        with pytest.raises(ConfigError, match="prepare_workers must be 0 or more"):
+            SentenceEncoder(str(tiny_bert_dir), policy="none", prepare_workers=bad)
+    with pytest.raises(ConfigError, match="policy 'none' has no speller"):
+        SentenceEncoder(str(tiny_bert_dir), policy="none", prepare_workers=2)
+    from charwise.hybrid.policies import RepairPolicy
+
+    own = RepairPolicy("en", speller=cast(Any, object()))  # a speller of the caller's: never sent to a process
+    with pytest.raises(ConfigError, match="lives in this process only"):
+        SentenceEncoder(str(tiny_bert_dir), policy=own, prepare_workers=2)
+
+
+@pytest.mark.real  # the shipped speller, in worker processes
+def test_prepare_workers_give_the_vectors_of_one_process(tiny_bert_dir, monkeypatch):
+    texts = ["I recieved teh pakage tomorow", "thanks @joejonas http://youtu.be/xi8qJ3IKK8U #theroom", "",
+             "   ", "u dont no were their going", "naïve café Zürich", "The acommodation was grate.",
+             "state-of-the-art " * 80, "a", "x" * 300] * 3
+    alone = SentenceEncoder(str(tiny_bert_dir), policy="repair", max_length=64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the long texts are truncated
+        expected = alone.encode(texts, batch_size=4)
+        with SentenceEncoder(str(tiny_bert_dir), policy="repair", max_length=64, prepare_workers=2) as enc:
+            def asked_here(*args, **kwargs):
+                raise AssertionError("the speller was asked in the model's process")
+
+            monkeypatch.setattr(enc.policy, "repairs", asked_here)  # this process's policy: never asked
+            assert torch.equal(enc.encode(texts, batch_size=4), expected)
+            pool = enc._pool
+            assert pool is not None
+            assert torch.equal(enc.encode(texts[::-1], batch_size=3, overlap=True), expected.flip(0))
+            assert enc._pool is pool  # started once, kept for every call
+            assert enc.encode([]).shape == (0, 16)
+        assert enc._pool is None  # the with block stopped the processes
+        assert torch.equal(enc.encode(texts[:5], batch_size=2), expected[:5])  # started again on demand
+        enc.close()
 
 
 # --- gradients ------------------------------------------------------------------------------------

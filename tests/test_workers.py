@@ -1,4 +1,4 @@
-"""Many cores: ``--workers``, ``--progress`` and ``--resume`` (charwise.cli.workers,
+"""Many cores: ``--workers``, ``--progress`` and ``--resume`` (charwise.parallel, charwise.cli.workers,
 charwise.cli.progress, charwise.io.resumable).
 
 Worker processes import what they run by name, so these tests give them a stand-in speller defined
@@ -24,8 +24,8 @@ import charwise.cli.correct as correct_cli
 import charwise.cli.encoder as encoder_cli
 import charwise.cli.progress as progress_mod
 from charwise.cli import main
-from charwise.cli.workers import Job, ordered_results
 from charwise.io import partial_paths, resumable_output
+from charwise.parallel import Job, ordered_results
 
 HERE = Path(__file__).resolve().parent
 FAKE_LOADER = "test_workers:load_fake_speller"
@@ -128,14 +128,14 @@ def test_results_come_back_in_input_order(monkeypatch):
 def test_the_shared_state_is_warmed_and_frozen_before_the_workers_fork():
     # a fresh process: the forkserver, and what it preloads, starts once per process; the server
     # finds this module through PYTHONPATH (it imports its preloads before taking the parent's sys.path)
-    script = ("from charwise.cli.workers import Job, ordered_results, usable_cores\n"
+    script = ("from charwise.parallel import Job, ordered_results, usable_cores\n"
               "job = Job('test_workers:load_marks', 'test_workers:report_marks', {'offset': 1},"
               " warm='test_workers:warm_marks')\n"
               "print(list(ordered_results(job, iter([[1], [2], [3]]), usable_cores())))\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
-    from charwise.cli.workers import usable_cores
+    from charwise.parallel import usable_cores
 
     if usable_cores() < 2:  # everything ran in the one process: nothing preloaded
         assert out.stdout.strip() == "[[(False, False)], [(False, False)], [(False, False)]]"

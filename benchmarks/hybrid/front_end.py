@@ -14,6 +14,8 @@ speller's scores, the policy's word pieces and character vectors), measured in o
   ``repair``, against the fast tokenizer's own call on the same texts
   (``tokenizer(texts, padding=True, truncation=True)``): the ratio is what preparation costs in
   tokenizer units;
+  ``repair`` is timed a second time with its speller's pass in ``--prepare-workers`` processes
+  (``SentenceEncoder(prepare_workers=N)``), the batches read ahead: what is left in this process;
 * **model**: the transformer's forward pass on the tokenizer's batch (what preparation has to keep
   up with; on a GPU it is small, so preparation becomes the bottleneck). The batches of these three
   hold the texts sorted by length, as sentence-transformers batches them;
@@ -60,7 +62,7 @@ def batches(texts: list[str], size: int) -> list[list[str]]:
     return [texts[i : i + size] for i in range(0, len(texts), size)]
 
 
-def measure(device: str, texts: list[str], batch: int, repeats: int) -> dict[str, Any]:
+def measure(device: str, texts: list[str], batch: int, repeats: int, prepare_workers: int = 2) -> dict[str, Any]:
     import torch
     from sentence_transformers import SentenceTransformer
 
@@ -88,6 +90,13 @@ def measure(device: str, texts: list[str], batch: int, repeats: int) -> dict[str
                 hybrid.prepare_texts(chunk)
         return run
 
+    # the speller's pass in worker processes: what is left of the preparation in this process
+    pooled = SentenceEncoder("minilm", policy="repair", device=device, prepare_workers=prepare_workers)
+
+    def prepare_pooled() -> None:
+        for _ in pooled._prepared(chunks):
+            pass
+
     tokenized = [tokenizer(c, padding=True, truncation=True, max_length=256, return_tensors="pt").to(device)
                  for c in chunks]
 
@@ -114,6 +123,7 @@ def measure(device: str, texts: list[str], batch: int, repeats: int) -> dict[str
         "tokenizer": median_seconds(tokenize, repeats),
         "prepare none": median_seconds(prepare("none"), repeats),
         "prepare repair": median_seconds(prepare("repair"), repeats),
+        f"prepare repair, {prepare_workers} prepare workers": median_seconds(prepare_pooled, repeats),
         "model forward": median_seconds(forward, repeats),
         "sentence-transformers": median_seconds(encode(plain), repeats),
         "charwise none": median_seconds(encode(encoders["none"]), repeats),
@@ -121,13 +131,14 @@ def measure(device: str, texts: list[str], batch: int, repeats: int) -> dict[str
         "repairing(model)": median_seconds(encode(repaired), repeats),
         "correct": median_seconds(lambda: speller.correct_lines(texts), repeats),
     }
+    pooled.close()
     n = len(texts)
     return {
         "device": device if device == "cpu" else torch.cuda.get_device_name(torch.device(device)),
         "torch_threads": torch.get_num_threads(),
         "seconds": {k: round(v, 4) for k, v in seconds.items()},
         "preparation_over_tokenizer": {p: round(seconds[f"prepare {p}"] / seconds["tokenizer"], 2)
-                                       for p in ("none", "repair")},
+                                       for p in ("none", "repair", f"repair, {prepare_workers} prepare workers")},
         "sentences_per_second": {k: round(n / seconds[k], 1) for k in
                                  ("sentence-transformers", "charwise none", "charwise repair", "repairing(model)",
                                   "correct")},
@@ -141,8 +152,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--texts", type=int, default=1000)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--prepare-workers", type=int, default=2,
+                        help="processes for the speller's pass in the second `repair` preparation row")
     parser.add_argument("--out", type=Path, default=RESULTS / "front_end.json")
     args = parser.parse_args(argv)
+    if args.prepare_workers < 1:
+        parser.error(f"--prepare-workers must be >= 1, got {args.prepare_workers}")
     command = " ".join(["python -m benchmarks.hybrid.front_end", *sys.argv[1:]])
     return write_result(args.out, {"command": command, **run(args)}, plot)
 
@@ -157,9 +172,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     rows = {}
     for device in devices:
-        rows[device] = measure(device, texts, args.batch, args.repeats)
+        rows[device] = measure(device, texts, args.batch, args.repeats, args.prepare_workers)
         print(device, json.dumps(rows[device]), flush=True)
-    return {"texts": len(texts), "batch": args.batch, "repeats": args.repeats, "cpus": os.cpu_count(),
+    return {"texts": len(texts), "batch": args.batch, "repeats": args.repeats,
+            "prepare_workers": args.prepare_workers, "cpus": os.cpu_count(),
             "platform": platform.platform(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
             "devices": rows}
 

@@ -18,7 +18,10 @@ Sections:
    default), for the policies ``none`` and ``repair``.
 3. **front end**: ``front_end.py``'s measurement on the GPU: sentences per second of plain
    sentence-transformers, ``SentenceEncoder(policy="none" | "repair")`` and ``repairing(model)``.
-4. **speller with its language model**: ``Speller.load("en", context="smollm2", device="cuda")``
+4. **prepare workers**: ``SentenceEncoder(policy="repair", prepare_workers=N)`` (the speller's pass
+   over the batches in N processes, ahead of the GPU) for each N of ``--prepare-workers``, against
+   the same encoder with the speller in this process and plain sentence-transformers, in one run.
+5. **speller with its language model**: ``Speller.load("en", context="smollm2", device="cuda")``
    correcting tweets, tweets per second in one pass with cold caches, against the speller without it.
 
 Texts: the first ``--texts`` WNUT17 tweets (test, dev, then train: 5,690 in all; a pass over 1,000
@@ -129,6 +132,36 @@ def overlap_checks(device: str, texts: list[str], batch: int, repeats: int) -> d
                                      for p in ("none", "repair")}}
 
 
+def prepare_workers_checks(device: str, texts: list[str], batch: int, repeats: int,
+                           counts: list[int]) -> dict[str, Any]:
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    from charwise import SentenceEncoder
+    from charwise.teachers import builtin_teacher_path
+
+    def timed(encoder: Any) -> float:
+        def run() -> None:
+            encoder.encode(texts, batch_size=batch)
+            if device.startswith("cuda"):
+                torch.cuda.synchronize()
+        return round(len(texts) / median_seconds(run, repeats), 1)
+
+    rates = {"sentence-transformers": timed(SentenceTransformer(str(builtin_teacher_path("minilm")), device=device)),
+             "repair, in this process": timed(SentenceEncoder("minilm", policy="repair", device=device))}
+    for count in counts:
+        with SentenceEncoder("minilm", policy="repair", device=device, prepare_workers=count) as encoder:
+            started = time.perf_counter()
+            encoder.encode(texts[:batch], batch_size=batch)  # starts the processes: timed apart
+            start_seconds = round(time.perf_counter() - started, 2)
+            rates[f"repair, {count} prepare workers"] = timed(encoder)
+        rates[f"repair, {count} prepare workers: start seconds"] = start_seconds
+    base = rates["sentence-transformers"]
+    return {"sentences_per_second": rates,
+            "relative_to_sentence_transformers": {k: round(v / base, 3) for k, v in rates.items()
+                                                  if not k.endswith("seconds") and k != "sentence-transformers"}}
+
+
 def lm_speller_checks(device: str, texts: list[str], warm_up: list[str]) -> dict[str, Any]:
     """One pass over ``texts`` with cold score caches (a repeated pass would time the caches), after
     a warm-up on other tweets (``warm_up``: the kernels, the lazy loads). For the LM mode, how many
@@ -178,17 +211,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--texts", type=int, default=4000)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--sections", default="resume,overlap,front_end,lm_speller",
-                        help="comma-separated: resume, overlap, front_end, lm_speller")
+    parser.add_argument("--sections", default="resume,overlap,front_end,prepare_workers,lm_speller",
+                        help="comma-separated: resume, overlap, front_end, prepare_workers, lm_speller")
+    parser.add_argument("--prepare-workers", default="2,4,8",
+                        help="comma-separated process counts for the prepare_workers section")
     parser.add_argument("--device", default="cuda", help="cuda (or cpu: the same code, to try the script)")
     parser.add_argument("--threads", type=int, default=0,
                         help="torch's CPU threads for the whole run (0: torch's default, one per core). The first "
                              "H200 run had 1 and the second 16: the speller's share of the time may depend on it")
     parser.add_argument("--out", type=Path, default=RESULTS / "gpu_checks.json")
     args = parser.parse_args(argv)
-    unknown = set(chosen(args)) - {"resume", "overlap", "front_end", "lm_speller"}
+    unknown = set(chosen(args)) - {"resume", "overlap", "front_end", "prepare_workers", "lm_speller"}
     if unknown:
         parser.error(f"unknown sections: {', '.join(sorted(unknown))}")
+    try:
+        args.prepare_workers = [int(n) for n in args.prepare_workers.split(",") if n.strip()]
+    except ValueError:
+        parser.error(f"--prepare-workers takes comma-separated whole numbers, got {args.prepare_workers!r}")
+    if any(n < 1 for n in args.prepare_workers):
+        parser.error("--prepare-workers: every count must be >= 1")
 
     import torch
 
@@ -227,6 +268,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     checks = {"resume": lambda: resume_checks(args.device),
               "overlap": lambda: overlap_checks(args.device, texts, args.batch, args.repeats),
               "front_end": lambda: measure(args.device, texts, args.batch, args.repeats),
+              "prepare_workers": lambda: prepare_workers_checks(args.device, texts, args.batch, args.repeats,
+                                                                args.prepare_workers),
               "lm_speller": lambda: lm_speller_checks(args.device, texts, warm_up)}
     for name in chosen(args):
         started = time.perf_counter()
@@ -249,6 +292,9 @@ def plot(result: dict[str, Any], path: Path) -> None:
     rates.update(front.get("sentences_per_second", {}))
     for key, value in result["sections"].get("overlap", {}).get("sentences_per_second", {}).items():
         rates[f"charwise {key}"] = value
+    for key, value in result["sections"].get("prepare_workers", {}).get("sentences_per_second", {}).items():
+        if not key.endswith("seconds") and key != "sentence-transformers":
+            rates[f"charwise {key}"] = value
     fig, ax = plt.subplots(figsize=(7, 4))
     if rates:
         ax.barh(list(rates), list(rates.values()), color="tab:green")

@@ -39,7 +39,7 @@ from typing import Any
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, ROOT
 from benchmarks.common.report import invocation, pyplot, write_result
-from charwise.cli.workers import THREAD_VARIABLES
+from charwise.parallel import THREAD_VARIABLES
 
 WRITES = ("workers",)
 PAGE = "scaling.md"

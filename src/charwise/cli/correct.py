@@ -30,7 +30,7 @@ from charwise.cli.common import (
     skip_lines,
 )
 from charwise.cli.progress import Progress
-from charwise.cli.workers import Job, add_worker_options, check_worker_options, ordered_results
+from charwise.cli.workers import add_worker_options, check_worker_options
 from charwise.errors import ConfigError
 from charwise.io import (
     TextWindow,
@@ -40,6 +40,7 @@ from charwise.io import (
     resumable_output,
     text_windows,
 )
+from charwise.parallel import Job, ordered_results
 
 CORRECT_BLOCK = 256  # lines corrected at a time (the first block is one line, so output starts at once)
 LANGUAGE_CHOICES = ("en", "es")

@@ -22,9 +22,10 @@ from charwise.cli.common import (
     scan_input,
 )
 from charwise.cli.progress import Progress
-from charwise.cli.workers import Job, add_worker_options, check_worker_options, ordered_results
+from charwise.cli.workers import add_worker_options, check_worker_options
 from charwise.errors import CheckpointError, ConfigError, InputError
 from charwise.io import check_output_dir, check_output_file, check_resumable, read_json, resumable_output, write_json
+from charwise.parallel import Job, ordered_results
 from charwise.presets import ENCODER_PRESETS
 from charwise.training.config import NOISE_MODELS, LossWeights, TrainConfig
 from charwise.typos.realistic import LANGUAGES

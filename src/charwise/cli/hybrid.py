@@ -22,8 +22,9 @@ from charwise.cli.common import (
     scan_input,
 )
 from charwise.cli.progress import Progress
-from charwise.cli.workers import Job, add_worker_options, check_worker_options, ordered_results
+from charwise.cli.workers import add_worker_options, check_worker_options
 from charwise.io import check_input_file, check_resumable, read_json, resumable_output
+from charwise.parallel import Job, ordered_results
 from charwise.presets import CHAR_POLICY_HELP, DEFAULT_POLICY, POLICY_HELP
 from charwise.training.config import NOISE_MODELS, PRETRAIN_MODES, PretrainConfig, TuneConfig
 

@@ -6,7 +6,7 @@ longer one, with its word-feature column) and the pieces *batches* of at most :d
 words or :data:`BATCH_PIECES` pieces. A batch is what one process tags at a time, and the model's
 own batches are made inside it: the batches, and so the bytes written, are the same whatever
 ``--workers`` is. With one worker (or an input of one batch) the tagger runs in the command's own
-process; otherwise each worker loads it once (:mod:`charwise.cli.workers`) and the batches' CoNLL
+process; otherwise each worker loads it once (:mod:`charwise.parallel`) and the batches' CoNLL
 text comes back in input order, written as it comes. An ``--out`` file is resumable
 (:func:`charwise.io.resumable_output`): a resumed run starts at the first batch the interrupted one
 did not finish, since what a batch writes (one line a word, a blank line after a sentence) is known
@@ -32,7 +32,7 @@ from charwise.cli.common import (
     scan_input,
 )
 from charwise.cli.progress import Progress
-from charwise.cli.workers import Job, add_worker_options, check_worker_options, ordered_results
+from charwise.cli.workers import add_worker_options, check_worker_options
 from charwise.errors import ConfigError, InputError
 from charwise.io import (
     FORMATS,
@@ -43,6 +43,7 @@ from charwise.io import (
     check_resumable,
     resumable_output,
 )
+from charwise.parallel import Job, ordered_results
 
 DEVICE_HELP = "where the tagger runs: cpu (default), cuda, cuda:1..."
 OVERRIDE_POLICY_HELP = ("read the input with this policy instead of the tagger's own (e.g. repair in front of a "

@@ -233,6 +233,7 @@ class HybridModel(nn.Module):
     def prepare(
         self, batch: Sequence[Sequence[str]], space_before: Sequence[Sequence[bool]] | None = None,
         fixed_pieces: Sequence[Sequence[list[int] | None]] | None = None,
+        repairs: list[dict[int, Repair]] | None = None,
     ) -> HybridInputs:
         """Build the model inputs for pre-split sentences.
 
@@ -241,15 +242,18 @@ class HybridModel(nn.Module):
         table ids that word ``i`` becomes, whatever the tokenizer and the policy say (masked-LM
         training replaces masked words by ``[MASK]`` pieces this way). Words the policy repairs
         are read as their correction (:attr:`HybridInputs.repairs`); positions and word indices
-        stay those of the words given.
+        stay those of the words given. ``repairs``, when given, are the :meth:`policy_repairs` of this
+        batch, computed elsewhere (another process), so the policy's speller is not asked here.
         """
-        return self._prepare(_check_batch(batch), space_before, fixed_pieces)
+        return self._prepare(_check_batch(batch), space_before, fixed_pieces, repairs)
 
     def _prepare(
         self, batch: list[list[str]], space_before: Sequence[Sequence[bool]] | None = None,
         fixed_pieces: Sequence[Sequence[list[int] | None]] | None = None,
+        repairs: list[dict[int, Repair]] | None = None,
     ) -> HybridInputs:
-        """:meth:`prepare` of a batch already checked (lists of strings)."""
+        """:meth:`prepare` of a batch already checked (lists of strings); ``repairs``, when given,
+        are what :meth:`policy_repairs` returned for it (computed elsewhere, in another process)."""
         # words whose spacing is not given came from a tokenizer: the policy's speller reads them so
         # (charwise.words.tokenised_spacing), the piece tokenizer as words apart
         spacing_given = space_before is not None
@@ -257,15 +261,14 @@ class HybridModel(nn.Module):
             space_before = [[i > 0 for i in range(len(ws))] for ws in batch]
         ad = self.adapter
         limit = ad.max_length - len(ad.prefix_ids) - len(ad.suffix_ids)
-        # Every word takes a position at least: words past the window are never tokenised (nor repaired).
-        window = max(limit, 0)
+        window = self._window()
         for b, words in enumerate(batch):
             if len(space_before[b]) != len(words):
                 raise ValueError(f"sentence {b}: {len(words)} words but {len(space_before[b])} space flags")
             if fixed_pieces is not None and len(fixed_pieces[b]) != len(words):
                 raise ValueError(f"sentence {b}: {len(words)} words but {len(fixed_pieces[b])} fixed_pieces")
-        repairs = self.policy.repairs([words[:window] for words in batch],
-                                      [list(spaces[:window]) for spaces in space_before] if spacing_given else None)
+        if repairs is None:
+            repairs = self.policy_repairs(batch, space_before if spacing_given else None)
         if len(repairs) != len(batch):
             raise ValueError(f"policy {self.policy!r} returned repairs for {len(repairs)} of {len(batch)} sentences")
         kept_all = []
@@ -349,21 +352,43 @@ class HybridModel(nn.Module):
         return HybridInputs(embeds, attention, input_ids, word_index, spans_all, all_selected, pieces_all, truncated,
                             repairs)
 
-    def prepare_texts(self, texts: Sequence[str]) -> HybridInputs:
-        """Raw texts, split with :func:`charwise.words.split_words` (only as many words as the
-        window can hold, each of at most :attr:`max_word_chars` characters)."""
+    def _window(self) -> int:
+        """Words the model's window can hold at most: each takes a position at least, and words past
+        the window are never tokenised (nor repaired)."""
+        ad = self.adapter
+        return max(ad.max_length - len(ad.prefix_ids) - len(ad.suffix_ids), 0)
+
+    def repair_request(self, batch: Sequence[Sequence[str]], space_before: Sequence[Sequence[bool]] | None = None,
+                       ) -> tuple[list[list[str]], list[list[bool]] | None]:
+        """The words (and space flags) of each sentence that the policy reads for its repairs: those the
+        window holds. ``self.policy.repairs(*request)`` gives :meth:`policy_repairs`, in any process."""
+        window = self._window()
+        return ([list(words[:window]) for words in batch],
+                None if space_before is None else [list(spaces[:window]) for spaces in space_before])
+
+    def policy_repairs(self, batch: Sequence[Sequence[str]],
+                       space_before: Sequence[Sequence[bool]] | None = None) -> list[dict[int, Repair]]:
+        """What the policy repairs in each sentence (:class:`~charwise.hybrid.policies.Repair` by word index)."""
+        return self.policy.repairs(*self.repair_request(batch, space_before))
+
+    def split_texts(self, texts: Sequence[str]) -> tuple[list[list[str]], list[list[bool]]]:
+        """Raw texts as words and space flags, split with :func:`charwise.words.split_words` (only as
+        many words as the window can hold, each of at most :attr:`max_word_chars` characters)."""
         if isinstance(texts, str):
             raise TypeError("prepare_texts() takes a list of strings")
-        ad = self.adapter
-        window = max(1, ad.max_length - len(ad.prefix_ids) - len(ad.suffix_ids))
+        window = max(1, self._window())
         # One word more than fits, so that a text that does not fit is seen to be truncated.
         splits = split_texts(texts, max_words=window + 1, max_word_chars=self.max_word_chars)
         shortened = sum(s.truncated and len(s.words) <= window for s in splits)
         if shortened:
             warnings.warn(f"{shortened} of {len(texts)} texts were cut before tokenising: words longer than "
                           f"{self.max_word_chars} characters are read as their first and last halves, and "
-                          "text past what the window can hold is dropped", stacklevel=2)
-        return self._prepare([s.words for s in splits], [s.space_before for s in splits])
+                          "text past what the window can hold is dropped", stacklevel=3)
+        return [s.words for s in splits], [s.space_before for s in splits]
+
+    def prepare_texts(self, texts: Sequence[str]) -> HybridInputs:
+        """Raw texts, split with :meth:`split_texts`."""
+        return self._prepare(*self.split_texts(texts))
 
     def forward(
         self,

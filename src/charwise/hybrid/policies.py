@@ -177,6 +177,7 @@ class RepairPolicy(Policy):
         self.chars_for_unsure = chars_for_unsure
         self.needs_encoder = chars_for_unsure
         self._speller = speller
+        self.speller_given = speller is not None  # not the shared speller of the language: this process's only
         self.name = ("repair+oov" if chars_for_unsure else "repair") + ("" if language == "en" else f":{language}")
 
     @property
@@ -200,6 +201,25 @@ class RepairPolicy(Policy):
         normal = teacher.vocab.kinds
         unsure = self.speller.looked_at(list(words))  # repaired words are known: not looked at again
         return [u and (len(p) != 1 or normal[p[0]] != "normal") for u, p in zip(unsure, pieces)]
+
+
+# --- in worker processes: a repair policy's speller away from the model's process -------------------
+def load_repair_policy(language: str, threshold: float | None) -> RepairPolicy:
+    """A worker's state: the repair policy of ``language`` with the process's shared speller."""
+    return RepairPolicy(language, threshold)
+
+
+def warm_repair_policy(policy: RepairPolicy) -> None:
+    """Load what the speller loads on first use (edit index, confusion sets), before workers fork."""
+    policy.repairs([["I", "recieved", "teh", "pakage", ",", "were", "their", "going"]])
+    policy.speller.clear_cache()
+
+
+def repairs_of(policy: RepairPolicy,
+               request: tuple[list[list[str]], list[list[bool]] | None]) -> list[dict[int, Repair]]:
+    """A worker's part: the repairs of one batch (:meth:`HybridModel.repair_request
+    <charwise.hybrid.model.HybridModel.repair_request>`)."""
+    return policy.repairs(*request)
 
 
 _NAMED: dict[str, type[Policy]] = {"none": NoPolicy, "oov": OOVPolicy, "multi": MultiPolicy,

@@ -7,8 +7,10 @@ then :func:`mean_pool` and L2 normalisation, without needing sentence-transforme
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Sequence
+import collections
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+from typing import Iterable, Iterator, Sequence, TypeVar, cast
 
 import torch
 import torch.nn.functional as F
@@ -16,9 +18,13 @@ import torch.nn.functional as F
 from charwise.encoders.base import CharEncoder
 from charwise.errors import ConfigError
 from charwise.hybrid.model import HybridInputs, HybridModel
-from charwise.hybrid.policies import Policy
+from charwise.hybrid.policies import Policy, RepairPolicy
 from charwise.hybrid.st import CharwiseHybrid
+from charwise.parallel import Job, WorkerPool
 from charwise.presets import DEFAULT_POLICY
+
+T = TypeVar("T")
+_END = object()  # what next() gives for an exhausted iterator in _one_ahead
 
 
 def mean_pool(states: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
@@ -41,6 +47,12 @@ class SentenceEncoder:
         encoder: a shipped encoder name or a directory; default: the one shipped for ``teacher``.
         max_length: positions per sentence (all-MiniLM-L6-v2 uses 256); longer sentences are
             truncated with a warning.
+        prepare_workers: with a ``repair`` policy, processes that run its speller on the batches ahead
+            of the model (0: the speller runs in this process, between the model's batches). For a
+            GPU, whose batches take less time than the speller's pass over them; on a CPU the
+            model's own threads want the cores (``charwise encode --workers`` splits whole pipelines
+            instead). The processes start on the first :meth:`encode` and serve every later one,
+            until :meth:`close` or the end of a ``with`` block. The vectors are the same bytes.
 
     Example (run by tests/test_doctests.py)::
 
@@ -54,10 +66,23 @@ class SentenceEncoder:
 
     def __init__(
         self, teacher: str = "minilm", policy: str | Policy = DEFAULT_POLICY, encoder: str | CharEncoder | None = None,
-        *, max_length: int = 256, device: str | torch.device | None = None,
+        *, max_length: int = 256, device: str | torch.device | None = None, prepare_workers: int = 0,
     ) -> None:
+        if isinstance(prepare_workers, bool) or not isinstance(prepare_workers, int) or prepare_workers < 0:
+            raise ConfigError(f"prepare_workers must be 0 or more, got {prepare_workers!r}")
         self.module = CharwiseHybrid(teacher, policy, encoder, max_length=max_length, device=device)
         self.module.eval()
+        self.prepare_workers = prepare_workers
+        self._pool: WorkerPool | None = None
+        if prepare_workers:
+            chosen = self.policy
+            if not isinstance(chosen, RepairPolicy):
+                raise ConfigError(f"prepare_workers runs a repair policy's speller in other processes; policy "
+                                  f"'{chosen.name}' has no speller (leave prepare_workers at 0)")
+            if chosen.speller_given:
+                raise ConfigError("prepare_workers loads the shipped speller of the policy's language in each "
+                                  "process; a Speller given to RepairPolicy lives in this process only "
+                                  "(leave prepare_workers at 0)")
 
     @property
     def hybrid(self) -> HybridModel:
@@ -70,6 +95,32 @@ class SentenceEncoder:
     @property
     def dim(self) -> int:
         return self.hybrid.teacher.dim
+
+    def _repair_pool(self) -> WorkerPool:
+        """The processes of ``prepare_workers``, started on first use."""
+        if self._pool is None:
+            policy = self.policy
+            assert isinstance(policy, RepairPolicy)
+            job = Job("charwise.hybrid.policies:load_repair_policy", "charwise.hybrid.policies:repairs_of",
+                      {"language": policy.language, "threshold": policy.threshold},
+                      warm="charwise.hybrid.policies:warm_repair_policy")
+            # one thread each: the speller is Python; the model's process keeps the other cores
+            self._pool = WorkerPool(job, self.prepare_workers, threads=1)
+            self._closer = weakref.finalize(self, self._pool.close)
+        return self._pool
+
+    def close(self) -> None:
+        """Stop the ``prepare_workers`` processes (a later :meth:`encode` starts them again)."""
+        if self._pool is not None:
+            self._closer.detach()
+            self._pool.close()
+            self._pool = None
+
+    def __enter__(self) -> "SentenceEncoder":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     def sentence_transformer(self):
         """A ``SentenceTransformer`` sharing this encoder's weights (needs ``pip install charwise[st]``)."""
@@ -89,7 +140,8 @@ class SentenceEncoder:
         model runs on this one. Off by default, on every device: preparation is Python code that
         holds the interpreter lock, so the two threads take turns anyway and the hand-over costs
         time (measured on an H200: 0.77x the sentences per second of batches in turn with policy
-        ``none`` in two runs, 0.72x and 1.10x with ``repair``; on a 2-core CPU 0.98x).
+        ``none`` in two runs, 0.72x and 1.10x with ``repair``; on a 2-core CPU 0.98x). Processes
+        do not share the lock: ``prepare_workers`` (see the class) runs the speller in them.
         """
         if isinstance(sentences, str):
             raise TypeError("encode() takes a list of sentences, not a single string")
@@ -99,11 +151,6 @@ class SentenceEncoder:
         out = torch.empty((len(texts), self.dim))
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
-
-        def prepare(idx: list[int]) -> HybridInputs:
-            with torch.inference_mode():  # grad mode is per thread
-                return self.hybrid.prepare_texts([texts[i] for i in idx])
-
         bar = None
         if progress:
             from tqdm.auto import tqdm
@@ -111,21 +158,8 @@ class SentenceEncoder:
             bar = tqdm(total=len(batches), desc="encode", unit="batch")
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="charwise-prepare") as preparer, \
                 torch.inference_mode():
-
-            def prepared(idx: list[int]) -> Future[HybridInputs]:
-                """Batch ``idx`` being prepared on the second thread, or prepared here and now."""
-                if overlap:
-                    return preparer.submit(prepare, idx)
-                done: Future[HybridInputs] = Future()
-                done.set_result(prepare(idx))
-                return done
-
-            pending = prepared(batches[0]) if batches else None
-            for n, idx in enumerate(batches):
-                assert pending is not None
-                inputs = pending.result()
-                if n + 1 < len(batches):
-                    pending = prepared(batches[n + 1])
+            prepared = self._prepared([[texts[i] for i in idx] for idx in batches])
+            for idx, inputs in zip(batches, _one_ahead(prepared, preparer) if overlap else prepared):
                 pooled = mean_pool(self.module.states(inputs), inputs.attention_mask)
                 if normalize:
                     pooled = F.normalize(pooled, p=2, dim=1)
@@ -135,3 +169,35 @@ class SentenceEncoder:
         if bar is not None:
             bar.close()
         return out
+
+    def _prepared(self, batches: Iterable[list[str]]) -> Iterator[HybridInputs]:
+        """The model inputs of each batch of texts, in order; with ``prepare_workers`` the policy's
+        repairs come from the worker processes, which read the batches ahead."""
+        if not self.prepare_workers:
+            for batch in batches:
+                with torch.inference_mode():  # grad mode is per thread
+                    inputs = self.hybrid.prepare_texts(batch)
+                yield inputs
+            return
+        split: collections.deque[tuple[list[list[str]], list[list[bool]]]] = collections.deque()
+
+        def requests() -> Iterator[tuple[list[list[str]], list[list[bool]] | None]]:
+            for batch in batches:  # read by the pool as its workers become free
+                split.append(self.hybrid.split_texts(batch))
+                yield self.hybrid.repair_request(*split[-1])
+
+        for repairs in self._repair_pool().map(requests()):
+            with torch.inference_mode():
+                inputs = self.hybrid.prepare(*split.popleft(), repairs=repairs)
+            yield inputs
+
+
+def _one_ahead(items: Iterator[T], thread: ThreadPoolExecutor) -> Iterator[T]:
+    """``items``, each next one produced on ``thread`` while the caller works on this one."""
+    pending = thread.submit(next, items, _END)
+    while True:
+        item = pending.result()
+        if item is _END:
+            return
+        pending = thread.submit(next, items, _END)
+        yield cast(T, item)
