@@ -14,15 +14,19 @@ speller's scores, the policy's word pieces and character vectors), measured in o
   ``repair``, against the fast tokenizer's own call on the same texts
   (``tokenizer(texts, padding=True, truncation=True)``): the ratio is what preparation costs in
   tokenizer units;
-  ``repair`` is timed a second time with its speller's pass in ``--prepare-workers`` processes
-  (``SentenceEncoder(prepare_workers=N)``), the batches read ahead: what is left in this process;
 * **model**: the transformer's forward pass on the tokenizer's batch (what preparation has to keep
   up with; on a GPU it is small, so preparation becomes the bottleneck). The batches of these three
   hold the texts sorted by length, as sentence-transformers batches them;
 * **end to end**: sentences per second of plain ``SentenceTransformer.encode`` (the base),
   ``SentenceEncoder(policy="none" | "repair").encode`` and ``repairing(model).encode``, and of
   ``Speller.correct_lines`` alone (what ``charwise correct`` does per sentence; its score cache
-  warm, like the policies').
+  warm, like the policies');
+* **new text** (:func:`new_text`): one pass each over the same tweets with the speller's caches
+  empty, as a stream of text nobody has read is encoded (the warm passes above see each word's
+  decision remembered: they time the speller at its fastest): sentence-transformers, ``none``,
+  ``repair``, and ``repair`` with its speller in ``--prepare-workers`` processes
+  (``SentenceEncoder(prepare_workers=N)``); and the batches of ``repair`` prepared with no model
+  run, in this process and with the workers: the most sentences per second a GPU could be fed.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ def batches(texts: list[str], size: int) -> list[list[str]]:
     return [texts[i : i + size] for i in range(0, len(texts), size)]
 
 
-def measure(device: str, texts: list[str], batch: int, repeats: int, prepare_workers: int = 2) -> dict[str, Any]:
+def measure(device: str, texts: list[str], batch: int, repeats: int) -> dict[str, Any]:
     import torch
     from sentence_transformers import SentenceTransformer
 
@@ -90,13 +94,6 @@ def measure(device: str, texts: list[str], batch: int, repeats: int, prepare_wor
                 hybrid.prepare_texts(chunk)
         return run
 
-    # the speller's pass in worker processes: what is left of the preparation in this process
-    pooled = SentenceEncoder("minilm", policy="repair", device=device, prepare_workers=prepare_workers)
-
-    def prepare_pooled() -> None:
-        for _ in pooled._prepared(chunks):
-            pass
-
     tokenized = [tokenizer(c, padding=True, truncation=True, max_length=256, return_tensors="pt").to(device)
                  for c in chunks]
 
@@ -123,7 +120,6 @@ def measure(device: str, texts: list[str], batch: int, repeats: int, prepare_wor
         "tokenizer": median_seconds(tokenize, repeats),
         "prepare none": median_seconds(prepare("none"), repeats),
         "prepare repair": median_seconds(prepare("repair"), repeats),
-        f"prepare repair, {prepare_workers} prepare workers": median_seconds(prepare_pooled, repeats),
         "model forward": median_seconds(forward, repeats),
         "sentence-transformers": median_seconds(encode(plain), repeats),
         "charwise none": median_seconds(encode(encoders["none"]), repeats),
@@ -131,20 +127,72 @@ def measure(device: str, texts: list[str], batch: int, repeats: int, prepare_wor
         "repairing(model)": median_seconds(encode(repaired), repeats),
         "correct": median_seconds(lambda: speller.correct_lines(texts), repeats),
     }
-    pooled.close()
     n = len(texts)
     return {
         "device": device if device == "cpu" else torch.cuda.get_device_name(torch.device(device)),
         "torch_threads": torch.get_num_threads(),
         "seconds": {k: round(v, 4) for k, v in seconds.items()},
         "preparation_over_tokenizer": {p: round(seconds[f"prepare {p}"] / seconds["tokenizer"], 2)
-                                       for p in ("none", "repair", f"repair, {prepare_workers} prepare workers")},
+                                       for p in ("none", "repair")},
         "sentences_per_second": {k: round(n / seconds[k], 1) for k in
                                  ("sentence-transformers", "charwise none", "charwise repair", "repairing(model)",
                                   "correct")},
         "relative_to_sentence_transformers": {k: round(seconds["sentence-transformers"] / seconds[k], 3) for k in
                                               ("charwise none", "charwise repair", "repairing(model)")},
     }
+
+
+def new_text(device: str, texts: list[str], warm_up: list[str], batch: int, counts: list[int]) -> dict[str, Any]:
+    """Sentences per second in one pass over text the speller has not read, as a stream of new text
+    is: plain sentence-transformers, ``none``, ``repair`` with its speller in this process and with
+    it in each of ``counts`` worker processes (``prepare_workers``). Every encoder first encodes
+    ``warm_up`` (other tweets: lazy loads, kernels, the workers' start), its caches emptied before."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    from charwise import SentenceEncoder
+    from charwise.teachers import builtin_teacher_path
+
+    def one_pass(encoder: Any) -> float:
+        encoder.encode(warm_up, batch_size=batch)
+        started = time.perf_counter()
+        encoder.encode(texts, batch_size=batch)
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+        return round(len(texts) / (time.perf_counter() - started), 1)
+
+    def preparation_pass(encoder: Any) -> float:
+        """The batches prepared and no model run: the most a fast GPU could take."""
+        chunks = [sorted(texts, key=len)[i : i + batch] for i in range(0, len(texts), batch)]
+        for _ in encoder._prepared([warm_up]):
+            pass
+        started = time.perf_counter()
+        for _ in encoder._prepared(chunks):
+            pass
+        return round(len(texts) / (time.perf_counter() - started), 1)
+
+    def fresh(policy: str, workers: int = 0) -> SentenceEncoder:
+        encoder = SentenceEncoder("minilm", policy=policy, device=device, prepare_workers=workers)
+        encoder.hybrid.clear_cache()
+        if policy == "repair":
+            encoder.policy.speller.clear_cache()  # the process's shared speller: other passes filled it
+        return encoder
+
+    rates = {"sentence-transformers": one_pass(SentenceTransformer(str(builtin_teacher_path("minilm")),
+                                                                   device=device)),
+             "charwise none": one_pass(fresh("none")),
+             "charwise repair": one_pass(fresh("repair"))}
+    preparation = {"repair": preparation_pass(fresh("repair"))}
+    for count in counts:
+        with SentenceEncoder("minilm", policy="repair", device=device, prepare_workers=count) as encoder:
+            rates[f"charwise repair, {count} prepare workers"] = one_pass(encoder)  # new processes: cold
+        with SentenceEncoder("minilm", policy="repair", device=device, prepare_workers=count) as encoder:
+            preparation[f"repair, {count} prepare workers"] = preparation_pass(encoder)
+    base = rates["sentence-transformers"]
+    return {"texts": len(texts), "warm_up_texts": len(warm_up), "sentences_per_second": rates,
+            "relative_to_sentence_transformers": {k: round(v / base, 3) for k, v in rates.items()
+                                                  if k != "sentence-transformers"},
+            "preparation_alone_sentences_per_second": preparation}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,11 +216,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     from charwise.tagging.data import load_task
 
-    texts = [" ".join(s.words) for s in load_task("wnut17", splits=("test",)).test][: args.texts]
+    task = load_task("wnut17", splits=("dev", "test"))
+    texts = [" ".join(s.words) for s in task.test][: args.texts]
+    warm_up = [" ".join(s.words) for s in task.dev][:200]  # other tweets, for the passes over new text
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     rows = {}
     for device in devices:
-        rows[device] = measure(device, texts, args.batch, args.repeats, args.prepare_workers)
+        rows[device] = measure(device, texts, args.batch, args.repeats)
+        rows[device]["new_text"] = new_text(device, texts, warm_up, args.batch, [args.prepare_workers])
         print(device, json.dumps(rows[device]), flush=True)
     return {"texts": len(texts), "batch": args.batch, "repeats": args.repeats,
             "prepare_workers": args.prepare_workers, "cpus": os.cpu_count(),

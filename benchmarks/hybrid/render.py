@@ -126,22 +126,37 @@ def render_front_end(data: dict[str, Any]) -> Lines:
     """benchmarks/front_end.py: preparation against the tokenizer, throughput against sentence-transformers."""
     lines = [f"{data['texts']:,} WNUT17 test tweets, batch {data['batch']}, median of {data['repeats']} warm passes.",
              ""]
-    pooled = sorted({k for r in data["devices"].values() for k in r["preparation_over_tokenizer"]
-                     if k.startswith("repair, ")})  # the speller's pass in worker processes
     rows = []
     for r in data["devices"].values():
-        sec, rate, over = r["seconds"], r["sentences_per_second"], r["preparation_over_tokenizer"]
+        sec, rate = r["seconds"], r["sentences_per_second"]
         rows.append([f"{r['device']} ({r['torch_threads']} threads)", f"{sec['tokenizer']:.3f}",
-                     *(f"{sec[f'prepare {k}']:.3f} ({over[k]:.2f}x)" if k in over else "-"
-                       for k in ("none", "repair", *pooled)),
+                     f"{sec['prepare none']:.3f} ({r['preparation_over_tokenizer']['none']:.2f}x)",
+                     f"{sec['prepare repair']:.3f} ({r['preparation_over_tokenizer']['repair']:.2f}x)",
                      f"{sec['model forward']:.3f}", f"{rate['sentence-transformers']:.1f}",
                      *(f"{rate[k]:.1f} ({r['relative_to_sentence_transformers'][k]:.2f}x)"
                        for k in ("charwise none", "charwise repair", "repairing(model)")),
                      f"{rate['correct']:,.0f}"])
-    header = ["device", "tokenizer s", "prepare `none` s", "prepare `repair` s",
-              *(f"prepare `{k}` s" for k in pooled), "model forward s", "sentence-transformers sent/s",
-              "`none` sent/s", "`repair` sent/s", "`repairing(model)` sent/s", "`correct` sent/s"]
-    return lines + table(header, rows, right=set(range(1, len(header))))
+    lines += table(["device", "tokenizer s", "prepare `none` s", "prepare `repair` s", "model forward s",
+                    "sentence-transformers sent/s", "`none` sent/s", "`repair` sent/s",
+                    "`repairing(model)` sent/s", "`correct` sent/s"], rows, right=set(range(1, 10)))
+    fresh = {r["device"]: r["new_text"] for r in data["devices"].values() if "new_text" in r}
+    if fresh:
+        lines += ["", "New text (one pass, the speller's caches empty), sentences per second:", ""]
+        lines += new_text_table(fresh)
+        lines += ["", "New text, the batches of `repair` prepared with no model run (sentences per second): "
+                  + "; ".join(f"{device}: " + ", ".join(f"{k} {v:,.1f}" for k, v in
+                                                         r.get("preparation_alone_sentences_per_second", {}).items())
+                              for device, r in fresh.items())]
+    return lines
+
+
+def new_text_table(by_device: dict[str, Any]) -> Lines:
+    """Sentences/s of one pass over new text per device, and each against sentence-transformers."""
+    keys = list(dict.fromkeys(k for r in by_device.values() for k in r["sentences_per_second"]))
+    rows = [[device, *(f"{r['sentences_per_second'][k]:.1f}" + (
+        f" ({r['relative_to_sentence_transformers'][k]:.2f}x)" if k in r["relative_to_sentence_transformers"] else "")
+        if k in r["sentences_per_second"] else "-" for k in keys)] for device, r in by_device.items()]
+    return table(["device", *keys], rows, right=set(range(1, len(keys) + 1)))
 
 
 def render_pretraining(data: dict[str, Any]) -> Lines:

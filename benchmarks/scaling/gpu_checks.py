@@ -18,9 +18,11 @@ Sections:
    default), for the policies ``none`` and ``repair``.
 3. **front end**: ``front_end.py``'s measurement on the GPU: sentences per second of plain
    sentence-transformers, ``SentenceEncoder(policy="none" | "repair")`` and ``repairing(model)``.
-4. **prepare workers**: ``SentenceEncoder(policy="repair", prepare_workers=N)`` (the speller's pass
-   over the batches in N processes, ahead of the GPU) for each N of ``--prepare-workers``, against
-   the same encoder with the speller in this process and plain sentence-transformers, in one run.
+4. **prepare workers**: ``front_end.py``'s pass over new text (the speller's caches empty, as a
+   stream of unread text meets it; the sections above repeat passes over the same tweets, which
+   the speller's caches remember): sentence-transformers, ``none``, ``repair`` with its speller
+   in this process, and ``SentenceEncoder(policy="repair", prepare_workers=N)`` (the speller in N
+   processes, ahead of the GPU) for each N of ``--prepare-workers``.
 5. **speller with its language model**: ``Speller.load("en", context="smollm2", device="cuda")``
    correcting tweets, tweets per second in one pass with cold caches, against the speller without it.
 
@@ -42,7 +44,7 @@ from typing import Any
 
 from benchmarks.common.paths import RESULTS, ROOT
 from benchmarks.common.report import pyplot, write_result
-from benchmarks.hybrid.front_end import measure, median_seconds
+from benchmarks.hybrid.front_end import measure, median_seconds, new_text
 from benchmarks.scaling.render import render_gpu_checks as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("gpu_checks",)
@@ -130,36 +132,6 @@ def overlap_checks(device: str, texts: list[str], batch: int, repeats: int) -> d
     return {"sentences_per_second": rows,
             "overlap_over_in_turn": {p: round(rows[f"{p}, overlap"] / rows[f"{p}, in turn"], 3)
                                      for p in ("none", "repair")}}
-
-
-def prepare_workers_checks(device: str, texts: list[str], batch: int, repeats: int,
-                           counts: list[int]) -> dict[str, Any]:
-    import torch
-    from sentence_transformers import SentenceTransformer
-
-    from charwise import SentenceEncoder
-    from charwise.teachers import builtin_teacher_path
-
-    def timed(encoder: Any) -> float:
-        def run() -> None:
-            encoder.encode(texts, batch_size=batch)
-            if device.startswith("cuda"):
-                torch.cuda.synchronize()
-        return round(len(texts) / median_seconds(run, repeats), 1)
-
-    rates = {"sentence-transformers": timed(SentenceTransformer(str(builtin_teacher_path("minilm")), device=device)),
-             "repair, in this process": timed(SentenceEncoder("minilm", policy="repair", device=device))}
-    for count in counts:
-        with SentenceEncoder("minilm", policy="repair", device=device, prepare_workers=count) as encoder:
-            started = time.perf_counter()
-            encoder.encode(texts[:batch], batch_size=batch)  # starts the processes: timed apart
-            start_seconds = round(time.perf_counter() - started, 2)
-            rates[f"repair, {count} prepare workers"] = timed(encoder)
-        rates[f"repair, {count} prepare workers: start seconds"] = start_seconds
-    base = rates["sentence-transformers"]
-    return {"sentences_per_second": rates,
-            "relative_to_sentence_transformers": {k: round(v / base, 3) for k, v in rates.items()
-                                                  if not k.endswith("seconds") and k != "sentence-transformers"}}
 
 
 def lm_speller_checks(device: str, texts: list[str], warm_up: list[str]) -> dict[str, Any]:
@@ -268,8 +240,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     checks = {"resume": lambda: resume_checks(args.device),
               "overlap": lambda: overlap_checks(args.device, texts, args.batch, args.repeats),
               "front_end": lambda: measure(args.device, texts, args.batch, args.repeats),
-              "prepare_workers": lambda: prepare_workers_checks(args.device, texts, args.batch, args.repeats,
-                                                                args.prepare_workers),
+              "prepare_workers": lambda: new_text(args.device, texts, warm_up, args.batch, args.prepare_workers),
               "lm_speller": lambda: lm_speller_checks(args.device, texts, warm_up)}
     for name in chosen(args):
         started = time.perf_counter()
@@ -293,8 +264,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     for key, value in result["sections"].get("overlap", {}).get("sentences_per_second", {}).items():
         rates[f"charwise {key}"] = value
     for key, value in result["sections"].get("prepare_workers", {}).get("sentences_per_second", {}).items():
-        if not key.endswith("seconds") and key != "sentence-transformers":
-            rates[f"charwise {key}"] = value
+        rates[f"{key}, new text"] = value
     fig, ax = plt.subplots(figsize=(7, 4))
     if rates:
         ax.barh(list(rates), list(rates.values()), color="tab:green")

@@ -27,6 +27,8 @@ def render_gpu_checks(data: dict[str, Any]) -> Lines:
                                                   for k, v in r["tests"].items()], right={2})
     rates: dict[str, float] = dict(sec.get("front_end", {}).get("sentences_per_second", {}))
     rates.update({f"charwise {k}": v for k, v in sec.get("overlap", {}).get("sentences_per_second", {}).items()})
+    fresh = sec.get("prepare_workers", {}).get("sentences_per_second", {})  # one pass over new text
+    rates.update({f"{k}, new text": v for k, v in fresh.items()})
     speller = sec.get("lm_speller", {}).get("tweets_per_second", {})
     rates.update({f"speller, context {k}": v for k, v in speller.items()})
     if rates:

@@ -171,7 +171,8 @@ def _result(future: concurrent.futures.Future[Any]) -> Any:
     try:
         return future.result()
     except concurrent.futures.process.BrokenProcessPool:
-        raise CharwiseError("a worker process died (out of memory?); fewer workers need less memory, and "
+        raise CharwiseError("a worker process died: out of memory (fewer workers need less), or a script that "
+                            "starts workers outside `if __name__ == \"__main__\":` (each worker imports it again); "
                             "--resume continues an --out file after what was finished") from None
 
 
