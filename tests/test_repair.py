@@ -124,6 +124,31 @@ def test_repair_function_keeps_offsets_and_every_other_character(speller):
         repair([b"bytes"], speller=speller)  # type: ignore[list-item]
 
 
+def test_repair_workers_are_checked_before_any_process_starts(speller):
+    for bad in (0, -2, True, 2.0):
+        with pytest.raises(ConfigError, match="workers must be a positive integer"):
+            repair(["recieve"], workers=bad)
+    with pytest.raises(ConfigError, match="lives in this process only"):
+        repair(["recieve"], speller=speller, workers=2)
+    with pytest.raises(ConfigError, match="threshold"):
+        repair(["recieve"], threshold=2, workers=2)
+    with pytest.raises(ConfigError):
+        repair(["recieve"], protect=["(unclosed"], workers=2)
+
+
+@pytest.mark.real  # the shipped speller, loaded in two processes
+def test_repair_on_two_workers_gives_what_one_process_gives():
+    texts = ["I recieved teh pakage tomorow", "thanks @joejonas http://youtu.be/xi8qJ3IKK8U #theroom", "",
+             "u dont no were their going", "naïve café Zürich", "The acommodation was grate.", "x" * 3000,
+             "ACME-1234 recieve"] * 80  # three chunks: the processes start
+    one = repair(texts, protect=["ACME-[0-9]+"])
+    two = repair(iter(texts), protect=["ACME-[0-9]+"], workers=2)
+    assert [r.corrected for r in two] == [r.corrected for r in one]
+    assert [[(w.word, w.correction, w.start, w.end, w.probability) for w in r.words] for r in two] == \
+        [[(w.word, w.correction, w.start, w.end, w.probability) for w in r.words] for r in one]
+    assert one[0].corrected == "I received teh package tomorrow"
+
+
 def test_tagger_with_repair_keeps_one_label_per_written_word(bert_teacher, speller):
     """Repairs change words, never their number: word_index still maps every position to a written word."""
     model = hybrid(bert_teacher, RepairPolicy(speller=speller))

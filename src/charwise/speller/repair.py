@@ -17,12 +17,15 @@ Example::
 from __future__ import annotations
 
 import threading
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
+from charwise.errors import ConfigError
 from charwise.languages import check_language
+from charwise.parallel import Job, ordered_results
 from charwise.speller.corrections import SPELLING, CorrectedText
-from charwise.speller.settings import SpellerSettings
+from charwise.speller.settings import SpellerSettings, check_threshold
 from charwise.speller.speller import Speller
+from charwise.words import compile_patterns
 
 # What repair changes in front of a model: misspellings, real-word errors and accents. Normalisation
 # of informal text (u -> you, dont -> don't) is left out: in front of a WNUT17 tagger it did not help
@@ -43,7 +46,7 @@ def shared_speller(language: str = "en") -> Speller:
 
 
 def repair(texts: Iterable[str], language: str = "en", *, threshold: float | None = None,
-           speller: Speller | None = None, protect: Sequence[str] = ()) -> list[CorrectedText]:
+           speller: Speller | None = None, protect: Sequence[str] = (), workers: int = 1) -> list[CorrectedText]:
     """Each text with its confidently misspelled words corrected, and what changed.
 
     Returns one :class:`~charwise.speller.CorrectedText` per text: ``.corrected`` is the repaired
@@ -54,6 +57,11 @@ def repair(texts: Iterable[str], language: str = "en", *, threshold: float | Non
     list, a generator); it is read whole. URLs, e-mail addresses, @handles, #hashtags, paths, code
     identifiers, numbers with units and emoticons are never changed, nor what the regular
     expressions of ``protect`` match.
+
+    ``workers`` > 1 spreads the texts over that many processes, each with the shipped speller of
+    ``language`` loaded once (:mod:`charwise.parallel`; a script that does this needs the usual
+    ``if __name__ == "__main__":`` guard); the results are the same, in input order. Starting them
+    takes a few seconds: worth it for tens of thousands of texts, not for a handful.
     """
     if isinstance(texts, str):
         raise TypeError("repair() takes a list of texts, not a single string")
@@ -61,5 +69,33 @@ def repair(texts: Iterable[str], language: str = "en", *, threshold: float | Non
     for text in texts:
         if not isinstance(text, str):
             raise TypeError(f"repair() takes texts (str), got {type(text).__name__}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigError(f"workers must be a positive integer, got {workers!r}")
+    if workers > 1:
+        if speller is not None:
+            raise ConfigError("workers load the shipped speller of `language` in each process; a speller given "
+                              "here lives in this process only (leave workers at 1)")
+        compile_patterns(protect)  # a bad expression fails here, before any process starts
+        settings = {"threshold": check_threshold(threshold, "repair threshold"), "protect": list(protect)}
+        job = Job("charwise.speller.repair:shared_speller", "charwise.speller.repair:repair_chunk",
+                  {"language": check_language(language)}, warm="charwise.speller.repair:warm_speller")
+        chunks = ((texts[start : start + CHUNK_TEXTS], settings) for start in range(0, len(texts), CHUNK_TEXTS))
+        return [done for part in ordered_results(job, chunks, workers) for done in part]
     speller = speller or shared_speller(language)
     return speller.correct_lines(texts, threshold, protect=protect)
+
+
+# --- in worker processes --------------------------------------------------------------------------
+CHUNK_TEXTS = 256  # texts a worker corrects at a time: small enough to keep every worker busy to the end
+
+
+def repair_chunk(speller: Speller, chunk: tuple[list[str], dict[str, Any]]) -> list[CorrectedText]:
+    """A worker's part of :func:`repair`: one chunk of texts."""
+    texts, settings = chunk
+    return speller.correct_lines(texts, settings["threshold"], protect=settings["protect"])
+
+
+def warm_speller(speller: Speller) -> None:
+    """Load what the speller loads on first use, before the workers that share it are forked."""
+    speller.correct_lines(["I recieved teh pakage, were their going"])
+    speller.clear_cache()
