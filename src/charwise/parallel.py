@@ -111,7 +111,11 @@ class WorkerPool:
             raise ConfigError(f"workers must be a positive integer, got {workers!r}")
         self.job, self.workers = job, workers
         self.threads = threads or max(1, usable_cores() // workers)
-        context = multiprocessing.get_context("forkserver")
+        try:
+            context = multiprocessing.get_context("forkserver")
+        except ValueError:  # Windows has no forkserver
+            raise ConfigError("worker processes need the forkserver start method, which this platform lacks "
+                              "(Linux and macOS have it); use one worker") from None
         # The server imports the job's module (numpy, maybe torch) once for every worker, so the thread
         # counts that those libraries read at import must be in its environment when it starts.
         # With one thread a worker the server also loads the job's state once, and the workers forked
