@@ -313,6 +313,12 @@ def test_every_command_that_reads_text_refuses_a_binary_file_first(tmp_path, cap
     (["encode", "{file}", "--out", "{out}", "--policy", "bogus"], "unknown policy 'bogus'"),
     (["encode", "{file}", "--out", "{out}", "--policy", "repair:xx"], "no speller lexicon for language 'xx'"),
     (["encode", "{file}", "--out", "{out}", "--workers", "0"], "--workers must be >= 1, got 0"),
+    (["encode", "{file}", "--out", "{out}", "--prepare-workers", "-1"], "--prepare-workers must be >= 0"),
+    (["encode", "{file}", "--out", "{out}", "--policy", "none", "--prepare-workers", "2", "--workers", "1"],
+     "policy 'none' has none"),
+    (["encode", "{file}", "--out", "{out}", "--prepare-workers", "2", "--workers", "2"],
+     "--prepare-workers goes with --workers 1"),
+    (["encode", "{file}", "--out", "{out}", "--device", "nowhere"], "unknown device 'nowhere'"),
     (["embed", "{file}", "--out", "{out}", "--batch-size", "0"], "--batch-size must be >= 1"),
     (["correct", "{file}", "--workers", "-1"], "--workers must be >= 1"),
     (["correct", "{file}", "--resume"], "--resume continues an interrupted --out FILE"),
@@ -354,3 +360,19 @@ def test_shipped_speller_two_workers_write_what_one_writes(tmp_path):
         assert main(["correct", str(path), "--out", str(out), "--workers", str(workers), "--progress", "none"]) == 0
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1] and outputs[0].count(b"\n") == 600
+
+
+@pytest.mark.real  # the shipped speller, in two processes beside the model's
+def test_encode_with_prepare_workers_writes_the_vectors_of_one_process(tmp_path, tiny_bert_dir):
+    from charwise.io import data_root
+
+    tweets = (data_root() / "wnut17" / "raw_text" / "gurez.10000").read_text(encoding="utf-8").splitlines()[:300]
+    path = tmp_path / "tweets.txt"
+    path.write_text("\n".join(tweets) + "\n", encoding="utf-8")
+    vectors = []
+    for prepare in ("0", "2"):
+        out = tmp_path / f"out{prepare}.npy"
+        assert main(["encode", str(path), "--out", str(out), "--teacher", str(tiny_bert_dir), "--max-length", "64",
+                     "--device", "cpu", "--workers", "1", "--prepare-workers", prepare, "--progress", "none"]) == 0
+        vectors.append(np.load(out))
+    assert vectors[0].shape == (300, 16) and np.array_equal(vectors[0], vectors[1])

@@ -23,6 +23,7 @@ from charwise.cli.common import (
 )
 from charwise.cli.progress import Progress
 from charwise.cli.workers import add_worker_options, check_worker_options
+from charwise.errors import ConfigError
 from charwise.io import check_input_file, check_resumable, read_json, resumable_output
 from charwise.parallel import Job, ordered_results
 from charwise.presets import CHAR_POLICY_HELP, DEFAULT_POLICY, POLICY_HELP
@@ -46,6 +47,11 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--batch-size", type=int, default=32)
     c.add_argument("--max-length", type=int, default=256, help="positions per sentence; longer ones are truncated")
     c.add_argument("--no-normalize", action="store_true", help="keep the mean-pooled vectors unnormalised")
+    c.add_argument("--device", help="where the model runs: cpu (default), cuda, cuda:1...; a GPU runs it in this "
+                                    "process (--workers 1)")
+    c.add_argument("--prepare-workers", type=int, default=0,
+                   help="with a repair policy and --workers 1 (a GPU): processes that run the speller on the "
+                        "batches ahead of the model (default 0: in this process)")
     add_input_options(c)
     add_worker_options(c)
     c.set_defaults(func=cmd_encode)
@@ -108,7 +114,7 @@ def add_parser(sub: Any) -> None:
 
 # --- encode ------------------------------------------------------------------------------------
 ENCODE_OPTIONS = ("teacher", "policy", "encoder", "batch_size", "max_length", "no_normalize", "errors",
-                  "max_line_chars")  # the options that change the output
+                  "max_line_chars", "device")  # the options that change the output (a GPU's last bits differ)
 ENCODER_LOADER = "charwise.cli.hybrid:load_sentence_encoder"  # what each worker process loads, once
 
 
@@ -120,6 +126,18 @@ def cmd_encode(args: argparse.Namespace) -> int:
     check_input_options(args)
     check_worker_options(args, args.file)
     check_policy(args.policy)  # without torch: a bad name fails at once
+    check_min("--prepare-workers", args.prepare_workers, 0)
+    if args.prepare_workers:
+        if not args.policy.startswith("repair"):
+            raise ConfigError(f"--prepare-workers runs a repair policy's speller in other processes; policy "
+                              f"'{args.policy}' has none")
+        if args.workers > 1:
+            raise ConfigError("--prepare-workers goes with --workers 1 (the default with a GPU --device): each "
+                              "of several workers would start processes of its own")
+    if args.device is not None:
+        from charwise.devices import check_device
+
+        check_device(args.device)
     if args.encoder is not None:
         check_encoder(args.encoder)
     # The whole input is checked before torch and the model load and before anything is written.
@@ -128,7 +146,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
     check_resumable(args.out, mark, args.resume)
     job = Job(ENCODER_LOADER, "charwise.cli.hybrid:encode_chunk",
               {"teacher": args.teacher, "policy": args.policy, "encoder": args.encoder, "max_length": args.max_length,
-               "batch_size": args.batch_size, "normalize": not args.no_normalize})
+               "batch_size": args.batch_size, "normalize": not args.no_normalize, "device": args.device,
+               "prepare_workers": args.prepare_workers})
     cut = 0
     with resumable_output(args.out, mark, resume=args.resume, npy=True) as out:
         # whole chunks only: a chunk encoded again in other batches could differ in its last bits
@@ -153,11 +172,13 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 
 def load_sentence_encoder(teacher: str, policy: str, encoder: str | None, max_length: int, batch_size: int,
-                          normalize: bool) -> tuple[Any, int, bool]:
+                          normalize: bool, device: str | None = None,
+                          prepare_workers: int = 0) -> tuple[Any, int, bool]:
     """The sentence encoder ``encode`` runs (once per worker process), with its batch options."""
     from charwise.hybrid.sentence import SentenceEncoder
 
-    return SentenceEncoder(teacher, policy=policy, encoder=encoder, max_length=max_length), batch_size, normalize
+    return SentenceEncoder(teacher, policy=policy, encoder=encoder, max_length=max_length, device=device,
+                           prepare_workers=prepare_workers), batch_size, normalize
 
 
 def encode_chunk(state: tuple[Any, int, bool], lines: list[str]) -> tuple[Any, int]:
