@@ -215,6 +215,16 @@ def test_prepare_workers_give_the_vectors_of_one_process(tiny_bert_dir, monkeypa
         assert enc._pool is None  # the with block stopped the processes
         assert torch.equal(enc.encode(texts[:5], batch_size=2), expected[:5])  # started again on demand
         enc.close()
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(2) as threads, SentenceEncoder(str(tiny_bert_dir), policy="repair", max_length=64,
+                                                             prepare_workers=1) as shared:
+            started = []
+            start = shared._repair_pool
+            monkeypatch.setattr(shared, "_repair_pool", lambda: started.append(start()) or started[-1])
+            both = list(threads.map(lambda part: shared.encode(part, batch_size=2), [texts[:10], texts[10:20]]))
+            assert torch.equal(torch.cat(both), expected[:20])  # two threads at once: one pool serves both
+            assert len(started) == 2 and started[0] is started[1]
 
 
 # --- gradients ------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ then :func:`mean_pool` and L2 normalisation, without needing sentence-transforme
 from __future__ import annotations
 
 import collections
+import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable, Iterator, Sequence, TypeVar, cast
@@ -74,6 +75,7 @@ class SentenceEncoder:
         self.module.eval()
         self.prepare_workers = prepare_workers
         self._pool: WorkerPool | None = None
+        self._pool_lock = threading.Lock()
         if prepare_workers:
             chosen = self.policy
             if not isinstance(chosen, RepairPolicy):
@@ -98,23 +100,25 @@ class SentenceEncoder:
 
     def _repair_pool(self) -> WorkerPool:
         """The processes of ``prepare_workers``, started on first use."""
-        if self._pool is None:
-            policy = self.policy
-            assert isinstance(policy, RepairPolicy)
-            job = Job("charwise.hybrid.policies:load_repair_policy", "charwise.hybrid.policies:repairs_of",
-                      {"language": policy.language, "threshold": policy.threshold},
-                      warm="charwise.hybrid.policies:warm_repair_policy")
-            # one thread each: the speller is Python; the model's process keeps the other cores
-            self._pool = WorkerPool(job, self.prepare_workers, threads=1)
-            self._closer = weakref.finalize(self, self._pool.close)
-        return self._pool
+        with self._pool_lock:
+            if self._pool is None:
+                policy = self.policy
+                assert isinstance(policy, RepairPolicy)
+                job = Job("charwise.hybrid.policies:load_repair_policy", "charwise.hybrid.policies:repairs_of",
+                          {"language": policy.language, "threshold": policy.threshold},
+                          warm="charwise.hybrid.policies:warm_repair_policy")
+                # one thread each: the speller is Python; the model's process keeps the other cores
+                self._pool = WorkerPool(job, self.prepare_workers, threads=1)
+                self._closer = weakref.finalize(self, self._pool.close)
+            return self._pool
 
     def close(self) -> None:
         """Stop the ``prepare_workers`` processes (a later :meth:`encode` starts them again)."""
-        if self._pool is not None:
-            self._closer.detach()
-            self._pool.close()
-            self._pool = None
+        with self._pool_lock:
+            if self._pool is not None:
+                self._closer.detach()
+                self._pool.close()
+                self._pool = None
 
     def __enter__(self) -> "SentenceEncoder":
         return self
