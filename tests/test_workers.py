@@ -24,8 +24,9 @@ import charwise.cli.correct as correct_cli
 import charwise.cli.encoder as encoder_cli
 import charwise.cli.progress as progress_mod
 from charwise.cli import main
+from charwise.errors import CharwiseError, ConfigError
 from charwise.io import partial_paths, resumable_output
-from charwise.parallel import Job, ordered_results
+from charwise.parallel import Job, WorkerPool, ordered_results
 
 HERE = Path(__file__).resolve().parent
 FAKE_LOADER = "test_workers:load_fake_speller"
@@ -123,6 +124,31 @@ def test_results_come_back_in_input_order(monkeypatch):
     expected = [[x + 100 for x in chunk] for chunk in chunks]
     assert list(ordered_results(job, iter(chunks), 1)) == expected
     assert list(ordered_results(job, iter(chunks), 2)) == expected
+
+
+def add_offset_or_fail(offset: int, chunk: list[int]) -> list[int]:
+    if chunk[0] < 0:
+        raise ValueError(f"bad chunk {chunk}")
+    return [x + offset for x in chunk]
+
+
+def test_a_worker_pool_serves_many_runs_until_closed(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+    chunks = [[2 * i, 2 * i + 1] for i in range(6)]
+    with WorkerPool(Job("test_workers:load_offset", "test_workers:add_offset_or_fail", {"offset": 10}), 2) as pool:
+        first = list(pool.map(iter(chunks)))
+        with pytest.raises(ValueError, match=r"bad chunk \[-1\]"):  # a worker's error reaches the caller ...
+            list(pool.map(iter([[1], [-1], [3]])))
+        assert list(pool.map(iter(chunks))) == first == [[x + 10 for x in c] for c in chunks]  # ... the pool stays
+        early = pool.map(iter(chunks))
+        assert next(early) == [10, 11]
+        early.close()  # a run left early cancels what it queued; the next one is whole
+        assert list(pool.map(iter(chunks[:2]))) == first[:2]
+    with pytest.raises(CharwiseError, match="closed"):
+        next(pool.map(iter(chunks)))
+    for bad in (0, True, "2"):
+        with pytest.raises(ConfigError, match="workers must be a positive integer"):
+            WorkerPool(Job("test_workers:load_offset", "test_workers:add_offset_or_fail"), bad)
 
 
 def test_the_shared_state_is_warmed_and_frozen_before_the_workers_fork():
