@@ -128,6 +128,8 @@ def test_none_equals_base_model(bert_hybrid, bert_teacher):
     inputs = hm.prepare_texts(texts)
     assert torch.equal(inputs.input_ids, tok["input_ids"])
     assert torch.equal(inputs.attention_mask, tok["attention_mask"])
+    with pytest.raises(TypeError, match="not a single string"):
+        hm.prepare_texts("Hello world")
     with torch.no_grad():
         ours = hm(inputs=inputs).outputs.last_hidden_state
         base = bert_teacher.model(**tok).last_hidden_state

@@ -375,7 +375,7 @@ class HybridModel(nn.Module):
         """Raw texts as words and space flags, split with :func:`charwise.words.split_words` (only as
         many words as the window can hold, each of at most :attr:`max_word_chars` characters)."""
         if isinstance(texts, str):
-            raise TypeError("prepare_texts() takes a list of strings")
+            raise TypeError("texts must be a list of strings, not a single string")
         window = max(1, self._window())
         # One word more than fits, so that a text that does not fit is seen to be truncated.
         splits = split_texts(texts, max_words=window + 1, max_word_chars=self.max_word_chars)
