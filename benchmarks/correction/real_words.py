@@ -2,6 +2,7 @@
 
     OMP_NUM_THREADS=1 python -m benchmarks.correction.real_words
     OMP_NUM_THREADS=1 python -m benchmarks.correction.real_words --context smollm2   # -> real_words_smollm2.*
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.real_words --edited            # -> real_words_edited.*
 
 Data (development, seeded): UD EWT dev and WNUT17 dev sentences. ``errors``: every sentence holding a word of a
 confusion set gets one such word replaced by another member of its set (case kept): the checker
@@ -49,14 +50,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--items", type=int, default=0,
                         help="with --context smollm2: a seeded sample of this many swaps and as many times two "
                              "clean words (0: all; the language model reads about 3 windows a second)")
+    parser.add_argument("--edited", action="store_true",
+                        help="the sets of edited text too (charwise.speller.real_words.EDITED_TEXT_SETS, checked "
+                             "with --style standard), on UD EWT dev alone -> real_words_edited.json")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="default: real_words.json (real_words_smollm2.json)")
     args = parser.parse_args(argv)
+    if args.edited and args.context != "ngram":
+        parser.error("--edited measures the bigram checker (leave --context out)")
     if args.margins is None:
         args.margins = ([0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0] if args.context == "ngram"
                         else [2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0])
     if args.out is None:
-        args.out = RESULTS / ("real_words.json" if args.context == "ngram" else "real_words_smollm2.json")
+        args.out = RESULTS / ("real_words_edited.json" if args.edited else "real_words.json" if args.context == "ngram"
+                              else "real_words_smollm2.json")
     command = " ".join(["python -m benchmarks.correction.real_words", *sys.argv[1:]])
     return write_result(args.out, {"command": command, **run(args)}, plot)
 
@@ -72,19 +79,25 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from charwise.training.scorer import clean_dev_words
 
     checker = RealWordChecker.load("en")
+    edited = getattr(args, "edited", False)
+    alternatives = checker.edited_alternatives if edited else checker.alternatives
     rng = random.Random(args.seed)
-    sentences = clean_dev_words("en") + [s.words for s in load_task("wnut17", splits=("dev",)).dev]
+    sentences = clean_dev_words("en")
+    if not edited:  # the sets of edited text are checked only in text said to be edited
+        sentences += [s.words for s in load_task("wnut17", splits=("dev",)).dev]
     errors: list[tuple[list[str], int, str]] = []  # (noisy words, position, the word it should be)
     clean_positions: list[tuple[list[str], int]] = []
     for words in sentences:
-        positions = [i for i, w in enumerate(words) if w.lower() in checker.alternatives]
+        positions = [i for i, w in enumerate(words) if w.lower() in alternatives]
         clean_positions += [(words, i) for i in positions]
         if positions:
             i = rng.choice(positions)
-            wrong = rng.choice(checker.alternatives[words[i].lower()])
+            wrong = rng.choice(alternatives[words[i].lower()])
             errors.append((words[:i] + [same_case(words[i], wrong)] + words[i + 1 :], i, words[i].lower()))
     total_words = sum(len(w) for w in sentences)
-    result: dict[str, Any] = {"role": "development: UD EWT dev + WNUT17 dev, seeded swaps", "sentences": len(sentences),
+    role = ("development: UD EWT dev, seeded swaps, the sets of edited text included" if edited
+            else "development: UD EWT dev + WNUT17 dev, seeded swaps")
+    result: dict[str, Any] = {"role": role, "sentences": len(sentences),
                               "words": total_words, "errors": len(errors), "clean_set_words": len(clean_positions),
                               "shipped_margin": checker.settings.margin, "context": args.context}
     if args.context == "smollm2" and args.items:
@@ -95,8 +108,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         total_words = round(total_words * len(clean_positions) / result["clean_set_words"])
         result.update(sampled_errors=len(errors), sampled_clean_set_words=len(clean_positions),
                       sampled_words=total_words)
-    bigram_errors = [checker.gain(w, i) for w, i, _ in errors]
-    bigram_clean = [checker.gain(w, i) for w, i in clean_positions]
+    bigram_errors = [checker.gain(w, i, edited=edited) for w, i, _ in errors]
+    bigram_clean = [checker.gain(w, i, edited=edited) for w, i in clean_positions]
     if args.context == "ngram":
         error_gains, clean_gains = bigram_errors, bigram_clean
     else:
@@ -172,7 +185,8 @@ def plot(result: dict[str, Any], path: Path) -> None:
     ax.set_ylabel("errors corrected %")
     ax2.set_ylabel("clean words changed %")
     ax.axvline(result.get("shipped_lm_margin", result["shipped_margin"]), color="grey", lw=0.8)
-    ax.set_title("Real-word errors, UD EWT + WNUT17 dev (development)")
+    ax.set_title("Real-word errors, " + ("UD EWT dev, edited-text sets too" if "edited" in result.get("role", "")
+                                         else "UD EWT + WNUT17 dev") + " (development)")
     fig.legend(loc="upper right")
     fig.tight_layout()
     fig.savefig(path, dpi=100)

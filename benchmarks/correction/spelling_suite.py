@@ -18,7 +18,8 @@ Systems, all on the same pairs in the same run:
   for the misspelling alone, as written (a capitalised word is a sentence start: changed only at
   ``capital_threshold``; the same figure for the lower-cased word is kept as
   ``fixed_lowercase_input``); a known word, a short one, one with a capital inside is left alone.
-  ``--context smollm2`` runs the English sets with SmolLM2 judging the words in doubt again.
+  ``--context smollm2`` runs the English sets with SmolLM2 judging the words in doubt again;
+  ``--style standard`` reads every text as edited (``SpellerSettings(style="standard")``).
 * **SymSpell**: symspellpy with its bundled ``frequency_dictionary_en_82_765.txt``,
   ``max_dictionary_edit_distance=2``, ``prefix_length=7``, ``lookup(misspelling.lower(),
   Verbosity.ALL, max_edit_distance=2, include_unknown=True)`` (the protocol of the data's
@@ -205,7 +206,7 @@ def run_sentence_set(rows: list[tuple[str, str]], speller: Any, base: Baselines,
 def run(args: argparse.Namespace) -> dict[str, Any]:
     import torch
 
-    from charwise.speller import Speller
+    from charwise.speller import Speller, SpellerSettings
 
     data = Path(args.data)
     if not (data / "README.md").is_file():
@@ -221,7 +222,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if not todo:
             continue
         started = time.perf_counter()
-        speller = Speller.load(language, context=args.context if language == "en" else None)
+        speller = Speller.load(language, context=args.context if language == "en" else None,
+                               settings=SpellerSettings(style=args.style))
         speller.index.symspell  # noqa: B018 (build the candidate index now: part of the load)
         load = {"charwise": round(time.perf_counter() - started, 2)}
         base = Baselines(language)
@@ -346,6 +348,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--context", default="ngram", choices=["ngram", "smollm2"],
                    help="charwise's context for English (smollm2: SmolLM2 judges the words in doubt again)")
+    p.add_argument("--style", default="auto", choices=["auto", "standard", "social"],
+                   help="charwise's style (default auto, the speller's default; standard: every text edited, "
+                        "where the confusion sets of edited text are checked too)")
     p.add_argument("--out", help="output JSON (default: results/spelling_suite.json; the chart beside it, .png)")
     p.add_argument("--markdown", metavar="JSON", help="only print the doc's tables from a result file")
     p.add_argument("--replot", metavar="JSON", help="only redraw the chart of a result file (beside it, .png)")
@@ -370,7 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     result = {"command": "OMP_NUM_THREADS=1 python -m benchmarks.correction.spelling_suite" + (
         " " + shlex.join(given) if given else ""), "date": datetime.date.today().isoformat(),
-        "omp_num_threads": os.environ.get("OMP_NUM_THREADS"), "context": args.context, "limit": args.limit,
+        "omp_num_threads": os.environ.get("OMP_NUM_THREADS"), "context": args.context, "style": args.style,
+        "limit": args.limit,
         "seed": args.seed,
         "pyspell_budget_seconds": args.pyspell_budget, "data": str(args.data), "versions": versions(), **result}
     result["wall_seconds"] = round(time.perf_counter() - started, 1)
