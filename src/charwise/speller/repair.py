@@ -60,7 +60,8 @@ def repair(texts: Iterable[str], language: str = "en", *, threshold: float | Non
 
     ``workers`` > 1 spreads the texts over that many processes, each with the shipped speller of
     ``language`` loaded once (:mod:`charwise.parallel`; a script that does this needs the usual
-    ``if __name__ == "__main__":`` guard); the results are the same, in input order. Starting them
+    ``if __name__ == "__main__":`` guard); the corrections are the same, in input order (the
+    probabilities to float32 rounding: a worker runs one thread). Starting them
     takes a few seconds: worth it for tens of thousands of texts, not for a handful.
     """
     if isinstance(texts, str):
