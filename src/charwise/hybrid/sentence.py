@@ -53,7 +53,8 @@ class SentenceEncoder:
             GPU, whose batches take less time than the speller's pass over them; on a CPU the
             model's own threads want the cores (``charwise encode --workers`` splits whole pipelines
             instead). The processes start on the first :meth:`encode` and serve every later one,
-            until :meth:`close` or the end of a ``with`` block. The vectors are the same bytes.
+            until :meth:`close` or the end of a ``with`` block. The vectors are the same bytes: the
+            workers make the same decisions (their probabilities agree to float32 rounding).
 
     Example (run by tests/test_doctests.py)::
 
