@@ -13,7 +13,7 @@ from typing import Any, cast
 import pytest
 import torch
 
-from charwise.errors import CheckpointError, ConfigError
+from charwise.errors import CharwiseError, CheckpointError, ConfigError
 from charwise.hybrid.policies import Policy
 from charwise.hybrid.sentence import SentenceEncoder
 from charwise.hybrid.st import (
@@ -225,6 +225,15 @@ def test_prepare_workers_give_the_vectors_of_one_process(tiny_bert_dir, monkeypa
             both = list(threads.map(lambda part: shared.encode(part, batch_size=2), [texts[:10], texts[10:20]]))
             assert torch.equal(torch.cat(both), expected[:20])  # two threads at once: one pool serves both
             assert len(started) == 2 and started[0] is started[1]
+        with SentenceEncoder(str(tiny_bert_dir), policy="repair", max_length=64, prepare_workers=1) as hurt:
+            assert torch.equal(hurt.encode(texts[:4], batch_size=2), expected[:4])
+            for process in list(hurt._pool._executor._processes.values()):  # the executor's own table
+                process.kill()
+                process.join()
+            with pytest.raises(CharwiseError, match="a worker process died"):
+                hurt.encode(texts, batch_size=2)
+            assert hurt._pool is None  # the broken pool is gone: the next call starts new processes
+            assert torch.equal(hurt.encode(texts[:4], batch_size=2), expected[:4])
 
 
 # --- gradients ------------------------------------------------------------------------------------

@@ -101,6 +101,15 @@ def ordered_results(job: Job, chunks: Iterable[Any], workers: int) -> Iterator[A
         pool.close(terminate=not finished)
 
 
+DIED = ("a worker process died: out of memory (fewer workers need less), or a script that starts workers outside "
+        "`if __name__ == \"__main__\":` (each worker imports it again); --resume continues an --out file after what "
+        "was finished")
+
+
+class WorkerDied(CharwiseError):
+    """A worker process died: its pool can run nothing more (close it; a new one starts afresh)."""
+
+
 class WorkerPool:
     """``job`` on ``workers`` processes, started once and kept for every :meth:`map` until
     :meth:`close` (or the end of a ``with`` block). ``threads`` is each worker's share of the cores
@@ -145,7 +154,10 @@ class WorkerPool:
         pending: collections.deque[concurrent.futures.Future[Any]] = collections.deque()
         try:
             for chunk in chunks:
-                pending.append(executor.submit(_run_chunk, chunk))
+                try:
+                    pending.append(executor.submit(_run_chunk, chunk))
+                except concurrent.futures.process.BrokenProcessPool:
+                    raise WorkerDied(DIED) from None
                 while len(pending) > self.workers * AHEAD or (pending and pending[0].done()):
                     yield _result(pending.popleft())
             while pending:
@@ -175,9 +187,7 @@ def _result(future: concurrent.futures.Future[Any]) -> Any:
     try:
         return future.result()
     except concurrent.futures.process.BrokenProcessPool:
-        raise CharwiseError("a worker process died: out of memory (fewer workers need less), or a script that "
-                            "starts workers outside `if __name__ == \"__main__\":` (each worker imports it again); "
-                            "--resume continues an --out file after what was finished") from None
+        raise WorkerDied(DIED) from None
 
 
 # --- in the forkserver and the worker processes ------------------------------------------------

@@ -21,7 +21,7 @@ from charwise.errors import ConfigError
 from charwise.hybrid.model import HybridInputs, HybridModel
 from charwise.hybrid.policies import Policy, RepairPolicy
 from charwise.hybrid.st import CharwiseHybrid
-from charwise.parallel import Job, WorkerPool
+from charwise.parallel import Job, WorkerDied, WorkerPool
 from charwise.presets import DEFAULT_POLICY
 
 T = TypeVar("T")
@@ -191,10 +191,14 @@ class SentenceEncoder:
                 split.append(self.hybrid.split_texts(batch))
                 yield self.hybrid.repair_request(*split[-1])
 
-        for repairs in self._repair_pool().map(requests()):
-            with torch.inference_mode():
-                inputs = self.hybrid.prepare(*split.popleft(), repairs=repairs)
-            yield inputs
+        try:
+            for repairs in self._repair_pool().map(requests()):
+                with torch.inference_mode():
+                    inputs = self.hybrid.prepare(*split.popleft(), repairs=repairs)
+                yield inputs
+        except WorkerDied:
+            self.close()  # a pool with a dead worker runs nothing more: the next call starts new processes
+            raise
 
 
 def _one_ahead(items: Iterator[T], thread: ThreadPoolExecutor) -> Iterator[T]:
