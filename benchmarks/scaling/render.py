@@ -29,6 +29,8 @@ def render_gpu_checks(data: dict[str, Any]) -> Lines:
     rates.update({f"charwise {k}": v for k, v in sec.get("overlap", {}).get("sentences_per_second", {}).items()})
     fresh = sec.get("prepare_workers", {}).get("sentences_per_second", {})  # one pass over new text
     rates.update({f"{k}, new text": v for k, v in fresh.items()})
+    alone = sec.get("prepare_workers", {}).get("preparation_alone_sentences_per_second", {})
+    rates.update({f"preparing `{k}` alone, new text": v for k, v in alone.items()})  # what the GPU could be fed
     speller = sec.get("lm_speller", {}).get("tweets_per_second", {})
     rates.update({f"speller, context {k}": v for k, v in speller.items()})
     if rates:
