@@ -8,7 +8,7 @@ from charwise.errors import ConfigError
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.context import NgramContext
 from charwise.speller.lexicon import DICTIONARY, LexiconEntry
-from charwise.speller.real_words import CONFUSION_SETS, EDITED_TEXT_SETS, RealWordChecker, RealWordSettings
+from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, RealWordSettings
 from conftest import tiny_lexicon
 
 
@@ -58,21 +58,6 @@ def test_sets_are_symmetric_and_exclude_apostrophes(checker):
             assert set(members) - {word} <= set(checker.alternatives[word])
 
 
-def test_the_sets_of_edited_text_are_checked_only_there(checker):
-    for words, index, member in (("i want too go home".split(), 2, "to"), ("she is better then me".split(), 3, "than"),
-                                 ("a lot off people came".split(), 2, "of")):
-        assert checker.check(words, index) is None  # informal text defeats these sets
-        assert checker.check(words, index, edited=True) == member
-        assert checker.check(words, index) is None  # the verdict of edited text is not reused elsewhere
-    assert checker.check("it was too much for me".split(), 2, edited=True) is None
-    assert checker.check("one of the best".split(), 0, edited=True) is None  # no left neighbour
-    for members in EDITED_TEXT_SETS["en"]:
-        assert not set(members) & set(checker.alternatives) - {"though"}  # "though" is in "though"/"through"
-        for word in members:
-            assert set(members) - {word} <= set(checker.members(word, edited=True))
-    assert checker.members("through", edited=True) == checker.members("through") == ("though",)
-
-
 def test_bad_settings_and_languages_are_one_line_errors():
     with pytest.raises(ConfigError, match="margin must be a number >= 0"):
         RealWordSettings(margin=-1)
@@ -109,15 +94,6 @@ def test_the_speller_changes_real_words_with_offsets_and_marks_them(speller):
     assert text[changed[0].start : changed[0].end] == "there"
     assert result.corrected == "We went to their house, said he."
     assert [w["word"] for w in result.to_dict()["words"] if w["real_word"]] == ["there"]
-
-
-def test_the_style_standard_checks_the_sets_of_edited_text(speller):
-    known = {w: LexiconEntry(5.0, DICTIONARY) for w in ("i", "want", "too", "to", "go", "home", "now")}
-    text = "I want too go home now"
-    for style, expected in (("auto", text), ("social", text), ("standard", "I want to go home now")):
-        settings = SpellerSettings(threshold=0.5, neighbours=3, style=style)
-        styled = Speller(tiny_lexicon(known), speller.encoder, speller.scorer, settings)
-        assert styled.correct(text).corrected == expected, style
 
 
 def test_real_words_can_be_turned_off(speller):

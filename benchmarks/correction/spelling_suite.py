@@ -349,8 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--context", default="ngram", choices=["ngram", "smollm2"],
                    help="charwise's context for English (smollm2: SmolLM2 judges the words in doubt again)")
     p.add_argument("--style", default="auto", choices=["auto", "standard", "social"],
-                   help="charwise's style (default auto, the speller's default; standard: every text edited, "
-                        "where the confusion sets of edited text are checked too)")
+                   help="charwise's style (default auto, the speller's default; standard: every text edited)")
     p.add_argument("--out", help="output JSON (default: results/spelling_suite.json; the chart beside it, .png)")
     p.add_argument("--markdown", metavar="JSON", help="only print the doc's tables from a result file")
     p.add_argument("--replot", metavar="JSON", help="only redraw the chart of a result file (beside it, .png)")

@@ -80,8 +80,7 @@ def add_parser(sub: Any) -> None:
                         "@handles, #hashtags, paths, identifiers, numbers, TeX and emoticons always are")
     c.add_argument("--style", default="auto", choices=STYLES,
                    help="auto (the default: social for each line that reads like a tweet, with a @handle, "
-                        "#hashtag, emoji or words like u, dont; standard for the others), standard (edited text, where "
-                        "then/than, to/too, of/off and the like are checked too) "
+                        "#hashtag, emoji or words like u, dont; standard for the others), standard (edited text) "
                         "or social (tweets, chat: corrections unlikely in informal text, where unknown words are "
                         "often names and slang, are undone; in Spanish, tweets' respellings such as aser, xq are "
                         "normalised more readily)")

@@ -83,16 +83,6 @@ CONFUSION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("saco", "sacó"), ("se", "sé"), ("si", "sí"), ("tome", "tomé"), ("tu", "tú"),
     ),
 }
-#: Sets that informal text defeats (``log off now``, ``day off tmrw``, ``and than you``), checked only
-#: when the user says the text is edited (``SpellerSettings(style="standard")``, ``--style standard``).
-#: Not in the default ``auto``: of their 5 changes to the 20,000 lines of tweets and web text read
-#: for the sets (gurez and ile), in lines that did not read like tweets, none was right
-#: (``take foot off the gas`` -> ``of``, ``Yum and than you``); on UD EWT dev they put back 582 of
-#: 1,039 swaps and changed none of 2,058 clean words (``benchmarks/correction/real_words.py --edited``)
-EDITED_TEXT_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "en": (("of", "off"), ("to", "too"), ("though", "thought"), ("on", "one"), ("every", "very"), ("an", "and"),
-           ("hear", "here"), ("buy", "by"), ("then", "than")),
-}
 # nats: how much likelier a language model must find the sentence with another member of the set
 # (which the bigram counts must favour too), chosen on development sentences as the lowest margin
 # that changes no more clean words than the bigrams alone (benchmarks/correction/real_words.py --context smollm2)
@@ -115,13 +105,15 @@ class RealWordChecker:
     """Confusion sets + a context model (see the module docstring)."""
 
     def __init__(self, context: NgramContext, sets: Sequence[Sequence[str]],
-                 settings: RealWordSettings | None = None, edited_sets: Sequence[Sequence[str]] = ()) -> None:
+                 settings: RealWordSettings | None = None) -> None:
         self.context = context
         self.settings = settings or RealWordSettings()
-        self._gains: dict[tuple[str, str, str, bool], tuple[str, float] | None] = {}  # the context is read-only
-        #: each word's other members; ``edited_alternatives`` adds the sets of edited text alone
-        self.alternatives = _alternatives(sets)
-        self.edited_alternatives = _alternatives([*sets, *edited_sets])
+        self._gains: dict[tuple[str, str, str], tuple[str, float] | None] = {}  # the context is read-only
+        self.alternatives: dict[str, tuple[str, ...]] = {}
+        for members in sets:
+            for word in members:
+                others = tuple(m for m in members if m != word)
+                self.alternatives[word] = tuple(dict.fromkeys(self.alternatives.get(word, ()) + others))
 
     @classmethod
     def load(cls, language: str = "en", settings: RealWordSettings | None = None) -> "RealWordChecker":
@@ -130,15 +122,14 @@ class RealWordChecker:
         if language not in CONFUSION_SETS:
             raise ConfigError(f"no confusion sets for {language!r}; real-word errors are checked in: "
                               f"{', '.join(CONFUSION_SETS)}")
-        return cls(NgramContext.load(language), CONFUSION_SETS[language], settings, EDITED_TEXT_SETS.get(language, ()))
+        return cls(NgramContext.load(language), CONFUSION_SETS[language], settings)
 
     def clear_cache(self) -> None:
         """Forget the gains computed so far."""
         self._gains = {}
 
     def __contains__(self, word: object) -> bool:
-        """Whether ``word`` belongs to a set (one of edited text's included)."""
-        return isinstance(word, str) and word.lower() in self.edited_alternatives
+        return isinstance(word, str) and word.lower() in self.alternatives
 
     def fit(self, word: str, left: str, right: str) -> tuple[float, float, bool]:
         """(log10 score of lower-case ``word`` after ``left``, of ``right`` after it, whether both
@@ -147,29 +138,23 @@ class RealWordChecker:
         before_right, seen_right = self.context.log_score(right, word)
         return after_left, before_right, seen_left and seen_right
 
-    def check(self, words: Sequence[str], index: int, margin: float | None = None, *,
-              edited: bool = False) -> str | None:
+    def check(self, words: Sequence[str], index: int, margin: float | None = None) -> str | None:
         """The member of its confusion set that ``words[index]`` should be (lower-case), or None to
-        leave it; ``margin`` overrides the settings' for this call; ``edited``: the sentence is edited
-        text, where :data:`EDITED_TEXT_SETS` are checked too."""
-        found = self.gain(words, index, edited=edited)
+        leave it; ``margin`` overrides the settings' for this call."""
+        found = self.gain(words, index)
         needed = self.settings.margin if margin is None else margin
         return found[0] if found is not None and found[1] >= needed else None
 
-    def members(self, word: str, edited: bool = False) -> tuple[str, ...]:
-        """The other members of lower-case ``word``'s sets (those of edited text too, when ``edited``)."""
-        return (self.edited_alternatives if edited else self.alternatives).get(word, ())
-
-    def gain(self, words: Sequence[str], index: int, *, edited: bool = False) -> tuple[str, float] | None:
+    def gain(self, words: Sequence[str], index: int) -> tuple[str, float] | None:
         """(the other member that fits best, how much better than the written word it fits, in
         log10) among the members that both neighbours favour, on counted pairs; None when there is
-        none or the word lacks a neighbour on either side. ``edited`` as in :meth:`check`."""
+        none or the word lacks a neighbour on either side."""
         written = words[index].lower()
-        others = self.members(written, edited)
+        others = self.alternatives.get(written)
         left, right = adjacent_words(words, index)
         if not others or left is None or right is None:
             return None  # one side only is too little evidence against a valid word (``call it off .``)
-        key = (left, written, right, edited and others != self.alternatives.get(written, ()))
+        key = (left, written, right)
         gains = self._gains  # running text repeats its word triples ("want to go")
         if key in gains:
             return gains[key]
@@ -192,15 +177,6 @@ class RealWordChecker:
         return best
 
 
-def _alternatives(sets: Sequence[Sequence[str]]) -> dict[str, tuple[str, ...]]:
-    """Each word of ``sets`` -> the other members of every set it is in."""
-    out: dict[str, tuple[str, ...]] = {}
-    for members in sets:
-        for word in members:
-            out[word] = tuple(dict.fromkeys(out.get(word, ()) + tuple(m for m in members if m != word)))
-    return out
-
-
 def adjacent_words(words: Sequence[str], index: int) -> tuple[str | None, str | None]:
     """The lower-case tokens right before and after ``words[index]`` when they are words; None for
     punctuation or the text's edge (``busy, too, which``: a comma parts them from the word)."""
@@ -212,7 +188,7 @@ def adjacent_words(words: Sequence[str], index: int) -> tuple[str | None, str | 
 
 def check_sentences(checker: RealWordChecker, corrected: list[list[WordCorrection]], allowed: Sequence[str],
                     margin: float, accents_only: bool = False, lm: ContextModel | None = None,
-                    lm_margin: float = LM_MARGIN, edited: bool = False) -> None:
+                    lm_margin: float = LM_MARGIN) -> None:
     """Change in place each word of ``corrected`` (the speller's output) that belongs to a
     confusion set and that its neighbours, as corrected, say is another member, by ``margin``
     (log10, bigram counts): kind ``accent`` when the member only puts back accents the word lacks,
@@ -225,26 +201,24 @@ def check_sentences(checker: RealWordChecker, corrected: list[list[WordCorrectio
     sentences in one batch (:func:`~charwise.speller.normalisation_judge.lm_gains`); the best member
     replaces the word when its log-probability is at least ``lm_margin`` nats above the written
     word's and the bigram counts favour it too (:func:`lm_verdict`). Either way the change's
-    probability is the context's odds of the member against the word. ``edited``: the text is edited,
-    and :data:`EDITED_TEXT_SETS` are checked too."""
+    probability is the context's odds of the member against the word."""
     from charwise.speller.corrections import restores_accents, same_case
 
     sentences = [[e.correction for e in entries] for entries in corrected]
     targets = [(s, i, entry.word) for s, entries in enumerate(corrected) for i, entry in enumerate(entries)
-               if _checked(checker, entry) and checker.members(entry.word.lower(), edited)
-               and None not in adjacent_words(sentences[s], i)]
+               if _checked(checker, entry) and None not in adjacent_words(sentences[s], i)]
     if lm is not None:
         from charwise.speller.normalisation_judge import lm_gains
 
-        gains = lm_gains(lm, sentences, [(s, i, w, checker.members(w.lower(), edited)) for s, i, w in targets])
+        gains = lm_gains(lm, sentences, [(s, i, w, checker.alternatives[w.lower()]) for s, i, w in targets])
         found = {}
         for (s, i, _), row in zip(targets, gains):
-            verdict = lm_verdict(row, checker.gain(sentences[s], i, edited=edited))
+            verdict = lm_verdict(row, checker.gain(sentences[s], i))
             if verdict is not None and verdict[1] >= lm_margin:
                 found[(s, i)] = (verdict[0], verdict[1] / math.log(10))  # nats -> log10
     for s, i, written in targets:
         if lm is None:
-            best = checker.gain(sentences[s], i, edited=edited)  # the bigrams read neighbours as changed so far
+            best = checker.gain(sentences[s], i)  # the bigrams read neighbours as changed so far
             if best is None or best[1] < margin:
                 continue
         elif (s, i) not in found:

@@ -47,8 +47,7 @@ class SpellerSettings:
     changes: tuple[str, ...] = CHANGE_KINDS
     # the user's own protected patterns (regular expressions), beside the built-in URLs, handles...
     protect: tuple[str, ...] = ()
-    # "standard" (edited text: an unknown word is a misspelling more often than not, and the confusion
-    # sets that informal text defeats are checked too: real_words.EDITED_TEXT_SETS), "social"
+    # "standard" (edited text: an unknown word is a misspelling more often than not), "social"
     # (tweets, chat: the normalisation judge also reads the speller's corrections and undoes those it
     # finds unlikely there, where unknown words are often names and slang; with a context model,
     # that judge alone reads the words in doubt with it) or "auto": social for each sentence that

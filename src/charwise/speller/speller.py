@@ -457,8 +457,7 @@ class Speller:
         checker = self.real_word_checker  # valid words the sentence says are another of their confusion set
         if checker is not None:
             check_sentences(checker, out, allowed, self.settings.real_word_margin,
-                            accents_only=self.language in ACCENTED, lm=self.context_model,
-                            edited=self.settings.style == "standard")
+                            accents_only=self.language in ACCENTED, lm=self.context_model)
         return out
 
     @property
