@@ -196,11 +196,10 @@ def load_speller(mode: str, language: str, encoder: str | None, scorer: str | No
 
 
 def warm_speller(state: tuple[Any, str]) -> None:
-    """Load what the speller loads on first use (edit index, normaliser, confusion sets, a context
-    model), before the workers that share it are forked."""
-    speller, _ = state
-    speller.correct_lines(["I recieved teh pakage, u dont no were their going"])
-    speller.clear_cache()
+    """The worker state's speller warmed (:func:`charwise.speller.repair.warm_speller`)."""
+    from charwise.speller.repair import warm_speller
+
+    warm_speller(state[0])
 
 
 def correct_chunk(state: tuple[Any, str], windows: list[TextWindow]) -> tuple[str, int, int]:

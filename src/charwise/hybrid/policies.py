@@ -210,9 +210,10 @@ def load_repair_policy(language: str, threshold: float | None) -> RepairPolicy:
 
 
 def warm_repair_policy(policy: RepairPolicy) -> None:
-    """Load what the speller loads on first use (edit index, confusion sets), before workers fork."""
-    policy.repairs([["I", "recieved", "teh", "pakage", ",", "were", "their", "going"]])
-    policy.speller.clear_cache()
+    """The policy's speller warmed (:func:`charwise.speller.repair.warm_speller`)."""
+    from charwise.speller.repair import warm_speller
+
+    warm_speller(policy.speller)
 
 
 def repairs_of(policy: RepairPolicy,

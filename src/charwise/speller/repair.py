@@ -97,6 +97,7 @@ def repair_chunk(speller: Speller, chunk: tuple[list[str], dict[str, Any]]) -> l
 
 
 def warm_speller(speller: Speller) -> None:
-    """Load what the speller loads on first use, before the workers that share it are forked."""
-    speller.correct_lines(["I recieved teh pakage, were their going"])
+    """Load what the speller loads on first use (edit index, normaliser, confusion sets, a context
+    model), before the workers that share it are forked; what it remembers of the sentence is forgotten."""
+    speller.correct_lines(["I recieved teh pakage, u dont no were their going"])
     speller.clear_cache()
