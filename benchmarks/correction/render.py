@@ -111,6 +111,29 @@ def render_real_words_informal(data: dict[str, Any]) -> Lines:
     return lines + table(["text", "written, in context", "changed to", "read by hand"], rows)
 
 
+def render_merges(data: dict[str, Any]) -> Lines:
+    """benchmarks/correction/merges.py: split words the bigram counts would join, with SmolLM2's gain, read by hand."""
+    texts = ", ".join(f"{name} ({t['role']}, {t['words']:,} words)" for name, t in data["texts"].items())
+    lines = [f"{len(data['pairs'])} pairs the bigram counts would join in {texts}; joined at "
+             f"{data['shipped_margin']:g} nats when both words have at least {data['min_part']} letters "
+             "(right / wrong, read by hand).", ""]
+    margins = list(next(iter(data["sweep"].values())))
+
+    def pair(counts: dict[str, int]) -> str:
+        return f"{counts['right']} / {counts['wrong']}" + (f" ({counts['not labelled']} unread)"
+                                                            if counts["not labelled"] else "")
+
+    rows = [[role, *(pair(s[m]) for m in margins), pair(data["with_short_pairs"][role]),
+             pair(data["bigrams_alone"][role])] for role, s in data["sweep"].items()]
+    lines += table(["texts", *(f"LM >= {m} nats" for m in margins), "shipped margin, short pairs too",
+                    "bigrams alone"], rows)
+    rows = [[p["text"], f"`{p['context']}`", f"`{p['joined']}`" + (" (short)" if p["short"] else ""),
+             f"{p['bigram_margin']:g}", f"{p['lm_gain']:g}", p["label"] + (f": {p['why']}" if p["why"] else "")]
+            for p in data["pairs"]]
+    return lines + [""] + table(["text", "pair, in context", "joined", "bigram margin (log10)", "LM gain (nats)",
+                                 "read by hand"], rows)
+
+
 def render_lexnorm(data: dict[str, Any]) -> Lines:
     """benchmarks/lexnorm.py: real tweets normalised, two folds, every system on the same tokens."""
     first = data["folds"][0]["systems"]["unchanged"]

@@ -47,7 +47,7 @@ LANGUAGE_CHOICES = ("en", "es")
 CONTEXT_CHOICES = ("ngram", "smollm2")  # charwise.speller.neural.CONTEXT_MODELS (not imported: startup time)
 PRECISION_CHOICES = ("auto", "float32", "bfloat16")  # charwise.devices.PRECISIONS (not imported: it imports torch)
 # charwise.speller.corrections.CHANGE_KINDS (not imported: startup time; a test keeps them equal)
-CHANGE_KINDS = ("spelling", "real_word", "accent", "normalisation", "split")
+CHANGE_KINDS = ("spelling", "real_word", "accent", "normalisation", "split", "merge")
 STYLES = ("auto", "standard", "social")  # charwise.speller.settings.STYLES (likewise)
 
 

@@ -192,8 +192,10 @@ class RepairPolicy(Policy):
     def repairs(self, sentences, space_before=None):
         corrected = self.speller.correct_words([list(words) for words in sentences], self.threshold,
                                                space_before=space_before)
-        return [{i: Repair(w.word, w.correction, w.probability) for i, w in enumerate(words) if w.changed}
-                for words in corrected]
+        # a join (kind "merge", a speller given with a language model) would leave a word without
+        # pieces, and the model's word positions cannot follow it: both words stay as written
+        return [{i: Repair(w.word, w.correction, w.probability) for i, w in enumerate(words)
+                 if w.changed and w.kind != "merge"} for words in corrected]
 
     def select(self, words, pieces, teacher):
         if not self.chars_for_unsure:

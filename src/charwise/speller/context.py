@@ -43,7 +43,7 @@ from __future__ import annotations
 import gzip
 import math
 from collections import Counter
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
@@ -80,6 +80,15 @@ class NgramContext:
         # ``total``: the unigrams' sum, given when they are a CountTable (summing it costs a look-up per word)
         self.total = float(sum(unigrams.values())) if total is None else total
         self.fallback_zipf = fallback_zipf or {}
+
+    @cached_property
+    def pair_cut(self) -> float:
+        """The smallest count in the pair list: a pair the list lacks was counted less often
+        (symspellpy's English pairs were cut at 6.4 M), which bounds its score from above."""
+        bigrams = self.bigrams
+        if isinstance(bigrams, CountTable):
+            return bigrams.smallest()
+        return min(bigrams.values(), default=0.0)
 
     # --- building -------------------------------------------------------------------------------
     @classmethod
@@ -225,6 +234,10 @@ class CountTable(Mapping[str, float]):
 
     def __len__(self) -> int:
         return len(self._keys)
+
+    def smallest(self) -> float:
+        """The smallest count (0 for an empty table)."""
+        return float(self._counts.min()) if len(self._counts) else 0.0
 
 
 @lru_cache(maxsize=None)

@@ -16,7 +16,7 @@ from charwise.speller.lexicon import strip_accents
 
 #: What a change is (:attr:`WordCorrection.kind`); each can be switched off with
 #: ``SpellerSettings(changes=...)`` or ``charwise correct --skip KIND``.
-CHANGE_KINDS = ("spelling", "real_word", "accent", "normalisation", "split")
+CHANGE_KINDS = ("spelling", "real_word", "accent", "normalisation", "split", "merge")
 #: The kinds a spell checker makes (no normalisation of informal text): ``SpellerSettings(changes=SPELLING)``
 SPELLING = ("spelling", "real_word", "accent")
 
@@ -71,6 +71,12 @@ class WordCorrection:
         return self.correction != self.word
 
     @property
+    def joined_away(self) -> bool:
+        """The second word of a merge (``some one`` -> ``someone``): its correction is empty, the
+        word before it holds the joined word."""
+        return self.kind == "merge" and not self.correction
+
+    @property
     def real_word(self) -> bool:
         """A valid word changed to another of its confusion set (then -> than)."""
         return self.kind == "real_word"
@@ -86,20 +92,24 @@ class CorrectedText:
 
     def _spliced(self, shown: Any) -> str:
         parts, pos = [], 0
-        for w in self.words:
-            if w.changed:
-                parts += [self.text[pos : w.start], shown(w)]
-                pos = w.end
+        for i, w in enumerate(self.words):
+            if not w.changed or w.joined_away:
+                continue  # the second word of a merge: the first's correction stands for both
+            end = w.end
+            if w.kind == "merge" and i + 1 < len(self.words) and self.words[i + 1].joined_away:
+                end = self.words[i + 1].end  # the space between the two goes with them
+            parts += [self.text[pos : w.start], shown(self.text[w.start : end], w.correction)]
+            pos = end
         return "".join(parts) + self.text[pos:]
 
     @property
     def corrected(self) -> str:
         """The text with its corrections in place."""
-        return self._spliced(lambda w: w.correction)
+        return self._spliced(lambda written, correction: correction)
 
     def marked(self) -> str:
         """The corrected text with each change shown as ``[written -> correction]``."""
-        return self._spliced(lambda w: f"[{w.word} -> {w.correction}]")
+        return self._spliced(lambda written, correction: f"[{written} -> {correction}]")
 
     def to_dict(self) -> dict[str, Any]:
         words = []

@@ -77,6 +77,7 @@ from charwise.speller.corrections import (
 from charwise.speller.features import Featurizer, rank_order, segment_max
 from charwise.speller.foreign import ForeignSentences
 from charwise.speller.lexicon import ACCENTED, Lexicon
+from charwise.speller.merges import join_split_words
 from charwise.speller.normalisation_rules import social_sentences
 from charwise.speller.normalise import NORMALISED, Normaliser
 from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, check_sentences
@@ -449,8 +450,12 @@ class Speller:
         normaliser = self.normaliser
         informal = None if normaliser is None else normaliser.table.informal_words
         social = social_sentences(self.settings.style, sentences, informal)
-        if "spelling" in allowed:
-            self._rerank(sentences, out, social)
+        # the context model's second look at the words in doubt; not in a social sentence when the
+        # normaliser's judge reads the model: it re-reads those words (docs/correction.md)
+        reads = normaliser is not None and normaliser.lm_judge is not None
+        kept = [i for i, s in enumerate(social) if not (s and reads)]
+        if "spelling" in allowed and self.context_model is not None and kept:
+            self.context_model.rerank([sentences[i] for i in kept], [out[i] for i in kept])
         if normaliser is not None:  # a threshold given (settings or call) applies to every change
             normaliser.apply(out, allowed, self.settings.threshold if threshold is None else threshold,
                              social=social, lm=self.context_model)
@@ -458,6 +463,8 @@ class Speller:
         if checker is not None:
             check_sentences(checker, out, allowed, self.settings.real_word_margin,
                             accents_only=self.language in ACCENTED, lm=self.context_model)
+        if "merge" in allowed and self.context_model is not None:  # split words joined: only a model judges
+            join_split_words(out, self.lexicon, self.context_model, starts, informal or frozenset())
         return out
 
     @property
@@ -489,11 +496,3 @@ class Speller:
         if self._real_word_checker is None:
             self._real_word_checker = RealWordChecker.load(self.language)
         return self._real_word_checker
-
-    def _rerank(self, sentences: list[list[str]], corrected: list[list[WordCorrection]], social: list[bool]) -> None:
-        """The context model's second look at the words in doubt, in place (none without one); not in a social
-        sentence when the normaliser's judge reads the model: it re-reads those words (docs/correction.md)."""
-        reads = self.normaliser is not None and self.normaliser.lm_judge is not None
-        kept = [i for i, s in enumerate(social) if not (s and reads)]
-        if self.context_model is not None and kept:
-            self.context_model.rerank([sentences[i] for i in kept], [corrected[i] for i in kept])
