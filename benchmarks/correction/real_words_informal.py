@@ -2,6 +2,7 @@
 
     OMP_NUM_THREADS=1 python -m benchmarks.correction.real_words_informal
     OMP_NUM_THREADS=1 python -m benchmarks.correction.real_words_informal --context smollm2   # the LM judges
+    python -m benchmarks.correction.real_words_informal --relabel benchmarks/results/real_words_informal.json
 
 With ``--context smollm2`` SmolLM2 judges the confusion sets (and the words in doubt), and the
 speller runs without normalisation (``changes=SPELLING``), whose language-model judge would take
@@ -19,7 +20,10 @@ of ``real_words_labels.tsv`` (right or wrong, why); a change without a label is 
 The confusion sets and their margin were chosen on other text (UD EWT dev and WNUT17 dev with
 swapped members, ``real_words.py``; the other 20,000 lines of WNUT17's raw tweets and web text,
 ``gurez`` and ``ile``, for the sets dropped): only WNUT17 dev is shared with the first, as clean text
-the margin had to leave alone.
+the margin had to leave alone. Two more sets (``form``/``from``, ``were``/``where``) were dropped
+after reading the changes to these texts, which are therefore role ``read``; the figure no choice
+saw is role ``fresh``: WNUT17's other unlabelled texts (YouTube comments, Reddit comments, Stack
+Exchange titles and comments: 897k words), read line by line too.
 """
 
 from __future__ import annotations
@@ -41,7 +45,11 @@ WNUT17 = Path(__file__).resolve().parents[2] / "src" / "charwise" / "data" / "wn
 WNUT17_FILES = {"wnut17 train": "wnut17train.conll", "wnut17 dev": "emerging.dev.conll",
                 "wnut17 test": "emerging.test.annotated"}
 RAW = WNUT17 / "raw_text"
-RAW_FILES = {"wnut17 raw palm": "palm.10000", "wnut17 raw rigo": "rigo.10000"}  # not gurez, ile: sets chosen there
+RAW_FILES = {"wnut17 raw palm": "palm.10000", "wnut17 raw rigo": "rigo.10000",  # not gurez, ile: sets chosen there
+             "wnut17 raw youtube": "yt-filter", "wnut17 raw reddit": "redd.tok.uniq",
+             "wnut17 raw stack exchange": "stacko-src"}
+FRESH = ("wnut17 raw youtube", "wnut17 raw reddit", "wnut17 raw stack exchange")  # read after every set was chosen
+ROLES = ("read", "fresh")
 WINDOW = 6  # words shown on each side of a change
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -79,7 +87,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from charwise.speller import Speller, SpellerSettings
     from charwise.speller.corrections import SPELLING
 
-    labels = read_labels()
     # With SmolLM2 the normaliser is left out: its LM judge reads about 3 tweets a second, and the
     # real-word checks need only the sentence as the speller corrected it
     settings = SpellerSettings(changes=SPELLING) if args.context != "ngram" else None
@@ -91,24 +98,40 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     sets, changes = {}, []
     for name, rows in read.items():
         sentences = [[entry.word for entry in row] for row in rows]
-        sets[name] = {"sentences": len(sentences), "words": sum(map(len, sentences))}
+        sets[name] = {"sentences": len(sentences), "words": sum(map(len, sentences)),
+                      "role": "fresh" if name in FRESH else "read"}
         for words, row in zip(sentences, rows):
             for i, entry in enumerate(row):
                 if entry.changed and entry.kind == "real_word":
                     text = context(words, i)
-                    label, why = labels.get((entry.word, entry.correction, text), ("not labelled", ""))
-                    changes.append({"text": name, "written": entry.word, "correction": entry.correction,
-                                    "context": text, "label": label, "why": why})
-    counts = {label: sum(c["label"] == label for c in changes) for label in ("right", "wrong", "not labelled")}
+                    changes.append({"text": name, "role": sets[name]["role"], "written": entry.word,
+                                    "correction": entry.correction, "context": text})
+    flag = "" if args.context == "ngram" else f" --context {args.context}"
+    return labelled({"command": f"OMP_NUM_THREADS=1 python -m benchmarks.correction.real_words_informal{flag}",
+                     "context": args.context, "texts": sets, "words": sum(s["words"] for s in sets.values()),
+                     "changes": changes})
+
+
+def labelled(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` with each change's hand label (from :data:`LABELS`) and the counts per role."""
+    labels = read_labels()
+    for c in result["changes"]:
+        c["label"], c["why"] = labels.get((c["written"], c["correction"], c["context"]), ("not labelled", ""))
+    counts = tally(result["changes"])
     if counts["not labelled"]:
         print(f"{counts['not labelled']} changes are not labelled yet: read them and add them to {LABELS.name}",
               file=sys.stderr)
-    judged = counts["right"] + counts["wrong"]
-    flag = "" if args.context == "ngram" else f" --context {args.context}"
-    return {"command": f"OMP_NUM_THREADS=1 python -m benchmarks.correction.real_words_informal{flag}",
-            "context": args.context,
-            "texts": sets, "words": sum(s["words"] for s in sets.values()), "changes": changes, "counts": counts,
-            "right_pct": round(100 * counts["right"] / judged, 1) if judged else None}
+    roles = {role: {"words": sum(s["words"] for s in result["texts"].values() if s["role"] == role),
+                    **tally([c for c in result["changes"] if c["role"] == role])} for role in ROLES}
+    for role in roles.values():
+        judged = role["right"] + role["wrong"]
+        role["right_pct"] = round(100 * role["right"] / judged, 1) if judged else None
+    return {**result, "counts": counts, "roles": roles, "right_pct": roles["fresh"]["right_pct"]}
+
+
+def tally(changes: list[dict[str, Any]]) -> dict[str, int]:
+    """How many changes have each label."""
+    return {label: sum(c["label"] == label for c in changes) for label in ("right", "wrong", "not labelled")}
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
@@ -138,7 +161,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="the speller's context model: bigrams (default) or SmolLM2, which then judges")
     parser.add_argument("--out", type=Path, default=None,
                         help="default: real_words_informal.json (real_words_informal_smollm2.json)")
+    parser.add_argument("--relabel", type=Path, default=None, metavar="JSON",
+                        help="read the changes of an earlier run's JSON again with the labels as they are now "
+                             "(after labelling what it listed), without correcting the texts again")
     args = parser.parse_args(argv)
+    if args.relabel is not None:
+        from charwise.io import read_json
+
+        return write_result(args.relabel, labelled(read_json(args.relabel)), plot)
     if args.out is None:
         suffix = "" if args.context == "ngram" else f"_{args.context}"
         args.out = RESULTS / f"real_words_informal{suffix}.json"

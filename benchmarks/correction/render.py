@@ -102,10 +102,16 @@ def render_real_words(data: dict[str, Any]) -> Lines:
 def render_real_words_informal(data: dict[str, Any]) -> Lines:
     """benchmarks/correction/real_words_informal.py: real-word changes on informal text, labelled by hand."""
     counts = data["counts"]
-    texts = ", ".join(f"{name} ({t['words']:,} words)" for name, t in data["texts"].items())
+    texts = ", ".join(f"{name} ({t['words']:,} words{', ' + t['role'] if 'role' in t else ''})"
+                      for name, t in data["texts"].items())
     lines = [f"{len(data['changes'])} real-word changes in {data['words']:,} words of {texts}: {counts['right']} "
              f"right, {counts['wrong']} wrong" + (f", {counts['not labelled']} not labelled" if counts["not labelled"]
-                                                  else "") + f" ({data['right_pct']:g} % right).", ""]
+                                                  else "") + "."]
+    for role, r in data.get("roles", {}).items():  # read: the sets were chosen reading it; fresh: no choice saw it
+        pct = "no change" if r["right_pct"] is None else f"{r['right_pct']:g} % right"
+        lines.append(f"{role.capitalize()} text ({r['words']:,} words): {r['right']} right, {r['wrong']} wrong "
+                     f"({pct}).")
+    lines.append("")
     rows = [[c["text"], f"`{c['context']}`", f"`{c['correction']}`", c["label"] + (f": {c['why']}" if c["why"] else "")]
             for c in data["changes"]]
     return lines + table(["text", "written, in context", "changed to", "read by hand"], rows)
