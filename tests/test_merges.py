@@ -2,7 +2,8 @@
 the join in the speller's output and in the corrected text.
 
 Unit tests run a tiny random Llama on SmolLM2's real byte-BPE tokenizer (``tiny_llama_teacher``) at
-margins that make its random scores irrelevant; the ``real`` tests load SmolLM2 itself."""
+margins that make its random scores irrelevant; the tests with SmolLM2 itself are in
+``test_neural_context.py``, which loads it once for every judgement it makes."""
 
 from __future__ import annotations
 
@@ -126,43 +127,3 @@ def test_without_a_language_model_nothing_is_joined(tiny_speller):
                       tiny_speller.scorer, tiny_speller.settings.__class__(changes=CHANGE_KINDS))
     assert speller.context_model is None
     assert speller.correct("i have a head ache today").corrected == "i have a head ache today"
-
-
-# --- the real SmolLM2 ----------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def smollm2_speller() -> Speller:
-    return Speller.load("en", context="smollm2")
-
-
-@pytest.mark.real
-def test_smollm2_joins_split_words(smollm2_speller):
-    fixed = smollm2_speller.correct("I have a head ache today")
-    assert fixed.corrected == "I have a headache today"
-    assert [(w.word, w.correction, w.kind) for w in fixed.words if w.changed] == [("head", "headache", MERGE),
-                                                                                 ("ache", "", MERGE)]
-    assert all(0.5 < w.probability <= 1 for w in fixed.words if w.changed)
-    assert smollm2_speller.correct("Every thing here is good.").corrected == "Everything here is good."
-    for text in ("It may be true.", "I will check out the new place.", "She was her best friend.",
-                 "Visit #head ache or @some one today", "I have a head ache today"[:10]):
-        assert smollm2_speller.correct(text).corrected == text
-
-
-@pytest.mark.real
-def test_merges_can_be_turned_off(smollm2_speller):
-    from charwise.speller import SpellerSettings
-
-    off = Speller(smollm2_speller.lexicon, smollm2_speller.encoder, smollm2_speller.scorer,
-                  SpellerSettings(changes=tuple(k for k in CHANGE_KINDS if k != MERGE)),
-                  featurizer=smollm2_speller.featurizer)
-    off.context_model = smollm2_speller.context_model
-    assert off.correct("I have a head ache today").corrected == "I have a head ache today"
-
-
-@pytest.mark.real
-def test_a_repair_policy_leaves_joins_to_the_text(smollm2_speller):
-    from charwise.hybrid.policies import RepairPolicy
-
-    words = ["I", "have", "a", "head", "ache", "and", "I", "recieved", "no", "help"]
-    assert [w.kind for w in smollm2_speller.correct_words([words])[0] if w.changed] == [MERGE, MERGE, "spelling"]
-    repairs = RepairPolicy(speller=smollm2_speller).repairs([words])[0]
-    assert sorted((i, r.correction) for i, r in repairs.items()) == [(7, "received")]  # one word per word

@@ -6,6 +6,7 @@ the ``real`` test loads SmolLM2 itself.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 
@@ -14,6 +15,8 @@ import torch
 
 from charwise.errors import ConfigError, TeacherNotFoundError
 from charwise.speller import Speller, Suggestion, WordCorrection
+from charwise.speller.corrections import CHANGE_KINDS
+from charwise.speller.merges import MERGE
 from charwise.speller.neural import (
     LMReranker,
     RerankSettings,
@@ -319,17 +322,27 @@ def test_correct_command_refuses_bad_context_options_in_one_line(capsys):
 
 
 # --- the real SmolLM2 ----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def smollm2_speller() -> Speller:
+    return Speller.load("en", context="smollm2")
+
+
 @pytest.mark.real
-def test_smollm2_reads_the_sentence():
-    reranker = LMReranker.load("smollm2")
+def test_smollm2_reads_the_sentence(smollm2_speller):
+    reranker = smollm2_speller.context_model  # LMReranker.load("smollm2"), loaded once for this file
+    assert isinstance(reranker, LMReranker)
     (scores,) = reranker.score([["I", "would", "lke", "to", "go", "home"]], [(0, 2)], [["lke", "like", "lake", "lie"]])
     assert max(range(4), key=scores.__getitem__) == 1 and scores[1] - scores[0] > 3
     # a misspelling the scorer is unsure of is changed; a known word is not its job, whatever the LM thinks
     sentences = [["I", "would", "lke", "to", "go", "home"], ["They", "said", "their", "going", "home"]]
     rows = [[WordCorrection(w, w, False) for w in s] for s in sentences]
     rows[0][2] = entry("lke", 0.4, [("like", 0.4), ("lake", 0.3), ("lie", 0.1)])
-    reranker.settings.margin = 8.0  # the shipped 18 nats keep lke (it beats lke by about 11)
-    assert reranker.rerank(sentences, rows) == 1
+    shipped = reranker.settings
+    reranker.settings = dataclasses.replace(shipped, margin=8.0)  # the shipped 18 nats keep lke (it beats lke by 11)
+    try:
+        assert reranker.rerank(sentences, rows) == 1
+    finally:
+        reranker.settings = shipped
     assert [e.correction for e in rows[0]] == ["I", "would", "like", "to", "go", "home"]
     assert [e.correction for e in rows[1]] == sentences[1]
 
@@ -355,10 +368,45 @@ def test_the_language_model_judges_confusion_sets_in_one_batch(reranker):
 
 
 @pytest.mark.real
-def test_smollm2_judges_real_word_errors():
-    speller = Speller.load("en", context="smollm2")
+def test_smollm2_judges_real_word_errors(smollm2_speller):
+    speller = smollm2_speller
     assert speller.correct("we went to there house today").corrected == "we went to their house today"
     assert speller.correct("I think there is a house over there").corrected == "I think there is a house over there"
     fixed = speller.correct("he did not no the answer")
     assert fixed.corrected == "he did not know the answer"
     assert [w.kind for w in fixed.words if w.changed] == ["real_word"]
+
+
+# --- split words joined (charwise.speller.merges; unit tests in test_merges.py) ---------------------------
+@pytest.mark.real
+def test_smollm2_joins_split_words(smollm2_speller):
+    fixed = smollm2_speller.correct("I have a head ache today")
+    assert fixed.corrected == "I have a headache today"
+    assert [(w.word, w.correction, w.kind) for w in fixed.words if w.changed] == [("head", "headache", MERGE),
+                                                                                 ("ache", "", MERGE)]
+    assert all(0.5 < w.probability <= 1 for w in fixed.words if w.changed)
+    assert smollm2_speller.correct("Every thing here is good.").corrected == "Everything here is good."
+    for text in ("It may be true.", "I will check out the new place.", "She was her best friend.",
+                 "Visit #head ache or @some one today", "I have a head ache today"[:10]):
+        assert smollm2_speller.correct(text).corrected == text
+
+
+@pytest.mark.real
+def test_merges_can_be_turned_off(smollm2_speller):
+    from charwise.speller import SpellerSettings
+
+    off = Speller(smollm2_speller.lexicon, smollm2_speller.encoder, smollm2_speller.scorer,
+                  SpellerSettings(changes=tuple(k for k in CHANGE_KINDS if k != MERGE)),
+                  featurizer=smollm2_speller.featurizer)
+    off.context_model = smollm2_speller.context_model
+    assert off.correct("I have a head ache today").corrected == "I have a head ache today"
+
+
+@pytest.mark.real
+def test_a_repair_policy_leaves_joins_to_the_text(smollm2_speller):
+    from charwise.hybrid.policies import RepairPolicy
+
+    words = ["I", "have", "a", "head", "ache", "and", "I", "recieved", "no", "help"]
+    assert [w.kind for w in smollm2_speller.correct_words([words])[0] if w.changed] == [MERGE, MERGE, "spelling"]
+    repairs = RepairPolicy(speller=smollm2_speller).repairs([words])[0]
+    assert sorted((i, r.correction) for i, r in repairs.items()) == [(7, "received")]  # one word per word
