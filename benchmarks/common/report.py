@@ -21,6 +21,13 @@ def pyplot() -> Any:
     return plt
 
 
+def save_figure(fig: Any, path: Path) -> None:
+    """Lay ``fig`` out, write it to ``path`` and close it (pyplot keeps every figure open until then)."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    pyplot().close(fig)
+
+
 def invocation(module: str, argv: Sequence[str] | None) -> str:
     """The command that ran benchmark ``module`` with ``argv`` (None: this process's own arguments),
     as its JSON records it: ``python -m MODULE ARGS``."""

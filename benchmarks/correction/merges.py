@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
-from benchmarks.common.report import pyplot, write_result
+from benchmarks.common.report import pyplot, save_figure, write_result
 from benchmarks.correction.render import render_merges as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("merges",)
@@ -161,9 +161,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     axes[0].set_ylabel("pairs joined")
     axes[0].legend(frameon=False)
     fig.suptitle("Split words joined: bigram counts and SmolLM2 agreeing, read by hand")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main(argv: list[str] | None = None) -> int:

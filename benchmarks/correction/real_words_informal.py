@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
-from benchmarks.common.report import pyplot, write_result
+from benchmarks.common.report import pyplot, save_figure, write_result
 from benchmarks.correction.render import render_real_words_informal as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("real_words_informal",)
@@ -149,9 +149,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     ax.set_ylabel("real-word changes per 100k words")
     ax.set_title("Real-word changes on informal text, read by hand")
     ax.legend(frameon=False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main(argv: list[str] | None = None) -> int:
