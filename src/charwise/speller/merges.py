@@ -27,11 +27,11 @@ and the second becomes empty, with the same kind and probability (the LM's odds 
 against the pair), as lexical normalisation annotates a join (MultiLexNorm);
 :class:`~charwise.speller.corrections.CorrectedText` drops the space between them.
 
-Example (with SmolLM2)::
+Example (with SmolLM2; tests/test_neural_context.py checks it)::
 
     from charwise.speller import Speller
     speller = Speller.load("en", context="smollm2")
-    speller.correct("I have a head ache today").corrected    # 'I have a headache today'
+    speller.correct("I have a head ache today").corrected    # joined: I have a headache today
 """
 
 from __future__ import annotations
