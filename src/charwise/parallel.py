@@ -110,15 +110,21 @@ class WorkerDied(CharwiseError):
     """A worker process died: its pool can run nothing more (close it; a new one starts afresh)."""
 
 
+def check_workers(value: object, name: str = "workers", minimum: int = 1) -> int:
+    """``value`` as a count of worker processes (at least ``minimum``), else a one-line ConfigError."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        wanted = "a positive integer" if minimum == 1 else f"{minimum} or more"
+        raise ConfigError(f"{name} must be {wanted}, got {value!r}")
+    return value
+
+
 class WorkerPool:
     """``job`` on ``workers`` processes, started once and kept for every :meth:`map` until
     :meth:`close` (or the end of a ``with`` block). ``threads`` is each worker's share of the cores
     (default: the usable cores divided among the workers)."""
 
     def __init__(self, job: Job, workers: int, threads: int | None = None) -> None:
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise ConfigError(f"workers must be a positive integer, got {workers!r}")
-        self.job, self.workers = job, workers
+        self.job, self.workers = job, check_workers(workers)
         self.threads = threads or max(1, usable_cores() // workers)
         try:
             context = multiprocessing.get_context("forkserver")

@@ -21,7 +21,7 @@ from charwise.errors import ConfigError
 from charwise.hybrid.model import HybridInputs, HybridModel
 from charwise.hybrid.policies import Policy, RepairPolicy
 from charwise.hybrid.st import CharwiseHybrid
-from charwise.parallel import Job, WorkerDied, WorkerPool
+from charwise.parallel import Job, WorkerDied, WorkerPool, check_workers
 from charwise.presets import DEFAULT_POLICY
 
 T = TypeVar("T")
@@ -70,8 +70,7 @@ class SentenceEncoder:
         self, teacher: str = "minilm", policy: str | Policy = DEFAULT_POLICY, encoder: str | CharEncoder | None = None,
         *, max_length: int = 256, device: str | torch.device | None = None, prepare_workers: int = 0,
     ) -> None:
-        if isinstance(prepare_workers, bool) or not isinstance(prepare_workers, int) or prepare_workers < 0:
-            raise ConfigError(f"prepare_workers must be 0 or more, got {prepare_workers!r}")
+        check_workers(prepare_workers, "prepare_workers", minimum=0)
         self.module = CharwiseHybrid(teacher, policy, encoder, max_length=max_length, device=device)
         self.module.eval()
         self.prepare_workers = prepare_workers

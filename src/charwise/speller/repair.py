@@ -21,7 +21,7 @@ from typing import Any, Iterable, Sequence
 
 from charwise.errors import ConfigError
 from charwise.languages import check_language
-from charwise.parallel import Job, ordered_results
+from charwise.parallel import Job, check_workers, ordered_results
 from charwise.speller.corrections import SPELLING, CorrectedText
 from charwise.speller.settings import SpellerSettings, check_threshold
 from charwise.speller.speller import Speller
@@ -70,9 +70,7 @@ def repair(texts: Iterable[str], language: str = "en", *, threshold: float | Non
     for text in texts:
         if not isinstance(text, str):
             raise TypeError(f"repair() takes texts (str), got {type(text).__name__}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ConfigError(f"workers must be a positive integer, got {workers!r}")
-    if workers > 1:
+    if check_workers(workers) > 1:
         if speller is not None:
             raise ConfigError("workers load the shipped speller of `language` in each process; a speller given "
                               "here lives in this process only (leave workers at 1)")
