@@ -90,6 +90,16 @@ class NgramContext:
             return bigrams.smallest()
         return min(bigrams.values(), default=0.0)
 
+    def log_score_at_most(self, word: str, previous: str) -> float:
+        """log10 score(word | previous) where the pair was counted; where the list lacks it, the most
+        it can be (counted just under :attr:`pair_cut` times), not the back-off: a missing pair is
+        rarer than the cut, which says little against it."""
+        score, seen = self.log_score(word, previous)
+        before = self.unigrams.get(self.counted_form(previous))
+        if seen or not before or not self.pair_cut:
+            return score
+        return min(math.log10(self.pair_cut / before), 0.0)
+
     # --- building -------------------------------------------------------------------------------
     @classmethod
     def load(cls, language: str = "en") -> "NgramContext":

@@ -77,16 +77,6 @@ def merge_targets(lexicon: Lexicon, entries: Sequence[WordCorrection], start: bo
     return out
 
 
-def _pair_score(counts: NgramContext, first: str, second: str) -> float:
-    """log10 P(second | first); a pair the counts lack is given the most it can have
-    (:attr:`~charwise.speller.context.NgramContext.pair_cut`)."""
-    score, seen = counts.log_score(second, first)
-    if seen:
-        return score
-    before = counts.unigrams.get(counts.counted_form(first))
-    return min(math.log10(counts.pair_cut / before), 0.0) if before and counts.pair_cut else score
-
-
 def bigram_margin(counts: NgramContext, words: Sequence[str], i: int) -> float:
     """log10: how much likelier the counts find ``words[i] + words[i + 1]`` joined than apart,
     between the nearest words on each side (see the module docstring)."""
@@ -96,7 +86,7 @@ def bigram_margin(counts: NgramContext, words: Sequence[str], i: int) -> float:
     _, right = neighbours(words, i + 1)
     together = counts.log_unigram(joined) if left is None else counts.log_score(joined, left)[0]
     apart = counts.log_unigram(first) if left is None else counts.log_score(first, left)[0]
-    apart += _pair_score(counts, first, second)
+    apart += counts.log_score_at_most(second, first)
     if right is not None:
         together += counts.log_score(right, joined)[0]
         apart += counts.log_score(right, second)[0]
