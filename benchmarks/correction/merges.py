@@ -33,8 +33,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common.labels import in_context, read_labels, tally
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.common.retrieval import ewt_texts
 from benchmarks.correction.render import render_merges as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("merges",)
@@ -47,31 +49,8 @@ ROLES = {"lexnorm2015 train": "choose", "ud ewt dev": "choose", "wnut17 raw gure
          "ud ewt train": "fresh", "ud ewt test": "fresh", "wnut17 ner": "fresh"}
 WNUT17_NER = ("wnut17train.conll", "emerging.dev.conll", "emerging.test.annotated")
 MARGINS = (0.0, 1.0, 2.0, 3.0, 4.0, 6.0)  # nats swept
-WINDOW = 6  # words shown on each side of a pair
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-
-def read_labels(path: Path = LABELS) -> dict[tuple[str, str], tuple[str, str]]:
-    """(joined, context) -> (label, why) from the hand-labelled TSV."""
-    labels = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            joined, context, label, *why = line.split("\t")
-            labels[(joined, context)] = (label, why[0] if why else "")
-    return labels
-
-
-def ewt_lines(path: Path) -> list[str]:
-    """The raw text of each sentence of a CoNLL-U file (its ``# text =`` line)."""
-    prefix = "# text = "
-    return [line[len(prefix):] for line in path.read_text(encoding="utf-8").splitlines() if line.startswith(prefix)]
-
-
-def context(words: list[str], index: int) -> str:
-    """The :data:`WINDOW` words on each side of the pair at ``index``, the pair in brackets."""
-    return " ".join([*words[max(0, index - WINDOW):index], f"[{words[index]} {words[index + 1]}]",
-                     *words[index + 2:index + 2 + WINDOW]])
 
 
 def corrected_texts(speller: Any, spelling_data: Path) -> dict[str, list[list[Any]]]:
@@ -84,7 +63,7 @@ def corrected_texts(speller: Any, spelling_data: Path) -> dict[str, list[list[An
     ner = [s.words for file in WNUT17_NER for s in parse_labelled_conll(
         (DATA / "wnut17" / file).read_text(encoding="utf-8").splitlines(), require_tags=False, source=file)]
     out["wnut17 ner"] = speller.correct_words(ner)
-    lines = {f"ud ewt {split}": ewt_lines(DATA / "ud_en_ewt" / f"en_ewt-ud-{split}.conllu")
+    lines = {f"ud ewt {split}": ewt_texts(DATA / "ud_en_ewt" / f"en_ewt-ud-{split}.conllu")
              for split in ("dev", "train", "test")}
     lines.update({f"wnut17 raw {name}": (RAW / f"{name}.10000").read_text(encoding="utf-8").splitlines()
                   for name in ("gurez", "ile", "palm", "rigo")})
@@ -100,7 +79,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from charwise.speller.neural import LMReranker
     from charwise.speller.normalisation_judge import lm_gains
 
-    labels = read_labels()
+    labels = read_labels(LABELS, keys=2)
     speller = Speller.load("en")
     informal = speller.normaliser.table.informal_words if speller.normaliser is not None else frozenset()
     counts = NgramContext.load("en")
@@ -116,7 +95,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 if margin <= 0:
                     continue
                 joined = (words[i] + words[i + 1]).lower()
-                shown = context(words, i)
+                shown = in_context(words, i, i + 2)
                 label, why = labels.get((joined, shown), ("not labelled", ""))
                 pair = {"text": name, "role": ROLES[name], "pair": f"{words[i]} {words[i + 1]}", "joined": joined,
                         "bigram_margin": round(margin, 2), "context": shown, "label": label, "why": why, "short": short,
@@ -130,9 +109,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     missing = sum(p["label"] == "not labelled" for p in pairs)
     if missing:
         print(f"{missing} pairs are not labelled yet: read them and add them to {LABELS.name}", file=sys.stderr)
-
-    def tally(chosen: list[dict[str, Any]]) -> dict[str, int]:
-        return {label: sum(p["label"] == label for p in chosen) for label in ("right", "wrong", "not labelled")}
 
     roles = ("choose", "read", "fresh")
     shipped = [p for p in pairs if not p["short"]]

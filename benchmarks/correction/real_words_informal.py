@@ -34,6 +34,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common.labels import in_context, read_labels, tally
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
 from benchmarks.correction.render import render_real_words_informal as render  # noqa: F401  (make_results reads it)
@@ -50,19 +51,8 @@ RAW_FILES = {"wnut17 raw palm": "palm.10000", "wnut17 raw rigo": "rigo.10000",  
              "wnut17 raw stack exchange": "stacko-src"}
 FRESH = ("wnut17 raw youtube", "wnut17 raw reddit", "wnut17 raw stack exchange")  # read after every set was chosen
 ROLES = ("read", "fresh")
-WINDOW = 6  # words shown on each side of a change
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-
-def read_labels(path: Path = LABELS) -> dict[tuple[str, str, str], tuple[str, str]]:
-    """(written, correction, context) -> (label, why) from the hand-labelled TSV."""
-    labels = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            written, correction, context, label, *why = line.split("\t")
-            labels[(written, correction, context)] = (label, why[0] if why else "")
-    return labels
 
 
 def texts(spelling_data: Path) -> dict[str, list[list[str]]]:
@@ -76,11 +66,6 @@ def texts(spelling_data: Path) -> dict[str, list[list[str]]]:
     out["lexnorm2015 train"] = [[raw for raw, _ in t] for t in read_tweets(spelling_data / "lexnorm2015_en" /
                                                                             "train.norm")]
     return out
-
-
-def context(words: list[str], index: int) -> str:
-    """The :data:`WINDOW` words on each side of ``words[index]``, it in brackets."""
-    return " ".join([*words[max(0, index - WINDOW):index], f"[{words[index]}]", *words[index + 1:index + 1 + WINDOW]])
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -103,7 +88,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for words, row in zip(sentences, rows):
             for i, entry in enumerate(row):
                 if entry.changed and entry.kind == "real_word":
-                    text = context(words, i)
+                    text = in_context(words, i, i + 1)
                     changes.append({"text": name, "role": sets[name]["role"], "written": entry.word,
                                     "correction": entry.correction, "context": text})
     flag = "" if args.context == "ngram" else f" --context {args.context}"
@@ -114,7 +99,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def labelled(result: dict[str, Any]) -> dict[str, Any]:
     """``result`` with each change's hand label (from :data:`LABELS`) and the counts per role."""
-    labels = read_labels()
+    labels = read_labels(LABELS, keys=3)
     for c in result["changes"]:
         c["label"], c["why"] = labels.get((c["written"], c["correction"], c["context"]), ("not labelled", ""))
     counts = tally(result["changes"])
@@ -127,11 +112,6 @@ def labelled(result: dict[str, Any]) -> dict[str, Any]:
         judged = role["right"] + role["wrong"]
         role["right_pct"] = round(100 * role["right"] / judged, 1) if judged else None
     return {**result, "counts": counts, "roles": roles, "right_pct": roles["fresh"]["right_pct"]}
-
-
-def tally(changes: list[dict[str, Any]]) -> dict[str, int]:
-    """How many changes have each label."""
-    return {label: sum(c["label"] == label for c in changes) for label in ("right", "wrong", "not labelled")}
 
 
 def plot(result: dict[str, Any], path: Path) -> None:

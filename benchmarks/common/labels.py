@@ -1,0 +1,37 @@
+"""Changes read and labelled by hand: a TSV of ``key fields<TAB>right|wrong<TAB>why`` (``#`` lines are
+comments), the context a change is shown and keyed in, and the counts of each label.
+
+    labels = read_labels(LABELS, keys=3)            # (written, correction, context) -> (label, why)
+    shown = in_context(words, i, i + 1)             # six words each side, the changed words in brackets
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+LABELS = ("right", "wrong", "not labelled")
+WINDOW = 6  # words shown on each side of a change
+
+
+def read_labels(path: Path, keys: int) -> dict[tuple[str, ...], tuple[str, str]]:
+    """The first ``keys`` fields of each line -> (label, why; "" without one)."""
+    labels = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            fields = line.split("\t")
+            label, *why = fields[keys:]
+            labels[tuple(fields[:keys])] = (label, why[0] if why else "")
+    return labels
+
+
+def in_context(words: list[str], start: int, end: int, width: int = WINDOW) -> str:
+    """``words[start:end]`` in brackets between the ``width`` words on each side."""
+    return " ".join([*words[max(0, start - width):start], "[" + " ".join(words[start:end]) + "]",
+                     *words[end:end + width]])
+
+
+def tally(items: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """How many items have each label (their ``label`` key)."""
+    chosen = [item["label"] for item in items]
+    return {label: chosen.count(label) for label in LABELS}
