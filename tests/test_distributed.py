@@ -4,6 +4,12 @@ with two processes give the in-process results, and each worker process loads th
 
 from __future__ import annotations
 
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+
 import pytest
 import torch
 
@@ -114,3 +120,105 @@ def test_datasets_map_with_two_processes_matches_in_process(expected):
     function = BatchMap(correct_batch, "text", "corrected", (("spec", SPEC),))
     mapped = dataset.map(function, batched=True, batch_size=5, num_proc=2)
     assert mapped["corrected"] == expected and mapped["text"] == TEXTS
+
+
+def test_preload_reaches_every_worker_and_those_that_join_later():
+    distributed = pytest.importorskip("distributed")
+    from charwise.io.distributed import preload
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=50) as cluster, distributed.Client(cluster) as client:
+        assert preload(client, SPEC) is None  # the model stays on the workers
+        preload(client, SPEC)  # a second time: the same plugin, nothing loaded again
+        assert list(client.run(load_counts).values()) == [{describe(SPEC): 1}]
+        cluster.scale(2)
+        client.wait_for_workers(2, timeout=120)
+        deadline = time.time() + 60  # the plugin's setup runs as the new worker joins
+        while time.time() < deadline and len([c for c in client.run(load_counts).values() if c]) < 2:
+            time.sleep(0.2)
+        assert list(client.run(load_counts).values()) == [{describe(SPEC): 1}] * 2
+
+
+def _loads_tiny_speller(counter: str) -> None:
+    """Build one cache entry the way the speller's tables are built, counting the builds in a file."""
+    from charwise.cache import cache_lock, cache_root, mapped_or_built
+
+    path = cache_root() / "speller" / "lock-test.safetensors"
+
+    def build() -> dict:
+        with open(counter, "a") as f:
+            f.write("built\n")
+        time.sleep(0.5)  # long enough for the other process to arrive while this one builds
+        return {"x": np.arange(3)}
+
+    with cache_lock(None):  # no cache: nothing to lock
+        pass
+    assert list(mapped_or_built(path, "a test entry", ["x"], build)["x"]) == [0, 1, 2]
+
+
+def test_processes_that_start_together_build_a_cache_entry_once(tmp_path):
+    import multiprocessing
+
+    counter = tmp_path / "builds.txt"
+    context = multiprocessing.get_context("spawn")
+    processes = [context.Process(target=_loads_tiny_speller, args=(str(counter),)) for _ in range(3)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(120)
+    assert [p.exitcode for p in processes] == [0, 0, 0]
+    assert counter.read_text().count("built") == 1
+
+
+def _python_blocks(section: str) -> str:
+    """The Python code blocks of ``section`` (a ``###`` heading) of docs/scaling.md, as written."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "scaling.md").read_text(encoding="utf-8")
+    body = re.split(r"\n##+ ", text.split(f"### {section}\n", 1)[1], maxsplit=1)[0]
+    return "\n".join(re.findall(r"```python\n(.*?)```", body, flags=re.S))
+
+
+@pytest.mark.real
+@pytest.mark.slow
+def test_the_documented_examples_run_as_written(tmp_path, monkeypatch):
+    """docs/scaling.md's three examples, each as written there, with the shipped models, on small
+    files: their outputs are the in-process ones, in order, each partition ending with a newline."""
+    pytest.importorskip("distributed")
+    pytest.importorskip("datasets")
+    pd = pytest.importorskip("pandas")
+    import charwise
+    from charwise.speller import Speller
+
+    monkeypatch.delenv("CHARWISE_CACHE")  # the shipped models' cache, built once for the whole suite
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.chdir(tmp_path)
+    texts = ["I recieved the pakage", "a wierd hosue at nihgt", "see https://example.com @someone", "fine text"]
+    (tmp_path / "tweets").mkdir()
+    (tmp_path / "tweets" / "a.txt").write_text("\n".join(texts[:2]) + "\n", encoding="utf-8")
+    (tmp_path / "tweets" / "b.txt").write_text("\n".join(texts[2:]) + "\n", encoding="utf-8")
+    (tmp_path / "tweets.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
+    (tmp_path / "reviews").mkdir()
+    pd.DataFrame({"id": range(len(texts)), "text": texts}).to_parquet(tmp_path / "reviews" / "part.0.parquet")
+    repaired = [t.corrected for t in charwise.repair(texts)]
+    corrected = [t.corrected for t in Speller.load("en").correct_lines(texts)]
+
+    namespace: dict = {}
+    try:
+        exec(_python_blocks("Text files"), namespace)
+        files = sorted((tmp_path / "repaired").glob("*.txt"))
+        assert len(files) == 2 and all(f.read_bytes().endswith(b"\n") for f in files)
+        assert b"".join(f.read_bytes() for f in files).decode().splitlines() == repaired
+        assert all(counts for counts in namespace["client"].run(load_counts).values())  # preloaded on both
+        exec(_python_blocks("A Parquet dataset"), namespace)  # on the same client, as a user's session would
+    finally:
+        if "client" in namespace:
+            namespace["client"].close()
+            namespace["client"].cluster.close()
+    import dask.dataframe as dd
+
+    assert list(dd.read_parquet(tmp_path / "reviews-corrected").compute()["corrected"]) == corrected
+    vectors = np.load(tmp_path / "reviews-vectors.npy")
+    assert vectors.shape == (len(texts), 384)
+    assert np.allclose(vectors, charwise.SentenceEncoder("minilm", "repair").encode(texts).numpy(), atol=1e-5)
+
+    exec(_python_blocks("`datasets.Dataset.map`"), namespace)
+    assert namespace["data"]["repaired"] == repaired

@@ -402,3 +402,70 @@ def test_encode_with_prepare_workers_writes_the_vectors_of_one_process(tmp_path,
                      "--device", "cpu", "--workers", "1", "--prepare-workers", prepare, "--progress", "none"]) == 0
         vectors.append(np.load(out))
     assert vectors[0].shape == (300, 16) and np.array_equal(vectors[0], vectors[1])
+
+
+def _processes_with(marker: str) -> list[int]:
+    """The processes whose environment holds ``marker`` (a run's own, and every process it started)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:  # ended meanwhile, or not ours to read
+                pass
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads processes through /proc (Linux)")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_a_run_killed_by_pid_leaves_no_process(tmp_path, fake_speller, monkeypatch, signum):
+    marker = f"CHARWISE_TEST_RUN={os.getpid()}-{signum}-{time.time_ns()}"
+    monkeypatch.setenv(*marker.split("=", 1))
+    path = lines_file(tmp_path, 3000)
+    out = tmp_path / "out.txt"
+    partial, _ = partial_paths(out)
+    run = _run_correct([str(path), "--out", str(out), "--workers", "2", "--progress", "none"], 0.1)
+    deadline = time.time() + 60
+    while time.time() < deadline and (not partial.exists() or partial.read_bytes().count(b"\n") < 300):
+        time.sleep(0.02)
+    assert len(_processes_with(marker)) >= 4  # the command, the forkserver, two workers (and the tracker)
+    os.kill(run.pid, signum)  # the command alone, as `kill PID` does: not its process group
+    _, err = run.communicate(timeout=30)
+    deadline = time.time() + 10
+    while _processes_with(marker) and time.time() < deadline:
+        time.sleep(0.1)
+    assert _processes_with(marker) == []
+    kept = partial.read_bytes()
+    assert kept.count(b"\n") >= 300 and not out.exists()
+    if signum == signal.SIGTERM:  # handled as Ctrl-C is: a one-line message, the partial output kept
+        assert run.returncode == 143
+        assert err.decode().strip().splitlines()[-1].startswith("charwise: stopped by SIGTERM")
+    else:
+        assert run.returncode == -signal.SIGKILL
+
+
+def load_thread_count(unused: int = 0) -> int:
+    return unused
+
+
+def report_thread_counts(state: int, chunk: list[int]) -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    counts = [pool["num_threads"] for pool in threadpool_info()]
+    return [max(counts, default=1) for _ in chunk]
+
+
+def test_a_second_pool_sets_its_own_threads(monkeypatch):
+    """The forkserver, one per process, was started by the first pool with its settings; a later pool's
+    workers still get their own share of the cores."""
+    monkeypatch.syspath_prepend(str(HERE))
+    pytest.importorskip("threadpoolctl")
+    job = Job("test_workers:load_thread_count", "test_workers:report_thread_counts")
+    chunks = [[i] for i in range(4)]
+    with WorkerPool(job, 2, threads=1) as pool:
+        first = [n for part in pool.map(iter(chunks)) for n in part]
+    with WorkerPool(job, 2, threads=2) as pool:
+        second = [n for part in pool.map(iter(chunks)) for n in part]
+    assert set(first) == {1} and set(second) == {2}

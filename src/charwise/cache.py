@@ -7,6 +7,9 @@ In memory, :class:`LRUCache` bounds what is remembered across calls (word pieces
 Tables cached on disk are safetensors files (:func:`save_tables`, :func:`load_tables`; lists of
 strings as UTF-8 bytes, :func:`text_array` and :func:`array_text`): no pickle, fast to read.
 
+Processes that start together on a fresh machine (Dask workers, ``--workers``) would each build
+the same missing entry; :func:`cache_lock` makes the first build it and the others wait, then read it.
+
 A build says what it builds on stderr, once, when it happens (:func:`building`: a line before,
 and one after with the entry's size and the time it took), so a first run that takes seconds is
 not silent. Each entry records what it is (in its safetensors header) and which charwise versions
@@ -97,6 +100,33 @@ def _entry_size(path: Path) -> int:
     return path.stat().st_size if path.exists() else 0
 
 
+LOCK_SUFFIX = ".lock"
+
+
+@contextmanager
+def cache_lock(path: Path | None) -> Iterator[None]:
+    """Hold the lock of cache entry ``path`` (a file beside it, locked by ``filelock``), across
+    processes and threads, while a caller checks for the entry and builds it if it is missing: the
+    others wait, then find it built. ``None`` (no cache), or a cache folder that cannot be written,
+    locks nothing: the caller builds for itself, as it would alone."""
+    if path is None:
+        yield
+        return
+    from filelock import FileLock
+
+    lock = FileLock(f"{path}{LOCK_SUFFIX}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock.acquire()
+    except OSError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 @contextmanager
 def building(what: str, path: Path) -> Iterator[None]:
     """Say on stderr that ``what`` is being built into ``path`` (a file or a folder), then, once
@@ -168,21 +198,22 @@ def mapped_or_built(path: Path, what: str, names: Sequence[str], build: Callable
     """The arrays ``names`` of the cache entry ``path``, memory-mapped (:func:`map_table`); when it is
     missing or damaged (or ``cache`` is False), ``build()``'s arrays, saved there for next time
     (:func:`building` says so on stderr; a cache that cannot be written costs a rebuild, nothing else)."""
-    if cache and path.is_file():
-        try:
-            arrays = {name: map_table(path, name) for name in names}
-            mark_used(path)
-            return arrays
-        except (OSError, ValueError, KeyError):  # a damaged entry is rebuilt
-            pass
-    with building(what, path) if cache else contextlib.nullcontext():
-        arrays = build()
-        if cache:
+    with cache_lock(path if cache else None):
+        if cache and path.is_file():
             try:
-                save_tables(arrays, path, what)
-            except OSError:
+                arrays = {name: map_table(path, name) for name in names}
+                mark_used(path)
+                return arrays
+            except (OSError, ValueError, KeyError):  # a damaged entry is rebuilt
                 pass
-    return arrays
+        with building(what, path) if cache else contextlib.nullcontext():
+            arrays = build()
+            if cache:
+                try:
+                    save_tables(arrays, path, what)
+                except OSError:
+                    pass
+        return arrays
 
 
 #: What each kind of entry is, by the start of its name (entries that predate the header's ``what``)
@@ -232,7 +263,7 @@ def cache_entries(root: Path | None = None) -> list[CacheEntry]:
             used.setdefault(marker.name, []).append((version_dir.name, marker.stat().st_mtime))
     paths = [p for p in root.iterdir() if p.is_dir() and p.name not in (USED_DIR, "speller")]
     if (root / "speller").is_dir():
-        paths += sorted((root / "speller").iterdir())
+        paths += sorted(p for p in (root / "speller").iterdir() if not p.name.endswith(LOCK_SUFFIX))
     entries = []
     for path in paths:
         relative = path.relative_to(root)

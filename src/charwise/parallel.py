@@ -13,9 +13,16 @@ job's ``load`` once and forks each worker from itself, so the workers share the 
 imports (and of the tables the speller memory-maps, which the page cache holds once) instead of
 each building its own; nothing is forked from the caller's own process, whose threads, state and
 GPU context a fork would copy. Each worker gets its share of the usable cores for its own threads
-(``OMP_NUM_THREADS``, torch's intra-op threads), ignores Ctrl-C (the caller's process answers
-it and stops the workers), and is killed by the kernel if its parent dies, so a killed command
-leaves no worker behind.
+(set in the worker itself, through threadpoolctl and torch, so a forkserver that an earlier pool
+started with other settings passes none of them on), ignores Ctrl-C (the caller's process answers
+it and stops the workers), and ends within a second of the process that started its pool, however
+that process ends (SIGTERM, SIGKILL, a closed terminal): a killed command leaves no worker, and
+with the workers gone the forkserver and the resource tracker end too.
+
+The forkserver is one per process (CPython's design): the first pool to start it decides what it
+preloads (the state of that pool's job, shared by every worker forked from it). A later pool of the
+same job shares that state; a pool of another job loads its own state in each worker, as it would
+without a preload.
 
 With one worker, or an input that fits in one chunk, :func:`ordered_results` runs everything in the
 caller's own process (no process is started: a short input answers in the time of one model load).
@@ -31,8 +38,10 @@ import itertools
 import json
 import multiprocessing.forkserver
 import os
+import select
 import signal
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
@@ -148,8 +157,11 @@ class WorkerPool:
                     os.environ.pop(variable, None)
                 else:
                     os.environ[variable] = value
+        # each worker sends its process id here when it starts: close(terminate=True) stops them by it
+        self._started: Any = context.SimpleQueue()
         self._executor: concurrent.futures.ProcessPoolExecutor | None = concurrent.futures.ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_start_worker, initargs=(job, self.threads))
+            workers, mp_context=context, initializer=_start_worker,
+            initargs=(job, self.threads, os.getpid(), self._started))
 
     def map(self, chunks: Iterable[Any]) -> Iterator[Any]:
         """The job's result for each chunk, in order; at most ``AHEAD`` chunks a worker are queued,
@@ -178,9 +190,20 @@ class WorkerPool:
         if executor is None:
             return
         if terminate:
-            for process in (getattr(executor, "_processes", None) or {}).values():  # the executor's own table
-                process.terminate()
+            for pid in self._worker_pids():
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:  # ended already
+                    pass
         executor.shutdown(wait=True, cancel_futures=True)
+        self._started.close()
+
+    def _worker_pids(self) -> list[int]:
+        """The process ids of the workers started so far (each sent its own when it started)."""
+        pids = []
+        while not self._started.empty():
+            pids.append(self._started.get())
+        return pids
 
     def __enter__(self) -> "WorkerPool":
         return self
@@ -232,22 +255,34 @@ def preload() -> None:
     gc.freeze()
 
 
-def _start_worker(job: Job, threads: int) -> None:
-    """A worker's start: its share of the cores, Ctrl-C left to the caller, then the one load."""
+def _start_worker(job: Job, threads: int, owner: int, started: Any) -> None:
+    """A worker's start: its end tied to the pool's ``owner`` process, its share of the cores, Ctrl-C
+    left to the caller, its process id sent to ``started``, then the one load."""
     global _job, _state, _failure
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
-    for variable in THREAD_VARIABLES:
+    _end_with(owner)
+    started.put(os.getpid())
+    for variable in THREAD_VARIABLES:  # for the libraries the load imports from now on
         os.environ[variable] = str(threads)
+    _limit_threads(threads)  # for those the forkserver imported, under whatever settings it started with
     try:
         preloaded = _preloaded is not None and _preloaded[0] == _job_key(job)
         _job, _state = job, (_preloaded[1] if _preloaded is not None and preloaded else job.start())
-        if "torch" in sys.modules:  # imported by the load (or the preload), before these variables
-            import torch
-
-            torch.set_num_threads(threads)
+        _limit_threads(threads)  # and for those the load imported
     except BaseException as e:  # kept, and raised for the first chunk: an initializer's error breaks the pool
         _failure = e
+
+
+def _limit_threads(threads: int) -> None:
+    """At most ``threads`` threads in this process's native thread pools (BLAS, OpenMP, torch's)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(threads)
+    if "torch" in sys.modules:
+        import torch
+
+        torch.set_num_threads(threads)
 
 
 def _run_chunk(chunk: Any) -> Any:
@@ -257,8 +292,38 @@ def _run_chunk(chunk: Any) -> Any:
     return _job.run(_state, chunk)
 
 
+def _end_with(owner: int) -> None:
+    """End this process as soon as process ``owner`` (the one whose pool started it) ends, however it
+    ends. A worker's parent is the forkserver, which outlives a killed caller (every worker holds it
+    open), so the kernel's parent-death signal alone leaves the workers running; a thread here waits
+    on the owner's process file descriptor (Linux 5.3 on; elsewhere it asks once a second)."""
+    def watch() -> None:
+        try:
+            handle = os.pidfd_open(owner)
+        except (AttributeError, OSError):
+            handle = None
+        if handle is not None:
+            select.select([handle], [], [])  # readable once the owner has ended
+        else:
+            while _alive(owner):
+                threading.Event().wait(1.0)
+        os.kill(os.getpid(), signal.SIGKILL)  # at once: nothing of a dead caller's run is wanted
+
+    threading.Thread(target=watch, name="charwise-end-with-owner", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's: not ours, so the owner is gone
+        return False
+    return True
+
+
 def _die_with_parent() -> None:
-    """Ask Linux to kill this process when its parent dies (a killed command leaves no worker)."""
+    """Ask Linux to kill this process when its parent (the forkserver) dies."""
     try:
         import ctypes
 

@@ -12,6 +12,9 @@ through :func:`charwise.io.read_lines` and write outputs through charwise.io's a
 :func:`main` prints charwise's own errors (:class:`~charwise.errors.CharwiseError`), file
 errors (``OSError``), unreadable weight files (safetensors' errors) and ``MemoryError`` as one line,
 ``charwise: error: ...``, with exit status 2. Any other exception is a bug and keeps its traceback.
+SIGTERM and SIGHUP (a scheduler, a container stop, a closed terminal) end a command as Ctrl-C does:
+what it finished is kept (an ``--out`` file continues with ``--resume``), one line says so, and the
+exit status is 128 + the signal's number (143, 129; 130 for Ctrl-C).
 
 Start-up: building the parser imports no command's machinery (no torch, no transformers; see
 :mod:`charwise.cli.common`), so ``charwise --help`` and flag errors answer at once; a command
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from typing import Sequence
 
@@ -31,6 +35,29 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # weights come from installed pack
 
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the command is, so that it stops the way Ctrl-C stops it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise Stopped(signum)
+
+
+def _stop_on_signals() -> None:
+    """Raise :class:`Stopped` on SIGTERM and SIGHUP (the main thread only: signals reach it alone)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is not None and signal.getsignal(signum) in (signal.SIG_DFL, None):
+            signal.signal(signum, _stop)
 
 
 def _show_defaults(parser: argparse.ArgumentParser) -> None:
@@ -83,9 +110,11 @@ def quiet_transformers() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0, 2 for a reported error, 130 if interrupted)."""
+    """Run the command line; returns the exit status (0, 2 for a reported error, 130 if interrupted, 143 or
+    129 if stopped by SIGTERM or SIGHUP)."""
     args = build_parser().parse_args(argv)
     quiet_transformers()
+    _stop_on_signals()
     try:
         return args.func(args)
     except (CharwiseError, OSError) as e:
@@ -100,7 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"charwise: error: cannot read a weights file: {_one_line(e)}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("charwise: interrupted (an interrupted training run or --out file continues with --resume)",
+    except KeyboardInterrupt as e:
+        name = f"stopped by {signal.Signals(e.signum).name}" if isinstance(e, Stopped) else "interrupted"
+        print(f"charwise: {name} (an interrupted training run or --out file continues with --resume)",
               file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return 128 + e.signum if isinstance(e, Stopped) else EXIT_INTERRUPTED

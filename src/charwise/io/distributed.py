@@ -15,7 +15,10 @@ top-level loading function and its arguments: a language, a teacher name, a poli
 model. :func:`loaded` keeps what each spec loaded in a per-process dictionary, so the first task
 a worker process runs loads the model and every later task reuses it; :func:`load_counts` says
 how many times each spec was loaded in the process (tests check that it is once per worker).
-:func:`preload` loads a spec on every worker of a ``Client`` before the first batch arrives.
+:func:`preload` registers a Dask worker plugin that loads a spec on every worker of a ``Client``,
+those present and those that join later, before their first batch; two processes of one machine
+that both build a missing cache entry wait for each other (:func:`charwise.cache.cache_lock`), so a
+fresh node builds each entry once.
 
 The batch functions, each taking a sequence of texts (a list, a pandas Series: a Series comes back
 as a Series with the same index):
@@ -34,7 +37,7 @@ Example (docs/scaling.md has it over a Parquet dataset)::
 
     client = Client(LocalCluster(n_workers=2, threads_per_worker=1))
     texts = db.read_text("tweets-*.txt").map(str.rstrip)
-    texts.map_partitions(repair_batch, language="en").to_textfiles("repaired-*.txt")
+    texts.map_partitions(repair_batch, language="en").to_textfiles("repaired-*.txt", last_endline=True)
 
 For ``datasets``: ``dataset.map(BatchMap(repair_batch, "text", "repaired"), batched=True, num_proc=4)``.
 """
@@ -97,11 +100,13 @@ def forget_models() -> None:
         _LOADS.clear()
 
 
-def preload(client: Any, spec: ModelSpec) -> dict[str, dict[str, int]]:
-    """Load ``spec`` on every worker of a ``dask.distributed.Client`` now (so that the first batches
-    do not wait for it); returns each worker's :func:`load_counts`."""
-    client.run(loaded, spec)
-    return client.run(load_counts)
+def preload(client: Any, spec: ModelSpec) -> None:
+    """Load ``spec`` on every worker of a ``dask.distributed.Client``: those present now (this
+    returns once each has it) and every worker that joins the cluster later (a worker plugin,
+    registered under the spec's name, so preloading a spec twice loads it once)."""
+    from charwise.io.dask_preload import PreloadPlugin
+
+    client.register_plugin(PreloadPlugin(spec), name=f"charwise-preload-{describe(spec)}")
 
 
 def _speller(language: str, options: tuple[tuple[str, Any], ...]) -> Any:

@@ -262,63 +262,74 @@ def _english_counts() -> NgramContext:
     from its two text files once (keyed by their contents)."""
     import symspellpy
 
-    from charwise.cache import StringTable, building, cache_root, file_sha256, map_table, mark_used, save_tables
+    from charwise.cache import (
+        StringTable,
+        building,
+        cache_lock,
+        cache_root,
+        file_sha256,
+        map_table,
+        mark_used,
+        save_tables,
+    )
 
     folder = Path(symspellpy.__file__).parent
     files = [folder / "frequency_dictionary_en_82_765.txt", folder / "frequency_bigramdictionary_en_243_342.txt"]
     key = "-".join(file_sha256(f)[:8] for f in files)
     path = cache_root() / "speller" / f"context-en-{CACHE_FORMAT}-{key}.safetensors"
     names = ("blob", "starts", "slots", "counts")
-    try:
-        unigrams, bigrams = (CountTable(*(map_table(path, f"{part}_{name}") for name in names))
-                             for part in ("unigrams", "bigrams"))
-        total = float(map_table(path, "total")[0])
-        mark_used(path)
-        return NgramContext("en", unigrams, bigrams, total=total, apostrophes=False)
-    except (OSError, ValueError, KeyError):  # missing or damaged: read from the text files (again)
-        pass
-    what = "the en bigram context counts (symspellpy's word and pair counts)"
-    with building(what, path):
-        context = NgramContext("en", _read_counts(files[0], 1)[0], _read_counts(files[1], 2)[0], apostrophes=False)
-        tables = {"total": np.array([context.total])}
-        for part, counts in (("unigrams", context.unigrams), ("bigrams", context.bigrams)):
-            tables.update({f"{part}_{name}": array for name, array in StringTable.arrays(list(counts)).items()})
-            tables[f"{part}_counts"] = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+    with cache_lock(path):
         try:
-            save_tables(tables, path, what)
-        except OSError:
-            pass  # a read-only cache costs reading the text files next time, nothing else
-    return context
+            unigrams, bigrams = (CountTable(*(map_table(path, f"{part}_{name}") for name in names))
+                                 for part in ("unigrams", "bigrams"))
+            total = float(map_table(path, "total")[0])
+            mark_used(path)
+            return NgramContext("en", unigrams, bigrams, total=total, apostrophes=False)
+        except (OSError, ValueError, KeyError):  # missing or damaged: read from the text files (again)
+            pass
+        what = "the en bigram context counts (symspellpy's word and pair counts)"
+        with building(what, path):
+            context = NgramContext("en", _read_counts(files[0], 1)[0], _read_counts(files[1], 2)[0], apostrophes=False)
+            tables = {"total": np.array([context.total])}
+            for part, counts in (("unigrams", context.unigrams), ("bigrams", context.bigrams)):
+                tables.update({f"{part}_{name}": array for name, array in StringTable.arrays(list(counts)).items()})
+                tables[f"{part}_counts"] = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+            try:
+                save_tables(tables, path, what)
+            except OSError:
+                pass  # a read-only cache costs reading the text files next time, nothing else
+        return context
 
 
 def _bible_counts(language: str) -> NgramContext:
     """Counts of the Bible's training verses (see the module docstring), cached on disk: counting
     takes seconds, reading the cache a fraction of one."""
-    from charwise.cache import building, cache_root, file_sha256, mark_used
+    from charwise.cache import building, cache_lock, cache_root, file_sha256, mark_used
     from charwise.io import atomic_file, bible_path
 
     path = cache_root() / "speller" / f"context-{language}-{CACHE_FORMAT}-{file_sha256(bible_path())[:16]}.tsv.gz"
-    if path.is_file():
-        try:
-            unigrams, bigrams = _read_counts(path, 1, 2)
-            if unigrams:
-                mark_used(path)
-                return NgramContext(language, unigrams, bigrams)
-        except (OSError, ValueError, EOFError):
-            pass  # a damaged cache is rebuilt
-    from charwise.translation.data import read_pairs, source_words, split_pairs
+    with cache_lock(path):
+        if path.is_file():
+            try:
+                unigrams, bigrams = _read_counts(path, 1, 2)
+                if unigrams:
+                    mark_used(path)
+                    return NgramContext(language, unigrams, bigrams)
+            except (OSError, ValueError, EOFError):
+                pass  # a damaged cache is rebuilt
+        from charwise.translation.data import read_pairs, source_words, split_pairs
 
-    with building(f"the {language} bigram context counts", path):
-        verses = (source_words(pair.source) for pair in split_pairs(read_pairs())["train"])
-        model = NgramContext.from_sentences(language, verses)
-        try:
-            with atomic_file(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
-                for table in (model.unigrams, model.bigrams):
-                    f.write("".join(f"{key} {count:g}\n" for key, count in table.items()).encode("utf-8"))
-            mark_used(path)
-        except OSError:
-            pass  # a read-only cache directory costs a recount next time, nothing else
-    return model
+        with building(f"the {language} bigram context counts", path):
+            verses = (source_words(pair.source) for pair in split_pairs(read_pairs())["train"])
+            model = NgramContext.from_sentences(language, verses)
+            try:
+                with atomic_file(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+                    for table in (model.unigrams, model.bigrams):
+                        f.write("".join(f"{key} {count:g}\n" for key, count in table.items()).encode("utf-8"))
+                mark_used(path)
+            except OSError:
+                pass  # a read-only cache directory costs a recount next time, nothing else
+        return model
 
 
 def _read_counts(path: Path, *sizes: int) -> list[dict[str, float]]:

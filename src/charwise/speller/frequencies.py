@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from charwise.cache import StringTable, building, cache_root, map_table, mark_used, save_tables
+from charwise.cache import StringTable, building, cache_lock, cache_root, map_table, mark_used, save_tables
 
 FORMAT = 1  # the table's layout; a new one is a new file
 ANSWERS = 100_000  # answers remembered (running text asks about the same words again and again)
@@ -37,22 +37,23 @@ class ZipfTable:
         self._answers: dict[str, float] = {}
         version = _wordfreq_version()
         path = cache_root() / "speller" / f"zipf-{FORMAT}-{language}-{version}.safetensors"
-        try:
-            self.table = StringTable(*(map_table(path, name) for name in ("blob", "starts", "slots")))
-            self.zipf = map_table(path, "zipf")
-            if len(self.zipf) != len(self.table):
-                raise ValueError(f"{path}: inconsistent tables")
-            mark_used(path)
-        except (OSError, ValueError, KeyError):  # missing or damaged: made (again) from wordfreq
-            what = f"the {language} word frequency table (wordfreq {version})"
-            with building(what, path):
-                tables = self._build()
-                try:
-                    save_tables(tables, path, what)
-                except OSError:
-                    pass  # a read-only cache costs wordfreq's own load next time, nothing else
-            self.table = StringTable(tables["blob"], tables["starts"], tables["slots"])
-            self.zipf = tables["zipf"]
+        with cache_lock(path):
+            try:
+                self.table = StringTable(*(map_table(path, name) for name in ("blob", "starts", "slots")))
+                self.zipf = map_table(path, "zipf")
+                if len(self.zipf) != len(self.table):
+                    raise ValueError(f"{path}: inconsistent tables")
+                mark_used(path)
+            except (OSError, ValueError, KeyError):  # missing or damaged: made (again) from wordfreq
+                what = f"the {language} word frequency table (wordfreq {version})"
+                with building(what, path):
+                    tables = self._build()
+                    try:
+                        save_tables(tables, path, what)
+                    except OSError:
+                        pass  # a read-only cache costs wordfreq's own load next time, nothing else
+                self.table = StringTable(tables["blob"], tables["starts"], tables["slots"])
+                self.zipf = tables["zipf"]
 
     def _build(self) -> dict[str, np.ndarray]:
         from wordfreq import get_frequency_dict, lossy_tokenize, zipf_frequency

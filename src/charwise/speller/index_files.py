@@ -30,7 +30,17 @@ from typing import Any
 
 import numpy as np
 
-from charwise.cache import StringTable, array_text, building, load_tables, map_table, mark_used, save_tables, text_array
+from charwise.cache import (
+    StringTable,
+    array_text,
+    building,
+    cache_lock,
+    load_tables,
+    map_table,
+    mark_used,
+    save_tables,
+    text_array,
+)
 
 FORMAT = 2  # the file's layout; a new one is a new key
 
@@ -82,24 +92,25 @@ def edit_index(words: Sequence[str], counts: Sequence[int], max_distance: int, p
     path = None
     if cache is not None:
         path = cache / f"edit-index-{_key(words, counts, max_distance, prefix_length)}.safetensors"
-        if path.is_file():
+    with cache_lock(path):
+        if path is not None and path.is_file():
             try:
                 index = _read(path, words, counts, max_distance, prefix_length)
                 mark_used(path)
                 return index
             except Exception:  # noqa: BLE001 - a damaged file (or changed symspellpy internals) is rebuilt
                 pass
-    what = f"the speller's edit index of {len(words):,} words (distance {max_distance})"
-    with building(what, path) if path is not None else contextlib.nullcontext():
-        index = _new(max_distance, prefix_length)
-        for word, count in zip(words, counts):
-            index.create_dictionary_entry(word, count)
-        if path is not None and _readable_back(index):
-            try:
-                _write(index, path, what)
-            except OSError:
-                pass  # a read-only cache costs a rebuild next time, nothing else
-    return index
+        what = f"the speller's edit index of {len(words):,} words (distance {max_distance})"
+        with building(what, path) if path is not None else contextlib.nullcontext():
+            index = _new(max_distance, prefix_length)
+            for word, count in zip(words, counts):
+                index.create_dictionary_entry(word, count)
+            if path is not None and _readable_back(index):
+                try:
+                    _write(index, path, what)
+                except OSError:
+                    pass  # a read-only cache costs a rebuild next time, nothing else
+        return index
 
 
 def sound_keys(words: Sequence[str], language: str, cache: Path | None) -> list[str]:
@@ -113,7 +124,8 @@ def sound_keys(words: Sequence[str], language: str, cache: Path | None) -> list[
         digest = hashlib.sha256(json.dumps([FORMAT, language, file_sha256(Path(sounds.__file__))]).encode())
         digest.update("".join(f"{word}\n" for word in words).encode("utf-8", "surrogatepass"))  # one call
         path = cache / f"sound-keys-{language}-{digest.hexdigest()[:16]}.safetensors"
-        if path.is_file():
+    with cache_lock(path):
+        if path is not None and path.is_file():
             try:
                 keys = array_text(load_tables(path)["keys"]) if words else []
                 if len(keys) == len(words):
@@ -121,15 +133,15 @@ def sound_keys(words: Sequence[str], language: str, cache: Path | None) -> list[
                     return keys
             except Exception:  # noqa: BLE001 - a damaged file is recomputed
                 pass
-    what = f"the sound keys of {len(words):,} {language} words"
-    with building(what, path) if path is not None else contextlib.nullcontext():
-        keys = [sounds.sound_key(word, language) for word in words]
-        if path is not None and all("\n" not in k for k in keys):
-            try:
-                save_tables({"keys": text_array(keys)}, path, what)
-            except OSError:
-                pass  # a read-only cache costs the keys next time, nothing else
-    return keys
+        what = f"the sound keys of {len(words):,} {language} words"
+        with building(what, path) if path is not None else contextlib.nullcontext():
+            keys = [sounds.sound_key(word, language) for word in words]
+            if path is not None and all("\n" not in k for k in keys):
+                try:
+                    save_tables({"keys": text_array(keys)}, path, what)
+                except OSError:
+                    pass  # a read-only cache costs the keys next time, nothing else
+        return keys
 
 
 def _new(max_distance: int, prefix_length: int) -> Any:

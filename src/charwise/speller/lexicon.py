@@ -64,6 +64,7 @@ import numpy as np
 from charwise.cache import (
     array_text,
     building,
+    cache_lock,
     cache_root,
     file_sha256,
     load_tables,
@@ -289,24 +290,25 @@ class Lexicon:
         }
         key = hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()[:16]
         path = cache_root() / "speller" / f"lexicon-{language}-{key}.safetensors"
-        if cache and path.is_file():
-            try:
-                lexicon = cls(language, _read_cache(path), description)
-                mark_used(path)
-                return lexicon
-            except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
-                pass
-        added = len(files) + len(texts) + bool(extra)
-        what = f"the {language} speller lexicon" + (f" with {added} user word source(s)" if added else "")
-        with building(what, path) if cache else contextlib.nullcontext():
-            entries = _build_entries(language, dictionaries, teacher, extra, files, texts, min_count)
-            lexicon = cls(language, entries, description, cache)
-            if cache:
+        with cache_lock(path if cache else None):
+            if cache and path.is_file():
                 try:
-                    _write_cache(entries, path, what)
-                except OSError:
-                    pass  # a read-only cache directory costs a rebuild next time, nothing else
-        return lexicon
+                    lexicon = cls(language, _read_cache(path), description)
+                    mark_used(path)
+                    return lexicon
+                except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
+                    pass
+            added = len(files) + len(texts) + bool(extra)
+            what = f"the {language} speller lexicon" + (f" with {added} user word source(s)" if added else "")
+            with building(what, path) if cache else contextlib.nullcontext():
+                entries = _build_entries(language, dictionaries, teacher, extra, files, texts, min_count)
+                lexicon = cls(language, entries, description, cache)
+                if cache:
+                    try:
+                        _write_cache(entries, path, what)
+                    except OSError:
+                        pass  # a read-only cache directory costs a rebuild next time, nothing else
+            return lexicon
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the lexicon as a gzip TSV (word, zipf, sources, capitalised), atomically."""

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
-from charwise.cache import array_text, building, cache_root, map_table, mark_used, save_tables, text_array
+from charwise.cache import array_text, building, cache_lock, cache_root, map_table, mark_used, save_tables, text_array
 from charwise.encoders.arrays import CharCNNArrays, weights_key
 from charwise.encoders.manifold import hub_scores_array, project_array
 from charwise.errors import CheckpointError
@@ -85,31 +85,32 @@ class TeacherRows:
         # keyed by the teacher's identity (a name may be a directory path: hashed, not spelled out)
         key = hashlib.sha256(json.dumps([ROWS_FORMAT, str(name), info.get("vocab_hash"), encoder.dim]).encode())
         path = cache_root() / "speller" / f"rows-{key.hexdigest()[:16]}.safetensors"
-        if path.is_file():
-            try:
-                # memory-mapped: only the unit rows are large, and every batch reads them all
-                unit, norms = map_table(path, "unit"), np.array(map_table(path, "norms"))
-                surfaces = array_text(map_table(path, "surfaces"))
-                if unit.shape == (len(surfaces), encoder.dim) and norms.shape == (len(surfaces),):
-                    mark_used(path)
-                    return cls(surfaces, unit, norms)
-            except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
-                pass
-        from charwise.teachers import Teacher
+        with cache_lock(path):
+            if path.is_file():
+                try:
+                    # memory-mapped: only the unit rows are large, and every batch reads them all
+                    unit, norms = map_table(path, "unit"), np.array(map_table(path, "norms"))
+                    surfaces = array_text(map_table(path, "surfaces"))
+                    if unit.shape == (len(surfaces), encoder.dim) and norms.shape == (len(surfaces),):
+                        mark_used(path)
+                        return cls(surfaces, unit, norms)
+                except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
+                    pass
+            from charwise.teachers import Teacher
 
-        what = f"the rows of teacher {Path(str(name)).name!r} the speller projects onto"
-        with building(what, path):
-            teacher = Teacher.load(name)
-            if teacher.dim != encoder.dim or info.get("vocab_hash") not in (None, teacher.vocab_hash):
-                raise CheckpointError(f"the encoder was trained for another '{name}' teacher "
-                                      "(its dimension or vocabulary differs)")
-            rows = cls.from_teacher(teacher)
-            try:
-                save_tables({"surfaces": text_array(rows.surfaces), "unit": rows.unit, "norms": rows.norms}, path,
-                            what)
-            except OSError:
-                pass  # a read-only cache directory costs a rebuild next time, nothing else
-        return rows
+            what = f"the rows of teacher {Path(str(name)).name!r} the speller projects onto"
+            with building(what, path):
+                teacher = Teacher.load(name)
+                if teacher.dim != encoder.dim or info.get("vocab_hash") not in (None, teacher.vocab_hash):
+                    raise CheckpointError(f"the encoder was trained for another '{name}' teacher "
+                                          "(its dimension or vocabulary differs)")
+                rows = cls.from_teacher(teacher)
+                try:
+                    save_tables({"surfaces": text_array(rows.surfaces), "unit": rows.unit, "norms": rows.norms}, path,
+                                what)
+                except OSError:
+                    pass  # a read-only cache directory costs a rebuild next time, nothing else
+            return rows
 
     @classmethod
     def from_teacher(cls, teacher: Any) -> "TeacherRows":
@@ -180,21 +181,22 @@ class LexiconVectors:
         (``--lexicon``) starts with its language's own words, in the same order: their vectors are
         read from (or first saved as) the plain lexicon's entry, and only the user words are
         embedded, so a new word list costs seconds instead of embedding the whole lexicon again."""
-        stored = self._cached(self._vectors_path(self.words), len(self.words))
-        if stored is not None:
-            return stored
-        shared = _language_prefix(self.lexicon)
-        what = f"the speller's encoder vectors of {len(self.words):,} words"
-        with building(what, self._vectors_path(self.words)):
-            if 0 < shared < len(self.words):
-                base = self._cached(self._vectors_path(self.words[:shared]), shared)
-                if base is None:
-                    base = self._embed_and_save(self.words[:shared],
-                                                f"the speller's encoder vectors of {shared:,} words")
-                vectors = np.concatenate([base, self._embed(self.words[shared:])])
-                self._save(vectors, self._vectors_path(self.words), what)
-                return vectors
-            return self._embed_and_save(self.words, what)
+        with cache_lock(self._vectors_path(self.words)):
+            stored = self._cached(self._vectors_path(self.words), len(self.words))
+            if stored is not None:
+                return stored
+            shared = _language_prefix(self.lexicon)
+            what = f"the speller's encoder vectors of {len(self.words):,} words"
+            with building(what, self._vectors_path(self.words)):
+                if 0 < shared < len(self.words):
+                    base = self._cached(self._vectors_path(self.words[:shared]), shared)
+                    if base is None:
+                        base = self._embed_and_save(self.words[:shared],
+                                                    f"the speller's encoder vectors of {shared:,} words")
+                    vectors = np.concatenate([base, self._embed(self.words[shared:])])
+                    self._save(vectors, self._vectors_path(self.words), what)
+                    return vectors
+                return self._embed_and_save(self.words, what)
 
     def _cached(self, path: Path, rows: int) -> np.ndarray | None:
         if path.is_file():

