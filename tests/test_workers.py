@@ -469,3 +469,17 @@ def test_a_second_pool_sets_its_own_threads(monkeypatch):
     with WorkerPool(job, 2, threads=2) as pool:
         second = [n for part in pool.map(iter(chunks)) for n in part]
     assert set(first) == {1} and set(second) == {2}
+
+
+@pytest.mark.parametrize("load, expected", [(0.0, 4), (0.4, 4), (1.6, 2), (3.9, 1), (12.0, 1)])
+def test_the_default_worker_count_leaves_busy_cores_out(monkeypatch, load, expected):
+    import charwise.parallel as parallel
+
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 4)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    assert parallel.default_workers() == expected
+    args = __import__("argparse").Namespace(workers=None)
+    from charwise.cli.workers import check_worker_options
+
+    check_worker_options(args)
+    assert args.workers == expected

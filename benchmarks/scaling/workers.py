@@ -21,6 +21,11 @@ once per process, PSS counts them once in all. With one worker the command's own
 worker. The outputs of the different worker counts are compared byte for byte. Each command is also
 run with one worker held to one thread (``OMP_NUM_THREADS=1`` and the like: torch's and the BLAS
 library's pools), what one core does; ``speedup_over_one_thread`` compares every row with it.
+
+``--busy K`` keeps K other processes spinning on the CPU during every run (a shared machine), and a
+worker count of 0 in ``--workers`` runs the command without ``--workers``: its default
+(``charwise.parallel.default_workers``, which reads the load average), so a run with
+``--workers 0 1 2`` on a quiet and on a busy machine shows whether the default pays.
 """
 
 from __future__ import annotations
@@ -132,7 +137,8 @@ def measure(command: list[str], lines: int, workers: list[int], repeats: int, tm
         for _ in range(repeats):
             out = tmp / f"out-{n}-{threads}"
             out.unlink(missing_ok=True)
-            result = run_charwise([*command, "--out", str(out), "--workers", str(n), "--progress", "none"], threads)
+            chosen = ["--workers", str(n)] if n else []  # 0: the command's default
+            result = run_charwise([*command, "--out", str(out), *chosen, "--progress", "none"], threads)
             digests[(n, threads)] = hashlib.sha256(out.read_bytes()).hexdigest()
             if best is None or result["seconds"] < best["seconds"]:
                 best = result
@@ -140,10 +146,10 @@ def measure(command: list[str], lines: int, workers: list[int], repeats: int, tm
         best.update(workers=n, lines_per_second=round(lines / best["seconds"], 1))
         if threads is None:
             rows.append(best)
-        print(f"  {n} workers{' (one thread)' if threads else ''}: {best['seconds']} s, "
+        print(f"  {n or 'default'} workers{' (one thread)' if threads else ''}: {best['seconds']} s, "
               f"{best['lines_per_second']} lines/s, peak PSS {best['peak_pss_mb']} MB", flush=True)
     one_thread = best
-    base = rows[0]
+    base = next((row for row in rows if row["workers"] == 1), rows[0])
     for row in rows:
         row["speedup"] = round(row["lines_per_second"] / base["lines_per_second"], 2)
         row["memory_ratio"] = round(row["peak_pss_mb"] / base["peak_pss_mb"], 2)
@@ -176,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--words", type=int, default=20_000, help="misspelled words for words")
     p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--busy", type=int, default=0, help="processes kept spinning on the CPU during the runs")
     p.add_argument("--commands", nargs="+", default=["correct", "encode"], choices=["correct", "encode", "words"])
     p.add_argument("--out", type=Path, default=RESULTS / "workers.json")
     args = p.parse_args(argv)
@@ -186,7 +193,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     """Each command of ``--commands`` at each ``--workers`` count, on tweets written to a temporary folder."""
     result: dict[str, Any] = {"machine": {"cpu": platform.processor() or platform.machine(),
                                           "usable_cores": len(os.sched_getaffinity(0))},
-                              "repeats": args.repeats, "commands": {}}
+                              "repeats": args.repeats, "busy": args.busy, "commands": {}}
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
+    try:
+        return _run(args, result)
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
+def _run(args: argparse.Namespace, result: dict[str, Any]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         for name in args.commands:

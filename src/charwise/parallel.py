@@ -61,6 +61,21 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+def default_workers() -> int:
+    """The worker count that pays on this machine now: the usable cores that are not already busy
+    (the one-minute load average taken from them, rounded), at least one. A second worker on a core
+    that another program keeps busy only adds its memory: measured on a 2-core machine, two
+    workers beside two busy processes ran no faster than one and took a third more memory
+    (``python -m benchmarks.scaling.workers --busy 2``, docs/scaling.md), while on the quiet
+    machine they ran 1.6x to 1.7x faster."""
+    cores = usable_cores()
+    try:
+        busy = os.getloadavg()[0]
+    except OSError:  # no load average on this platform: every usable core
+        busy = 0.0
+    return max(1, min(cores, int(cores - busy + 0.5)))
+
+
 @dataclass(frozen=True)
 class Job:
     """What each worker runs: ``load`` and ``work`` are ``"module:function"`` names (so that a

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from charwise.errors import ConfigError
-from charwise.parallel import usable_cores
+from charwise.parallel import default_workers
 
 
 def add_worker_options(parser: argparse.ArgumentParser, resume: bool = True) -> None:
@@ -17,7 +17,8 @@ def add_worker_options(parser: argparse.ArgumentParser, resume: bool = True) -> 
 
     parser.add_argument("--workers", type=int, default=None,
                         help="processes that share the work, each with the model loaded once (default: the "
-                             "usable cores, or 1 with a GPU --device); 1 runs in this process")
+                             "usable cores not already busy, by the load average, at least 1; 1 with a GPU "
+                             "--device); 1 runs in this process")
     parser.add_argument("--progress", default="auto", choices=PROGRESS_MODES,
                         help="auto: a bar on a terminal, else a log line every few seconds on standard error "
                              "(lines done, total, rate, time left); bar, log or none")
@@ -28,16 +29,16 @@ def add_worker_options(parser: argparse.ArgumentParser, resume: bool = True) -> 
 
 
 def check_worker_options(args: argparse.Namespace, input_path: str | None = None) -> None:
-    """``--workers`` set (None: the usable cores) and >= 1; ``--resume`` needs ``--out`` and an input
-    file (standard input cannot be read again from where a run stopped). A GPU ``--device`` runs in
-    the command's own process: worker processes started after it was set up could not use it, and
-    its batches already fill it."""
+    """``--workers`` set (None: :func:`~charwise.parallel.default_workers`) and >= 1; ``--resume``
+    needs ``--out`` and an input file (standard input cannot be read again from where a run
+    stopped). A GPU ``--device`` runs in the command's own process: worker processes started after
+    it was set up could not use it, and its batches already fill it."""
     from charwise.cli.common import check_int_min
 
     device = getattr(args, "device", None)
     gpu = device is not None and device.partition(":")[0].strip().lower() != "cpu"
     if args.workers is None:
-        args.workers = 1 if gpu else usable_cores()
+        args.workers = 1 if gpu else default_workers()
     check_int_min("--workers", args.workers, 1)
     if gpu and args.workers > 1:
         raise ConfigError(f"--device {device} runs in one process: give --workers 1 (or leave it out)")
