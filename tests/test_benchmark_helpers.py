@@ -3,6 +3,8 @@ arithmetic of the tweet benchmarks (threshold choice, scoring), on tiny hand-mad
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from benchmarks.common.fingerprint import code_fingerprint
@@ -37,9 +39,15 @@ def test_the_digest_changes_with_any_file_and_ignores_bytecode(tmp_path):
     assert code_fingerprint(package) not in (first, second)
 
 
-def test_the_installed_package_has_a_stable_digest():
-    assert code_fingerprint() == code_fingerprint()
-    assert len(code_fingerprint()) == 16 and int(code_fingerprint(), 16) >= 0
+def test_the_default_digest_is_the_installed_packages_computed_again_alike(tmp_path):
+    import charwise
+
+    code_fingerprint.cache_clear()  # each call below computes its digest from the files
+    default = code_fingerprint()
+    assert default == code_fingerprint(Path(charwise.__file__).resolve().parent)
+    assert len(default) == 16 and int(default, 16) >= 0
+    (tmp_path / "a.py").write_text("x = 1\n")
+    assert code_fingerprint(tmp_path) != default  # another package, another digest
 
 
 # three tweets: "u r" (both need normalising), "ok" (correct), "thx u" (both need it)

@@ -208,8 +208,9 @@ def test_rerank_judges_only_words_in_doubt_with_context(tiny_llama_teacher):
     assert r.rerank(sentences, rows) == 1
     assert [[e.correction for e in row] for row in rows] == [["I", "lake", "to", "swim"], ["their", "going"],
                                                              ["lke"], ["we", "gow"], ["ok", "like"]]
+    assert rows[0][1].probability == 0.1  # the chosen word's own probability (lake's), not like's 0.5
     r.liked = ()  # nothing beats the written word by the margin: it is kept
-    rows[0][1].correction = "lke"
+    rows[0][1].correction, rows[0][1].probability = "lke", 0.5  # as the scorer left it
     assert r.rerank(sentences, rows) == 1 and rows[0][1].correction == "lke"
     # a capitalised word (a sentence's first: names start sentences) only with ``capitals``
     r.liked = ("Lake",)
@@ -217,6 +218,20 @@ def test_rerank_judges_only_words_in_doubt_with_context(tiny_llama_teacher):
     assert r.rerank([["Lke", "swims"]], first) == 0 and first[0][0].correction == "Lke"
     r.settings.capitals = True
     assert r.rerank([["Lke", "swims"]], first) == 1 and first[0][0].correction == "Lake"
+
+
+def test_a_word_the_lm_changes_reports_the_probability_of_the_word_it_chose(tiny_llama_teacher):
+    r = Scripted.from_teacher(tiny_llama_teacher, RerankSettings(lower=0.2, margin=2.0, weight=0.0))
+    sentences = [["we", "saw", "the", "lke", "today"], ["we", "saw", "the", "lke", "today"]]
+    rows = [[entry(w, 0, [], looked_at=False) for w in s] for s in sentences]
+    for row in rows:  # the scorer's best is "like" (0.45); "lake" has 0.05, "lie" 0.02
+        row[3] = entry("lke", 0.45, [("like", 0.45), ("lake", 0.05), ("lie", 0.02)])
+    r.liked = ("lake",)
+    assert r.rerank(sentences[:1], rows[:1]) == 1
+    assert (rows[0][3].correction, rows[0][3].kind, rows[0][3].probability) == ("lake", "spelling", 0.05)
+    r.liked = ("like",)  # the LM agrees with the scorer: the best's probability, as before
+    assert r.rerank(sentences[1:], rows[1:]) == 1
+    assert (rows[1][3].correction, rows[1][3].probability) == ("like", 0.45)
 
 
 def test_the_speller_hook_is_off_by_default_and_on_with_a_context_model(tiny_speller, tiny_llama_teacher):

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import pytest
 
 from charwise.errors import ConfigError
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.context import NgramContext
+from charwise.speller.corrections import WordCorrection
 from charwise.speller.lexicon import DICTIONARY, LexiconEntry
-from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, RealWordSettings
+from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, RealWordSettings, check_sentences
 from conftest import tiny_lexicon
 
 
@@ -30,17 +34,23 @@ def test_a_word_that_fits_is_left_alone(checker):
 
 
 def test_one_side_of_context_is_not_enough(checker):
-    # "off" ends the clause: its right neighbour is the full stop
-    assert checker.check("call the whole thing off .".split(), 4) is None
+    # "know whether" is far commoner than "know weather", but the full stop after it says nothing
+    assert checker.check("i dont know weather to go".split(), 3) == "whether"
+    assert checker.check("i dont know weather .".split(), 3) is None
     # a comma parts the word from its neighbours
+    assert checker.check("we went to there house".split(), 3) == "their"
     assert checker.gain("we went to , there house".split(), 4) is None
     assert checker.check(["there"], 0) is None
     assert checker.gain(["there", "."], 0) is None
 
 
 def test_each_side_must_favour_the_other_member(checker):
-    # "too" right of "kids" is rarer than "to", but "too many" far commoner than "to many"
-    assert checker.gain("kids too many knives".split(), 1) is None
+    # "every week" is far commoner than "every weak", and on the whole "week" fits far better, but
+    # "weak or" is commoner than "week or": one side against it, the word stays
+    base_left, base_right, _ = checker.fit("weak", "every", "or")
+    left, right, seen = checker.fit("week", "every", "or")
+    assert seen and left + right - base_left - base_right > checker.settings.margin and right < base_right
+    assert checker.gain("once every weak or so".split(), 2) is None
 
 
 def test_the_margin_decides(checker):
@@ -101,6 +111,53 @@ def test_real_words_can_be_turned_off(speller):
                   SpellerSettings(threshold=0.5, neighbours=3, changes=("spelling", "accent")))
     assert off.real_word_checker is None
     assert off.correct("We went to there house.").corrected == "We went to there house."
+
+
+class LikesTheir:
+    """A context model that finds a sentence 10 nats likelier with "their" in it (to test the decisions)."""
+
+    def score(self, sentences, targets, candidates):
+        return [[-50.0 + 10.0 * (w.lower() == "their") for w in words] for words in candidates]
+
+    def has_context(self, words, index):
+        return True
+
+    def rerank(self, sentences, corrected):
+        return 0
+
+
+def test_the_speller_reads_its_real_word_margins_with_and_without_a_context_model(speller):
+    text = "We went to there house, said he."
+    settings = speller.settings
+    for margin, changed in ((2.0, True), (50.0, False)):  # bigrams: "their house" is 10^2.. likelier
+        speller.settings = dataclasses.replace(settings, real_word_margin=margin)
+        assert (speller.correct(text).corrected != text) is changed, margin
+    speller.context_model = LikesTheir()  # the model judges instead: its margin, in nats, decides
+    for lm_margin, changed in ((5.0, True), (15.0, False)):
+        speller.settings = dataclasses.replace(settings, real_word_margin=50.0, real_word_lm_margin=lm_margin)
+        result = speller.correct(text)
+        assert (result.corrected == "We went to their house, said he.") is changed, lm_margin
+    assert speller.correct(text).words[3].probability == 0.0  # unchanged: no probability of a change
+    speller.settings = dataclasses.replace(settings, real_word_lm_margin=5.0)
+    (changed,) = [w for w in speller.correct(text).words if w.changed]
+    assert changed.probability == pytest.approx(1 / (1 + math.exp(-10.0)))  # the model's odds
+
+
+def test_check_sentences_reads_the_checkers_own_margins(checker):
+    words = "we went to there house".split()
+    _, gain = checker.gain(words, 3)
+    for margin, expected in ((gain - 0.01, "their"), (gain + 0.01, "there")):
+        custom = RealWordChecker(checker.context, CONFUSION_SETS["en"], RealWordSettings(margin=margin))
+        rows = [[WordCorrection(w, w, False) for w in words]]
+        check_sentences(custom, rows, ("real_word",))  # no margin given: the checker's settings
+        assert rows[0][3].correction == expected
+    for lm_margin, expected in ((9.0, "their"), (11.0, "there")):
+        custom = RealWordChecker(checker.context, CONFUSION_SETS["en"], RealWordSettings(lm_margin=lm_margin))
+        rows = [[WordCorrection(w, w, False) for w in words]]
+        check_sentences(custom, rows, ("real_word",), lm=LikesTheir())
+        assert rows[0][3].correction == expected
+    with pytest.raises(ConfigError, match="lm_margin must be a number >= 0"):
+        SpellerSettings(real_word_lm_margin=-1.0)
 
 
 def test_a_capitalised_word_keeps_its_capital_and_upper_case_is_left(speller):

@@ -63,6 +63,7 @@ from benchmarks.correction.render import render_lexnorm as render  # noqa: F401 
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.corrections import SPELLING
 from charwise.speller.neural import LMReranker, substitute
+from charwise.speller.normalisation_judge import UNDO_BELOW, UNDO_SOURCE  # --undo-below's default, its source
 from charwise.speller.normalise import (
     DATA_DIR,
     NormalisationTable,
@@ -75,7 +76,6 @@ from charwise.speller.normalise import (
 WRITES = ("lexnorm",)
 PAGE = "spelling_benchmarks.md"
 
-UNDO_BELOW = 0.3  # --undo-below: the judge's probability under which a spelling correction is undone
 TWEETS = "lexnorm2015_en/train.norm"  # under --data
 
 
@@ -298,9 +298,7 @@ def ship(tweets: list[Tweet], args: argparse.Namespace) -> int:
         assert normaliser.lm_judge is not None
         normaliser.lm_judge.undo_source = "as the plain judge's"
         print(f"LM judge: threshold {lm_fitting['threshold']}")
-    normaliser.judge.undo_source = ("chosen on development data: LexNorm 2015 training tweets (two folds: ERR 64.2 / "
-                                    "61.6 at 0.3, 63.6 / 61.3 undoing every correction under the threshold) and UD "
-                                    "EWT dev (the real typos' corrections kept)")
+    normaliser.judge.undo_source = UNDO_SOURCE
     note = ("Counts of normal forms per written token, from the LexNorm 2015 training tweets (W-NUT 2015, Baldwin\n"
             "et al. 2015; MultiLexNorm English training split, van der Goot et al. 2021), research data.\n"
             "Rebuilt by: python -m benchmarks.correction.lexnorm --ship. written<TAB>normal<TAB>count")

@@ -26,7 +26,9 @@ unless ``capitals``):
 3. **Decision** (:func:`choose`). Each variant's prior is the scorer's: ``1 - p`` for the written
    word (a valid word the lexicon lacks), ``p`` times the suggestion's softmax share for each
    suggestion. The candidate with the highest ``lm + weight * log(prior)`` is chosen; the word is
-   changed to it only when its LM log-probability beats the written word's by ``margin`` nats.
+   changed to it only when its LM log-probability beats the written word's by ``margin`` nats. A
+   word changed so reports the scorer's probability of the suggestion chosen (which need not be
+   its best).
 
 A word the speller changes is not judged again: on development data the LM undid right corrections
 of real typos (``definately``, ``releif``) as often as it added others. A word alone (no other word
@@ -62,7 +64,7 @@ from charwise.hybrid.packing import PackedRow, Segment, pack, pick_log_probs
 from charwise.words import shorten_word
 
 if TYPE_CHECKING:
-    from charwise.speller.corrections import WordCorrection
+    from charwise.speller.corrections import Suggestion, WordCorrection
     from charwise.teachers import Teacher
 
 #: ``context=`` names: the scorer's bigram evidence alone, or SmolLM2 on the words in doubt
@@ -143,13 +145,19 @@ def choose(lm: Sequence[float], priors: Sequence[float], weight: float, margin: 
     return best if best and lm[best] - lm[0] >= margin else 0
 
 
+def shown_suggestions(entry: WordCorrection, keep: int) -> list[Suggestion]:
+    """The ``keep`` best suggestions of a looked-at word other than the word itself: the variants
+    after the written one (:func:`variants`), in that order."""
+    return [s for s in entry.suggestions if s.word != entry.word.lower()][:keep]
+
+
 def variants(entry: WordCorrection, keep: int) -> tuple[list[str], list[float]]:
     """The words to score for a looked-at word (the written word first, then its ``keep`` best
     suggestions in its case pattern) and their scorer priors (see the module docstring)."""
     from charwise.speller.corrections import same_case
 
     written = entry.word
-    shown = [s for s in entry.suggestions if s.word != written.lower()][:keep]
+    shown = shown_suggestions(entry, keep)
     total = sum(s.probability for s in shown)
     words = [written] + [same_case(written, s.word) for s in shown]
     p = entry.probability
@@ -351,7 +359,12 @@ class LMReranker:
             return 0
         lm = self.score(sentences, targets, words)
         for entry, w, p, scores in zip(entries, words, priors, lm):
-            entry.correction = w[choose(scores, p, self.settings.weight, self.settings.margin)]
+            k = choose(scores, p, self.settings.weight, self.settings.margin)
+            if k:
+                # the probability a change reports is its own word's (the scorer's for that
+                # suggestion), not that of the best suggestion the LM passed over
+                entry.probability = shown_suggestions(entry, self.settings.candidates)[k - 1].probability
+            entry.correction = w[k]
             entry.kind = "spelling" if entry.changed else ""
         return len(targets)
 

@@ -54,6 +54,13 @@ LM_DOUBT = (0.15, 0.9)
 # a written word is informal (style "auto") when annotators changed it in this share of the times they saw it,
 # and saw it this often: u, ur, dont, gonna, cuz; chosen on the LexNorm 2015 training tweets (docs/correction.md)
 INFORMAL_SHARE, INFORMAL_SEEN = 0.8, 3
+# the judge's probability under which the speller's own correction is undone, for a judge made here and for
+# a judge.json that does not say (one default for both): on lower-cased tweets, unknown words the speller
+# corrects are often names and slang
+UNDO_BELOW = 0.3
+UNDO_SOURCE = ("chosen on development data: LexNorm 2015 training tweets (two folds: ERR 64.2 / 61.6 at 0.3, "
+               "63.6 / 61.3 undoing every correction under the threshold) and UD EWT dev (the real typos' "
+               "corrections kept)")
 _SERIALS = itertools.count()  # one number per judge ever made (an id() is reused once its object is freed)
 
 
@@ -127,10 +134,9 @@ class NormalisationJudge:
     scale: np.ndarray
     threshold: float = 0.5  # a candidate replaces the word from this probability up
     threshold_source: str = ""
-    # the speller's own correction is undone when the judge gives it less than this (same unit): on
-    # lower-cased tweets, unknown words the speller corrects are often names and slang
-    undo_below: float = 0.3
-    undo_source: str = ""
+    # the speller's own correction is undone when the judge gives it less than this (same unit)
+    undo_below: float = UNDO_BELOW
+    undo_source: str = UNDO_SOURCE
     sources: tuple[str, ...] = SOURCES
     # in sentences read as social, when set: where the annotation marks only the words its annotators
     # did not know (Tweet-Norm), a damage budget keeps the judge from tweets' own respellings
@@ -171,10 +177,12 @@ class NormalisationJudge:
             social = check_threshold(data.get("social_threshold"), "social_threshold")  # type: ignore[arg-type]
         except ConfigError as error:
             raise CheckpointError(f"{where}: {error}") from None
+        undo = (UNDO_BELOW, UNDO_SOURCE)  # a file that does not say: the one default, with its source
+        if "undo_below" in data:
+            undo = (float(data["undo_below"]), str(data.get("undo_source", "")))  # type: ignore[arg-type]
         return cls(arrays[0], float(data["bias"]), arrays[1], arrays[2],  # type: ignore[arg-type]
                    float(data.get("threshold", 0.5)), str(data.get("threshold_source", "")),  # type: ignore[arg-type]
-                   float(data.get("undo_below", 0.0)), str(data.get("undo_source", "")),  # type: ignore[arg-type]
-                   sources, social, str(data.get("social_threshold_source", "")))
+                   *undo, sources, social, str(data.get("social_threshold_source", "")))
 
     @classmethod
     def fit(cls, rows: np.ndarray, labels: np.ndarray, c: float = 0.3,

@@ -397,12 +397,14 @@ class Normaliser:
 
     def apply(self, corrected: list[list[WordCorrection]], allowed: Sequence[str],
               threshold: float | None = None, *, social: bool | Sequence[bool] = False,
-              lm: ContextModel | None = None, passes: int = PASSES) -> None:
+              lm: ContextModel | None = None, passes: int = PASSES, starts: Sequence[bool] | None = None) -> None:
         """Judge every normalisable, unprotected word of ``corrected`` (in place), left to right, each
         read between its neighbours: the best candidate replaces the word (and any spelling change) when
         its probability reaches ``threshold`` (default: the judge's ``threshold_for`` the sentence) and its
         kind is ``allowed``. In a ``social`` sentence (informal text; one flag, or one per sentence), a spelling
         change the judge gives less than its ``undo_below`` is undone: tweets' unknown words are often names.
+        ``starts`` says for each sentence whether it begins one (default: all do; the window of a long line
+        that starts mid-sentence does not, and its first word, capitalised, is then a name as anywhere inside).
 
         The first pass reads each word between its left neighbour as judged and its right one as the
         speller left it; each further pass (``passes``) judges every word again from the speller's
@@ -415,7 +417,11 @@ class Normaliser:
         with those gains among its features."""
         if passes < 1:
             raise ConfigError(f"passes must be >= 1, got {passes}")
-        gains = self._lm_gains(corrected, lm) if lm is not None and self.lm_judge is not None else {}
+        if starts is None:
+            starts = [True] * len(corrected)
+        elif len(starts) != len(corrected):
+            raise ValueError(f"starts has {len(starts)} entries for {len(corrected)} sentences")
+        gains = self._lm_gains(corrected, lm, starts) if lm is not None and self.lm_judge is not None else {}
         social = [social] * len(corrected) if isinstance(social, bool) else list(social)
         for s, entries in enumerate(corrected):
             spelled = [(e.correction, e.kind, e.probability) for e in entries]
@@ -426,7 +432,7 @@ class Normaliser:
                         break  # nothing changed: another pass would judge the same
                     for entry, (correction, kind, p) in zip(entries, spelled):
                         entry.correction, entry.kind, entry.probability = correction, kind, p
-                for i, entry in self._judged_words(entries, current):
+                for i, entry in self._judged_words(entries, current, bool(starts[s])):
                     self._decide(entry, current, i, gains.get((s, i)), threshold, allowed, social[s])
                     current[i] = entry.correction
 
@@ -456,11 +462,11 @@ class Normaliser:
         cand, kind, p = found
         entry.correction, entry.kind, entry.probability = same_case(entry.word, cand), kind, p
 
-    def _judged_words(self, entries: list[WordCorrection],
-                      current: list[str]) -> Iterator[tuple[int, WordCorrection]]:
+    def _judged_words(self, entries: list[WordCorrection], current: list[str],
+                      start: bool = True) -> Iterator[tuple[int, WordCorrection]]:
         """The words of a sentence the normaliser judges, with their positions (read as the loop of
-        :meth:`apply` goes: ``current`` is the sentence corrected so far)."""
-        start = True
+        :meth:`apply` goes: ``current`` is the sentence corrected so far; ``start``: whether the
+        words begin a sentence, False for a window that continues one)."""
         for i, entry in enumerate(entries):
             at_start, start = start, starts_after(entry.word, start)
             # a capital inside a sentence is a name far more often than slang (as the speller reads it)
@@ -470,14 +476,14 @@ class Normaliser:
                 continue
             yield i, entry
 
-    def _lm_gains(self, corrected: list[list[WordCorrection]],
-                  lm: ContextModel) -> dict[tuple[int, int], dict[str, float]]:
+    def _lm_gains(self, corrected: list[list[WordCorrection]], lm: ContextModel,
+                  starts: Sequence[bool]) -> dict[tuple[int, int], dict[str, float]]:
         """(sentence, position) -> its candidates' LM gains, for every judged word that
         :meth:`lm_candidates` gives to the language model, read in the sentences as the speller left them."""
         sentences = [[e.correction for e in entries] for entries in corrected]
         targets: list[tuple[int, int, str, list[str]]] = []
         for s, entries in enumerate(corrected):
-            for i, entry in self._judged_words(entries, sentences[s]):
+            for i, entry in self._judged_words(entries, sentences[s], bool(starts[s])):
                 found = self.lm_candidates(entry.word, sentences[s], i, speller_candidates(entry), lm)
                 if found:
                     targets.append((s, i, entry.word, found))

@@ -95,13 +95,20 @@ GAINS_SIZE = 100_000  # (left, word, right) triples whose gain is remembered, th
 
 @dataclass
 class RealWordSettings:
-    """When the :class:`RealWordChecker` changes a valid word."""
+    """When the :class:`RealWordChecker` changes a valid word: :meth:`RealWordChecker.check` and
+    :func:`check_sentences` read these unless a call gives its own."""
 
-    margin: float = 2.0  # log10: the other member must fit this much better (2.0: a hundred times)
+    # log10, under the bigram counts: the other member must fit this much better (2.0: a hundred
+    # times), chosen on development sentences (benchmarks/correction/real_words.py; module docstring)
+    margin: float = 2.0
+    # nats, with a language model (which then judges instead of the bigrams' margin): :data:`LM_MARGIN`
+    lm_margin: float = LM_MARGIN
 
     def __post_init__(self) -> None:
-        if isinstance(self.margin, bool) or not isinstance(self.margin, (int, float)) or self.margin < 0:
-            raise ConfigError(f"margin must be a number >= 0, got {self.margin!r}")
+        for name in ("margin", "lm_margin"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise ConfigError(f"{name} must be a number >= 0, got {value!r}")
 
 
 class RealWordChecker:
@@ -190,23 +197,27 @@ def adjacent_words(words: Sequence[str], index: int) -> tuple[str | None, str | 
 
 
 def check_sentences(checker: RealWordChecker, corrected: list[list[WordCorrection]], allowed: Sequence[str],
-                    margin: float, accents_only: bool = False, lm: ContextModel | None = None,
-                    lm_margin: float = LM_MARGIN) -> None:
+                    margin: float | None = None, accents_only: bool = False, lm: ContextModel | None = None,
+                    lm_margin: float | None = None) -> None:
     """Change in place each word of ``corrected`` (the speller's output) that belongs to a
     confusion set and that its neighbours, as corrected, say is another member, by ``margin``
-    (log10, bigram counts): kind ``accent`` when the member only puts back accents the word lacks,
-    else ``real_word``, each only when ``allowed``. Words the speller looked at or changed, protected
-    words and words with capitals inside are left. ``accents_only`` (a language with accents): an
-    accent the writer wrote stays (``él`` is never made ``el``).
+    (log10, bigram counts; default: the checker's ``settings.margin``): kind ``accent`` when the
+    member only puts back accents the word lacks, else ``real_word``, each only when ``allowed``.
+    Words the speller looked at or changed, protected words and words with capitals inside are left.
+    ``accents_only`` (a language with accents): an accent the writer wrote stays (``él`` is never
+    made ``el``).
 
     With a language model ``lm`` (``context="smollm2"``) the model judges instead of the bigrams'
     margin: each member in place of the word in its window of the sentence, all words of all
     sentences in one batch (:func:`~charwise.speller.normalisation_judge.lm_gains`); the best member
-    replaces the word when its log-probability is at least ``lm_margin`` nats above the written
-    word's and the bigram counts favour it too (:func:`lm_verdict`). Either way the change's
-    probability is the context's odds of the member against the word."""
+    replaces the word when its log-probability is at least ``lm_margin`` nats (default: the
+    checker's ``settings.lm_margin``) above the written word's and the bigram counts favour it too
+    (:func:`lm_verdict`). Either way the change's probability is the context's odds of the member
+    against the word."""
     from charwise.speller.corrections import restores_accents, same_case
 
+    margin = checker.settings.margin if margin is None else margin
+    lm_margin = checker.settings.lm_margin if lm_margin is None else lm_margin
     sentences = [[e.correction for e in entries] for entries in corrected]
     targets = [(s, i, entry.word) for s, entries in enumerate(corrected) for i, entry in enumerate(entries)
                if _checked(checker, entry) and None not in adjacent_words(sentences[s], i)]

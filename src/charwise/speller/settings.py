@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from charwise.errors import ConfigError
 from charwise.speller.corrections import CHANGE_KINDS, check_change_kinds
-from charwise.speller.real_words import RealWordSettings
+from charwise.speller.real_words import LM_MARGIN, RealWordSettings
 from charwise.words import compile_patterns
 
 STYLES = ("standard", "social", "auto")  # SpellerSettings.style
@@ -40,9 +40,19 @@ class SpellerSettings:
     # other slips, is unsure of such a small change (días from dias: 0.04)
     accent_threshold: float = 0.0
     min_length: int = 3
+    # an unknown word written in capitals (SERVISE, EXPERINCED) is read as its lower-case form and
+    # corrected in capitals, from this length up: shorter ones are acronyms far more often (FBI, CEO,
+    # GPU: four letters is the shortest the issue's shouted typos have, SLOWW, AGIAN); False: left as
+    # written, as any word with a capital after its first letter (McDonal)
+    read_capitals: bool = True
+    capitals_min_length: int = 4
     max_length: int = 40  # longer "words" (hashes, URLs run together, noise) are no misspelling of a word
     batch_size: int = 512  # words scored at a time
-    real_word_margin: float = 2.0  # log10: how much better the other word must fit (a hundred times)
+    # a valid word changed to another of its confusion set (real_words): how much better the other
+    # must fit, in log10 under the bigram counts (2.0: a hundred times; RealWordSettings' source) ...
+    real_word_margin: float = 2.0
+    # ... and, with a context model (context="smollm2", which judges instead), in nats under the model
+    real_word_lm_margin: float = LM_MARGIN
     # the kinds of change the speller may make (CHANGE_KINDS: spelling, real_word, accent...)
     changes: tuple[str, ...] = CHANGE_KINDS
     # the user's own protected patterns (regular expressions), beside the built-in URLs, handles...
@@ -56,16 +66,18 @@ class SpellerSettings:
 
     def __post_init__(self) -> None:
         for name, low in (("neighbours", 0), ("per_key", 0), ("max_distance", 1), ("suggestions", 1),
-                          ("min_length", 1), ("max_length", 1),
+                          ("min_length", 1), ("max_length", 1), ("capitals_min_length", 2),
                           ("batch_size", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
+        if not isinstance(self.read_capitals, bool):
+            raise ConfigError(f"read_capitals must be True or False, got {self.read_capitals!r}")
         if self.style not in STYLES:
             raise ConfigError(f"style must be one of {', '.join(STYLES)}, got {self.style!r}")
         self.changes = check_change_kinds(self.changes)
         compile_patterns(self.protect)  # a bad pattern is refused here, not at the first text
         self.protect = tuple(self.protect) if not isinstance(self.protect, str) else (self.protect,)
-        RealWordSettings(self.real_word_margin)  # the margin's check
+        RealWordSettings(self.real_word_margin, self.real_word_lm_margin)  # the margins' check
         for name in ("threshold", "capital_threshold", "accent_threshold"):
             check_threshold(getattr(self, name), name)

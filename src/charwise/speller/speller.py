@@ -17,12 +17,15 @@ The :class:`Speller` remembers scores (running text repeats its unknown words) a
 at (the rules below) and which to change: :meth:`Speller.correct` changes a word only when that probability
 reaches the threshold (tuned on dev text so that clean text is left alone). Words are left alone without a
 look when they are known to the lexicon, not alphabetic, shorter than ``min_length`` or longer than
-``max_length``, with a capital after the first letter (``NASA``, ``SOUTER``, ``McDonal``) or capitalised
-inside a sentence (``Wycombe``, ``Shiite``: names far more often than errors) or, in English, with letters
-outside ASCII (``Jürgen``: a foreign word or name); a capitalised first word of a sentence is read lower-case,
-changed only at ``capital_threshold`` (0.95) and keeps its capital. In Spanish, an unknown word whose best
-candidate only puts back its missing accents (``despues`` -> ``después``) is changed at ``accent_threshold``
-(0: whenever the ranking puts that candidate first).
+``max_length``, with a capital after the first letter (``McDonal``) or capitalised inside a sentence
+(``Wycombe``, ``Shiite``: names far more often than errors) or, in English, with letters outside ASCII
+(``Jürgen``: a foreign word or name); a capitalised first word of a sentence is read lower-case, changed only
+at ``capital_threshold`` (0.95) and keeps its capital. A word written in capitals is read as its lower-case
+form at the plain threshold and corrected in capitals (``SERVISE`` -> ``SERVICE``) from
+``capitals_min_length`` letters (4) up: shorter ones (``FBI``) and those the lexicon knows in any case
+(``NASA``) are acronyms; ``read_capitals=False`` leaves every such word as written. In Spanish, an unknown
+word whose best candidate only puts back its missing accents (``despues`` -> ``después``) is changed at
+``accent_threshold`` (0: whenever the ranking puts that candidate first).
 
 Valid words can be the wrong word too (``went to there house``): in English, a known word of a
 confusion set is changed to another member when the sentence's bigram counts favour it a hundred
@@ -100,6 +103,12 @@ Context = tuple[str | None, str | None]  # a word's left and right neighbour, lo
 NO_CONTEXT: Context = (None, None)
 
 
+def shouted(word: str) -> bool:
+    """Whether ``word`` is written in capitals (``SERVISE``; two letters at least: ``I`` and ``A``
+    are capitalised words)."""
+    return len(word) > 1 and word.isupper()
+
+
 class Speller:
     """Lexicon + candidates + learned scorer (see the module docstring).
 
@@ -120,7 +129,7 @@ class Speller:
                                                                            self.settings.per_key):
             raise ConfigError("the featurizer's max_distance and per_key differ from the settings'")
         self._scored = LRUCache(SCORE_CACHE_SIZE)
-        self._word_kinds: tuple[tuple[int, int], dict[str, tuple[bool, bool, bool, bool]]] = ((0, 0), {})
+        self._word_kinds: tuple[tuple[int, ...], dict[str, tuple[bool, bool, bool, bool]]] = ((), {})
         self._real_word_checker: RealWordChecker | None = None
         self._normaliser: Normaliser | None = None
         self.foreign = ForeignSentences.for_language(lexicon)  # sentences in another language: left whole
@@ -238,7 +247,7 @@ class Speller:
         settings they depend on stay the same) and which words are looked at: the next call
         computes everything again."""
         self._scored.clear()
-        self._word_kinds = ((0, 0), {})
+        self._word_kinds = ((), {})
         if self._real_word_checker is not None:
             self._real_word_checker.clear_cache()
 
@@ -249,12 +258,13 @@ class Speller:
         ``settings.suggestions``) per word."""
         if isinstance(words, str):
             raise TypeError("suggest() takes a list of words, not a single string")
-        return [s for s, _ in self._score([w.lower() for w in words], k)]
+        return [list(s) for s, _ in self._score([w.lower() for w in words], k)]  # each caller's own list
 
     def _score(self, words: list[str], k: int | None = None,
-               contexts: list[Context] | None = None) -> list[tuple[list[Suggestion], float]]:
+               contexts: list[Context] | None = None) -> list[tuple[tuple[Suggestion, ...], float]]:
         """(suggestions, probability of the best) for each lower-case word (read between its
-        ``contexts``: left and right neighbours, when the scorer reads context)."""
+        ``contexts``: left and right neighbours, when the scorer reads context). The suggestions are
+        the cache's own tuples, shared by every word that hit the same entry: give callers a copy."""
         keep = self.settings.suggestions if k is None else k
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise ConfigError(f"k must be an integer >= 1, got {keep!r}")
@@ -265,7 +275,7 @@ class Speller:
         # a word's score depends on its neighbours only for a scorer that reads them
         keys: list[Any] = (list(zip(words, contexts)) if contexts is not None and scorer.reads_context
                            else [(w, NO_CONTEXT) for w in words])
-        scored: dict[Any, tuple[list[Suggestion], float]] = {}
+        scored: dict[Any, tuple[tuple[Suggestion, ...], float]] = {}
         for key in dict.fromkeys(keys):
             hit = self._scored.get((key, setting))
             if hit is not None:
@@ -282,7 +292,7 @@ class Speller:
         return [scored[key] for key in keys]
 
     def _score_batch(self, words: list[str], keep: int, scorer: Scorer,
-                     contexts: list[Context] | None = None) -> list[tuple[list[Suggestion], float]]:
+                     contexts: list[Context] | None = None) -> list[tuple[tuple[Suggestion, ...], float]]:
         """(suggestions, probability of the best) for each lower-case word: one featurizer call, one
         ranker call and one judge call for the batch."""
         batch = self.featurizer.featurize(words, self.settings.neighbours, contexts)
@@ -293,15 +303,15 @@ class Speller:
         has = batch.counts > 0
         probability = (np.repeat(p_best, batch.counts[has]) * np.exp(scores - segment_max(scores, batch.offsets)))
         names, offsets = batch.names, batch.offsets.tolist()
-        results: list[tuple[list[Suggestion], float]] = []
+        results: list[tuple[tuple[Suggestion, ...], float]] = []
         judged = iter(p_best.tolist())
         for i in range(len(words)):
             start, end = offsets[i], offsets[i + 1]
             if start == end:
-                results.append(([], 0.0))
+                results.append(((), 0.0))
                 continue
             top = order[start : min(end, start + keep)]
-            results.append(([Suggestion(names[j], p) for j, p in zip(top.tolist(), probability[top].tolist())],
+            results.append((tuple(Suggestion(names[j], p) for j, p in zip(top.tolist(), probability[top].tolist())),
                             next(judged)))
         return results
 
@@ -314,7 +324,8 @@ class Speller:
         if suggestion is not None and self.language in ACCENTED and restores_accents(word.lower(), suggestion):
             return probability >= self.settings.accent_threshold
         base = self.threshold if threshold is None else threshold
-        needed = max(base, self.settings.capital_threshold) if word[:1].isupper() else base
+        # a capitalised word may be a name; a word in capitals is read as its lower-case form (looked_at)
+        needed = max(base, self.settings.capital_threshold) if word[:1].isupper() and not shouted(word) else base
         return probability >= needed
 
     def looked_at(self, words: list[str], start: bool = True) -> list[bool]:
@@ -322,7 +333,8 @@ class Speller:
         words begin a sentence (False for the continuation of a text cut in windows)."""
         # What a word is does not change between sentences: running text repeats its words, so
         # each one is judged once (for both places in a sentence) and remembered.
-        lengths = (self.settings.min_length, self.settings.max_length)
+        lengths = (self.settings.min_length, self.settings.max_length,
+                   self.settings.capitals_min_length if self.settings.read_capitals else 0)
         if self._word_kinds[0] != lengths or len(self._word_kinds[1]) >= WORD_KINDS_SIZE:
             self._word_kinds = (lengths, {})
         kinds = self._word_kinds[1]
@@ -341,10 +353,17 @@ class Speller:
     def _word_kind(self, word: str) -> tuple[bool, bool, bool, bool]:
         """(looked at when it starts a sentence, looked at inside one, holds a letter or digit,
         ends a sentence): what :meth:`looked_at` needs to know of a word."""
-        look = (self.settings.min_length <= len(word) <= self.settings.max_length and word.isalpha()
+        settings = self.settings
+        # a word in capitals is read as its lower-case form when long enough not to be an acronym (the
+        # lexicon knows the acronyms it has in any case: accepts("NASA")); other capitals inside a
+        # word (McDonal) mark a name
+        caps = settings.read_capitals and len(word) >= settings.capitals_min_length and shouted(word)
+        look = (settings.min_length <= len(word) <= settings.max_length and word.isalpha()
                 and not self.lexicon.accepts(word)
                 and (word.isascii() or self.language != "en")
-                and not any(c.isupper() for c in word[1:]))
+                and (caps or not any(c.isupper() for c in word[1:])))
+        if caps:
+            return (look, look, True, False)  # alphabetic: a letter, no sentence end
         capital = word[:1].isupper()
         return (look and not (capital and word.lower() in self.lexicon.entries), look and not capital,
                 any(c.isalnum() for c in word), bool(word) and word[-1] in SENTENCE_END)
@@ -439,7 +458,8 @@ class Speller:
                 entry = WordCorrection(word, word, False, protected=keep)
                 if flag:
                     suggestions, p = next(scored)
-                    entry.looked_at, entry.suggestions, entry.probability = True, suggestions, p
+                    # a list of the entry's own: a caller changing it changes no other result, nor the cache
+                    entry.looked_at, entry.suggestions, entry.probability = True, list(suggestions), p
                     best = suggestions[0].word if suggestions else None
                     if best is not None and best != word.lower() and self.changes(word, p, here, best):
                         kind = "accent" if restores_accents(word.lower(), best) else "spelling"
@@ -458,11 +478,12 @@ class Speller:
             self.context_model.rerank([sentences[i] for i in kept], [out[i] for i in kept])
         if normaliser is not None:  # a threshold given (settings or call) applies to every change
             normaliser.apply(out, allowed, self.settings.threshold if threshold is None else threshold,
-                             social=social, lm=self.context_model)
+                             social=social, lm=self.context_model, starts=starts)
         checker = self.real_word_checker  # valid words the sentence says are another of their confusion set
         if checker is not None:
             check_sentences(checker, out, allowed, self.settings.real_word_margin,
-                            accents_only=self.language in ACCENTED, lm=self.context_model)
+                            accents_only=self.language in ACCENTED, lm=self.context_model,
+                            lm_margin=self.settings.real_word_lm_margin)
         if "merge" in allowed and self.context_model is not None:  # split words joined: only a model judges
             join_split_words(out, self.lexicon, self.context_model, starts, informal or frozenset())
         return out

@@ -1,0 +1,93 @@
+"""Words written in capitals (``SERVISE``, ``EXPERINCED``): read as their lower-case form with the same scorer
+and thresholds, corrected in capitals; acronyms (short, or known to the lexicon) and protected tokens left as
+written. On sentences written for these tests; the shipped speller marked ``real``."""
+
+from __future__ import annotations
+
+import pytest
+
+from charwise.errors import ConfigError
+from charwise.speller import Speller, SpellerSettings
+from charwise.speller.speller import shouted
+from conftest import fresh_cache_unless_real
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(request, tmp_path, monkeypatch):
+    fresh_cache_unless_real(request, tmp_path, monkeypatch)
+
+
+def test_what_counts_as_written_in_capitals():
+    assert shouted("SERVISE") and shouted("OK")
+    assert not any(shouted(w) for w in ("I", "A", "Servise", "McDONALD", "servise", "123", ""))
+
+
+def test_capital_settings_are_checked():
+    with pytest.raises(ConfigError, match="read_capitals must be True or False"):
+        SpellerSettings(read_capitals=1)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="capitals_min_length must be an integer >= 2"):
+        SpellerSettings(capitals_min_length=1)
+
+
+def test_the_tiny_speller_reads_capitals_from_the_minimum_length(tiny_speller):
+    # the tiny speller changes a capitalised word at its plain threshold: the capitals alone decide here
+    assert tiny_speller.correct("we RECIEVE it").corrected == "we RECEIVE it"
+    assert tiny_speller.looked_at(["HOUSE", "HOUS", "HOU"], start=False) == [False, True, False]  # known; short
+    tiny_speller.settings.capitals_min_length = 8
+    assert tiny_speller.correct("we RECIEVE it").corrected == "we RECIEVE it"
+    tiny_speller.settings.capitals_min_length = 4
+    tiny_speller.settings.read_capitals = False
+    assert tiny_speller.correct("we RECIEVE it").corrected == "we RECIEVE it"
+
+
+# --- the shipped English speller -------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def real_speller() -> Speller:
+    return Speller.load("en")
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("text, expected", [
+    ("MY COMPUTER IS VERY SLOWW TODAY", "MY COMPUTER IS VERY SLOW TODAY"),
+    ("The SERVISE at this place is terrible", "The SERVICE at this place is terrible"),
+    ("She is an EXPERINCED teacher", "She is an EXPERIENCED teacher"),
+    ("CALL ME AGIAN TOMORROW", "CALL ME AGAIN TOMORROW"),
+    ("PLEASE REMEMBER TO BRING YOUR RECIEPT", "PLEASE REMEMBER TO BRING YOUR RECEIPT"),
+    ("SERVISE", "SERVICE"),  # a word alone, and a sentence's first word: the lower-case threshold all the same
+])
+def test_misspellings_in_capitals_are_corrected_in_capitals(real_speller, text, expected):
+    result = real_speller.correct(text)
+    assert result.corrected == expected
+    changed = [w for w in result.words if w.changed]
+    assert changed and all(w.kind == "spelling" and w.correction.isupper() for w in changed)
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("text", [
+    "I love NASA and the FBI and IBM",  # acronyms the lexicon knows
+    "WTF OMG LOL IDK",  # three letters or fewer: acronyms far more often than typos
+    "The CEO of ACME said so",
+    "THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG",  # words known in any case
+])
+def test_acronyms_and_known_words_in_capitals_stay(real_speller, text):
+    assert real_speller.correct(text).corrected == text
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("text", [
+    "Visit HTTP://EXAMPLE.COM/SERVISE or mail SERVISE@EXAMPLE.COM",
+    "cc @SERVISE about #SERVISE today",
+    "set MAX_SERVISE and getSERVISE in /usr/SERVISE/bin",
+])
+def test_protected_tokens_in_capitals_are_never_changed(real_speller, text):
+    result = real_speller.correct(text)
+    assert result.corrected == text
+    assert not any(w.looked_at for w in result.words if "SERVISE" in w.word)
+
+
+@pytest.mark.real
+def test_reading_capitals_can_be_switched_off(real_speller):
+    plain = Speller(real_speller.lexicon, real_speller.encoder, real_speller.scorer,
+                    SpellerSettings(read_capitals=False), featurizer=real_speller.featurizer)
+    assert plain.correct("The SERVISE was SLOWW").corrected == "The SERVISE was SLOWW"
+    assert real_speller.correct("The SERVISE was SLOWW").corrected == "The SERVICE was SLOW"

@@ -1,0 +1,76 @@
+"""Defects found reading the speller (issue 57, item 7), each with a test that fails while it is there:
+the normalisation judge's one ``undo_below`` default, suggestion lists of one result shared with another
+(and with the score cache), and the normaliser's sentence start in the windows of a long line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from charwise.io import text_windows
+from charwise.speller import Speller
+from charwise.speller.normalisation_judge import UNDO_BELOW, UNDO_SOURCE, NormalisationJudge
+from charwise.speller.normalise import DATA_DIR
+from conftest import fresh_cache_unless_real
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(request, tmp_path, monkeypatch):
+    fresh_cache_unless_real(request, tmp_path, monkeypatch)
+
+
+# --- undo_below: one default ------------------------------------------------------------------------------
+def test_a_judge_file_without_undo_below_gets_the_one_default_with_its_source():
+    data = json.loads((DATA_DIR / "normalisation-en" / "judge.json").read_text(encoding="utf-8"))
+    written = NormalisationJudge.from_dict(data)
+    assert written.undo_below == data["undo_below"] and written.undo_source == data["undo_source"]
+    data["undo_below"], data["undo_source"] = 0.125, "a test"
+    assert (NormalisationJudge.from_dict(data).undo_below, NormalisationJudge.from_dict(data).undo_source) == (
+        0.125, "a test")
+    del data["undo_below"], data["undo_source"]
+    silent = NormalisationJudge.from_dict(data)
+    made = NormalisationJudge(silent.weights, silent.bias, silent.mean, silent.scale)
+    assert silent.undo_below == made.undo_below == UNDO_BELOW > 0  # one default, read or made
+    assert silent.undo_source == made.undo_source == UNDO_SOURCE != ""
+
+
+# --- suggestion lists: each result's own ------------------------------------------------------------------
+def test_a_caller_changing_one_results_suggestions_changes_no_other(tiny_speller):
+    first, second = tiny_speller.correct_lines(["we recieve it", "they recieve it"])
+    a, b = first.words[1], second.words[1]
+    assert a.looked_at and b.looked_at and a.suggestions == b.suggestions and a.suggestions
+    shown = list(a.suggestions)
+    a.suggestions.clear()  # the same word, scored once: before, both results (and the cache) held one list
+    assert b.suggestions == shown
+    again = tiny_speller.correct("recieve")  # answered from the score cache
+    assert again.words[0].suggestions == shown
+    ranked = tiny_speller.suggest(["recieve"])[0]
+    ranked.append(ranked[0])
+    assert tiny_speller.suggest(["recieve"])[0] == shown
+
+
+# --- the normaliser's sentence start in the windows of a long line ----------------------------------------
+@pytest.fixture(scope="module")
+def real_speller() -> Speller:
+    return Speller.load("en")
+
+
+@pytest.mark.real
+def test_a_window_that_starts_mid_sentence_is_no_sentence_start_for_the_normaliser(real_speller):
+    # a capitalised word inside a sentence is a name to the normaliser; at a sentence start it is read
+    assert real_speller.correct("Dont worry about it").corrected == "Don't worry about it"
+    assert real_speller.correct_lines(["Dont worry about it"], starts=[False])[0].corrected == "Dont worry about it"
+    filler = "we walked along the river for a long while and talked about the weather and the town and what " * 3
+    line = filler + "so i told him Dont worry about it . Dont worry ."
+    whole = real_speller.correct(line).corrected
+    assert whole.endswith("so i told him Dont worry about it . Don't worry .")
+    # windows as charwise correct reads a long line, one cut right before the first "Dont" (mid-sentence)
+    windows = [w.text for w in text_windows(line, line.index("Dont"))]
+    assert len(windows) > 1 and windows[1].startswith("Dont worry")
+    parts, start = [], True
+    for text in windows:
+        (result,) = real_speller.correct_lines([text], starts=[start])
+        start = real_speller.sentence_start_after([w.word for w in result.words], start)
+        parts.append(result.corrected)
+    assert "".join(parts) == whole
