@@ -17,7 +17,7 @@ to get one vector for a word a subword model splits.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -123,15 +123,26 @@ def evaluate(
     noise_words: int = 1000,
     seed: int = 1234,
     baseline: bool = True,
+    progress: Callable[[int, int], Any] | None = None,
 ) -> dict[str, Any]:
     """Full report: ``heldin``, ``heldout``, ``noise``, ``noise_heldout`` and ``baseline``.
 
     ``encoder=None`` evaluates only the baseline. An encoder with a manifold projection
     (:mod:`charwise.encoders.manifold`) is evaluated as ``embed`` returns its vectors (projected),
-    and once more without the projection under ``raw``.
+    and once more without the projection under ``raw``. ``progress(n, total)`` is told of each
+    ``n`` words scored, of the ``total`` the whole report scores.
     """
     noiser = Noiser(noise_config_for(teacher))
     surfaces = teacher.vocab.surfaces
+    # The noisy samples are the same in every pass (seeded): drawn once, they also give the total.
+    samples = {(name, op): noisy_samples(teacher, ids, noiser, op, noise_words, seed)
+               for name, ids in (("noise", heldin), ("noise_heldout", heldout)) for op in noiser.config.operations}
+    passes = int(baseline) + (0 if encoder is None else 2 if encoder.manifold is not None else 1)
+    total = passes * (len(heldin) + len(heldout) + sum(len(words) for words, _ in samples.values()))
+
+    def scored(n: int) -> None:
+        if progress is not None:
+            progress(n, total)
 
     def vectors(words: list[str], use_encoder: bool, manifold: bool | None) -> torch.Tensor:
         if use_encoder:
@@ -144,11 +155,13 @@ def evaluate(
         for name, ids in (("heldin", heldin), ("heldout", heldout)):
             words = [surfaces[i] for i in ids.tolist()]
             out[name] = approximation_metrics(vectors(words, use_encoder, manifold), ids, teacher)
-        for name, ids in (("noise", heldin), ("noise_heldout", heldout)):
+            scored(len(words))
+        for name in ("noise", "noise_heldout"):
             per_op = {}
             for op in noiser.config.operations:
-                words, clean = noisy_samples(teacher, ids, noiser, op, noise_words, seed)
+                words, clean = samples[name, op]
                 per_op[op] = retrieval_hits(vectors(words, use_encoder, manifold), clean, teacher)
+                scored(len(words))
             valid = [v for v in per_op.values() if v["n"]]
             per_op["mean"] = {
                 "top1": sum(v["top1"] for v in valid) / max(1, len(valid)),

@@ -171,17 +171,6 @@ def read_first(items: Iterator[Any]) -> Iterator[Any]:
 _NOTHING = object()
 
 
-def skip_lines(windows: Iterator[TextWindow], lines: int) -> Iterator[TextWindow]:
-    """``windows`` after the windows of their first ``lines`` lines (read and dropped: a resumed
-    run goes on after the lines an interrupted one finished)."""
-    while lines > 0:
-        window = next(windows, None)
-        if window is None:
-            break
-        lines -= window.line_end
-    return windows
-
-
 def fingerprint(command: str, scan: InputScan | None, args: argparse.Namespace, options: Sequence[str],
                 files: Sequence[str] = ()) -> dict[str, Any]:
     """What an output is made from, for :func:`charwise.io.resumable_output` to refuse resuming it

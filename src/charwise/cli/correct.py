@@ -6,6 +6,11 @@ window by window (windows cut after whitespace, each corrected as the continuati
 before: a sentence start carries over) and written back whole, and a longer stretch without
 whitespace is written back as it is. Memory stays bounded by the window, not by the line (with
 ``--json``, one object per line holds the line's text and its looked-at words).
+
+Progress (``--progress``) counts lines and the input's bytes: a long line moves it window by
+window, so a file of one 5 MB line shows its share done and the time left as it goes. Worker
+processes take whole lines (a line's windows carry the sentence state from one to the next), so
+an input whose lines are longer than a worker's chunk on average runs in this process.
 """
 
 from __future__ import annotations
@@ -27,7 +32,6 @@ from charwise.cli.common import (
     input_windows,
     output_sink,
     scan_input,
-    skip_lines,
 )
 from charwise.cli.progress import Progress
 from charwise.cli.workers import add_worker_options, check_worker_options
@@ -157,21 +161,26 @@ def cmd_correct(args: argparse.Namespace) -> int:
     job = Job(SPELLER_LOADER, "charwise.cli.correct:correct_chunk",
               {"mode": mode, **{name: getattr(args, name) for name in SPELLER_OPTIONS}},
               warm="charwise.cli.correct:warm_speller")
+    if scan is not None and scan.size > CHUNK_CHARS * max(1, scan.lines):
+        # lines longer than a chunk on average: a line is never shared between workers, so they
+        # would not share the work; in this process its windows also show as they are corrected
+        args.workers = 1
     with resumable_output(args.out, mark, resume=args.resume) if args.out else output_sink(None) as sink:
         done = getattr(sink, "done", 0)
+        windows, done_size = skip_lines(windows, done)
         progress = Progress("correct", "lines", scan.lines if scan is not None else None,
-                            args.progress if text is None else "none", done)
-        windows = skip_lines(windows, done)
+                            args.progress if text is None else "none", done,
+                            size=scan.size if scan is not None else None, size_done=done_size)
         if args.workers == 1:  # the speller in this process: output starts with the first line
             speller, _ = job.start()
             changed = correct_windows(speller, windows, sink, mode, progress.update)
         else:
             changed = 0
-            for chunk_text, chunk_changed, lines in ordered_results(job, line_chunks(windows), args.workers):
+            for chunk_text, chunk_changed, lines, size in ordered_results(job, line_chunks(windows), args.workers):
                 sink.write(chunk_text)
                 sink.flush()  # the chunk is committed: a killed run keeps it
                 changed += chunk_changed
-                progress.update(lines)
+                progress.update(lines, size)
         progress.close()
     print(f"{changed} words corrected" + (f" (after {done:,} lines done before)" if done else ""), file=sys.stderr)
     return 0
@@ -202,13 +211,33 @@ def warm_speller(state: tuple[Any, str]) -> None:
     warm_speller(state[0])
 
 
-def correct_chunk(state: tuple[Any, str], windows: list[TextWindow]) -> tuple[str, int, int]:
+def correct_chunk(state: tuple[Any, str], windows: list[TextWindow]) -> tuple[str, int, int, int]:
     """A worker's part of ``correct``: the output of a chunk of whole lines (:func:`line_chunks`),
-    the words it changed and its lines; the same code as one process runs, so the same bytes."""
+    the words it changed, its lines and its input bytes; the same code as one process runs, so
+    the same bytes."""
     speller, mode = state
     out = io.StringIO()
     changed = correct_windows(speller, iter(windows), out, mode, first_block=CORRECT_BLOCK)
-    return out.getvalue(), changed, sum(w.line_end for w in windows)
+    return out.getvalue(), changed, sum(w.line_end for w in windows), sum(map(window_size, windows))
+
+
+def window_size(window: TextWindow) -> int:
+    """The bytes of the input a window stands for: its text in UTF-8 and its line's newline (about:
+    a CR before it, or a byte replaced under ``--errors replace``, is not counted back)."""
+    return len(window.text.encode("utf-8", "surrogatepass")) + window.line_end
+
+
+def skip_lines(windows: Iterator[TextWindow], lines: int) -> tuple[Iterator[TextWindow], int]:
+    """``windows`` after the windows of their first ``lines`` lines (read and dropped: a resumed
+    run goes on after the lines an interrupted one finished), and the bytes of those lines."""
+    size = 0
+    while lines > 0:
+        window = next(windows, None)
+        if window is None:
+            break
+        lines -= window.line_end
+        size += window_size(window)
+    return windows, size
 
 
 def line_chunks(windows: Iterator[TextWindow], lines: int = CHUNK_LINES, chars: int = CHUNK_CHARS
@@ -230,33 +259,36 @@ def line_chunks(windows: Iterator[TextWindow], lines: int = CHUNK_LINES, chars: 
 
 
 def correct_windows(speller: Any, windows: Iterator[TextWindow], sink: Any, mode: str = "marked",
-                    progress: Callable[[int], Any] | None = None, first_block: int = 1) -> int:
+                    progress: Callable[[int, int], Any] | None = None, first_block: int = 1) -> int:
     """Correct the lines given as windows (:func:`charwise.io.iter_windows`) and write each one
     to ``sink`` followed by a newline: ``mode`` ``"marked"`` (changes as ``[word -> correction]``),
     ``"plain"`` or ``"json"`` (one object per line, as :meth:`CorrectedText.to_dict`). Whole lines
     are corrected a block at a time; a line in several windows window by window, each window
     starting where the sentence state of the one before left off, verbatim windows written back as
-    they are. Returns the number of words changed; ``progress(n)`` is told of each ``n`` lines done.
+    they are. Returns the number of words changed; ``progress(n, size)`` is told of each ``n``
+    lines and ``size`` input bytes done (a long line's windows one by one, with ``n`` 0 until its last).
     The first block is ``first_block`` lines (1: the first line is written at once)."""
-    changed, block_size = 0, first_block
+    changed, block_size, block_bytes = 0, first_block, 0
     block: list[str] = []
 
     def write_block() -> None:
-        nonlocal changed, block_size
+        nonlocal changed, block_size, block_bytes
         for result in speller.correct_lines(block):
             changed += sum(w.changed for w in result.words)
             sink.write(_shown(result, mode) + "\n")
         if hasattr(sink, "flush"):
             sink.flush()
         if progress is not None:
-            progress(len(block))
+            progress(len(block), block_bytes)
         block.clear()
-        block_size = CORRECT_BLOCK
+        block_size, block_bytes = CORRECT_BLOCK, 0
 
     long_line: _LongLine | None = None
     for window in windows:
         if window.whole_line and not window.verbatim:
             block.append(window.text)
+            if progress is not None:
+                block_bytes += window_size(window)
             if len(block) >= block_size:
                 write_block()
             continue
@@ -265,10 +297,10 @@ def correct_windows(speller: Any, windows: Iterator[TextWindow], sink: Any, mode
         if long_line is None:
             long_line = _LongLine(speller, sink, mode)
         changed += long_line.add(window)
+        if progress is not None:
+            progress(window.line_end, window_size(window))
         if window.line_end:
             long_line = None
-            if progress is not None:
-                progress(1)
     if block:
         write_block()
     return changed

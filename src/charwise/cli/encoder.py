@@ -21,7 +21,7 @@ from charwise.cli.common import (
     load_encoder,
     scan_input,
 )
-from charwise.cli.progress import Progress
+from charwise.cli.progress import Progress, add_progress_option, progress_mode
 from charwise.cli.workers import add_worker_options, check_worker_options
 from charwise.errors import CheckpointError, ConfigError, InputError
 from charwise.io import check_output_dir, check_output_file, check_resumable, read_json, resumable_output, write_json
@@ -86,7 +86,7 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--no-report", action="store_true", help="skip the final evaluation")
     t.add_argument("--report-words", type=int, default=0,
                    help="final evaluation on at most this many held-in words (0: all; as eval --max-words)")
-    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_progress_option(t, quiet=True)
     t.set_defaults(func=cmd_train)
 
     e = sub.add_parser("eval", help="evaluate an encoder against its teacher (table + JSON)")
@@ -97,6 +97,7 @@ def add_parser(sub: Any) -> None:
     e.add_argument("--words-from", metavar="CORPUS",
                    help="only words that occur in this UTF-8 plain-text file or directory (a language, a domain)")
     e.add_argument("--seed", type=int, default=1234)
+    add_progress_option(e)
     e.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("manifold", help="tune an encoder's projection onto its teacher's rows on validation "
@@ -154,10 +155,12 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     check_min("--report-words", args.report_words, 0)
     out = check_output_dir(args.out, "--out")
+    started = (out / "train_config.json").exists()
     if args.resume and not (out / "checkpoint" / "state.json").is_file():
-        raise CheckpointError(f"nothing to resume: {out} has no checkpoint; run without --resume"
-                              + (" into a new --out" if (out / "train_config.json").exists() else ""))
-    if args.resume and (out / "train_config.json").exists():
+        if not started:
+            raise CheckpointError(f"nothing to resume: {out} has no checkpoint; run without --resume")
+        # else a run stopped before its first checkpoint: the engine starts it over from step 0
+    if args.resume and started:
         config = TrainConfig.from_dict(read_json(out / "train_config.json"))
         # --resume continues the run as it was configured: a flag asking for something else is refused.
         defaults = TrainConfig()
@@ -179,7 +182,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                              eval_every=args.eval_every, losses=losses, max_chars=args.max_chars,
                              warmup_steps=args.warmup_steps, checkpoint_every=args.checkpoint_every,
                              noise=args.noise, noise_language=args.noise_language)
-    trainer = Trainer(config, out, progress=not args.quiet)
+    trainer = Trainer(config, out, progress=progress_mode(args))
     if trainer.accelerator.is_main_process:
         enc = trainer.encoder
         print(f"teacher {trainer.teacher.name}: V={trainer.teacher.vocab_size} d={trainer.teacher.dim}; "
@@ -197,7 +200,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     if trainer.accelerator.is_main_process and not args.no_report:
         from charwise.evaluation import format_report
 
-        report = trainer.final_report(max_words=args.report_words)
+        progress = Progress("final evaluation", "words", None, progress_mode(args))
+        report = trainer.final_report(max_words=args.report_words, progress=progress.tell)
+        progress.close()
         report["train_config"] = asdict(config)
         write_json(out / "eval.json", report)
         print(format_report(report))
@@ -226,7 +231,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(f"evaluating {args.encoder} against {teacher.name}: {len(heldin)} held-in and {len(heldout)} held-out "
           f"words, {args.noise_words} noisy samples per typo operation"
           + (" (projected and raw vectors)" if encoder.manifold is not None else "") + " ...", file=sys.stderr)
-    report = evaluate(encoder, teacher, heldin, heldout, noise_words=args.noise_words, seed=args.seed)
+    progress = Progress("eval", "words", None, args.progress)
+    report = evaluate(encoder, teacher, heldin, heldout, noise_words=args.noise_words, seed=args.seed,
+                      progress=progress.tell)
+    progress.close()
     report["encoder"] = {"path": str(args.encoder), "kind": encoder.kind, "parameters": encoder.num_parameters()}
     if args.words_from:
         report["words_from"] = str(args.words_from)

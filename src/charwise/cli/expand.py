@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, Iterator, Sequence
 
 from charwise.cli.common import check_min
+from charwise.cli.progress import Progress, add_progress_option
 from charwise.errors import ConfigError, InputError, OutputExistsError
 from charwise.io import check_output_dir, check_output_file, read_lines, write_json
 
@@ -36,6 +37,7 @@ def add_parser(sub: Any) -> None:
     x.add_argument("--out", required=True, help="output model directory (tokenizer + weights, plain HF format)")
     x.add_argument("--force", action="store_true", help="replace a non-empty --out")
     x.add_argument("--report", help="also write the expansion report (JSON) to this file")
+    add_progress_option(x)
     x.set_defaults(func=cmd_expand)
 
 
@@ -61,6 +63,15 @@ def _check_flags(args: argparse.Namespace) -> list[str]:
     return parts
 
 
+def _counted(lines: Sequence[str], progress: Progress, every: int = 1000) -> Iterator[str]:
+    """``lines``, with ``progress`` told of every ``every`` of them read (and of the rest at the end)."""
+    for n, line in enumerate(lines, 1):
+        yield line
+        if n % every == 0:
+            progress.update(every)
+    progress.update(len(lines) % every)
+
+
 def cmd_expand(args: argparse.Namespace) -> int:
     from charwise.expansion import (
         STATIC_METHODS,
@@ -82,10 +93,14 @@ def cmd_expand(args: argparse.Namespace) -> int:
     if any(p in STATIC_METHODS for p in parts):
         vectors = StaticVectors.load(args.vectors, args.vectors_words)
     teacher = Teacher.load(args.teacher)
+    # a corpus goes through the tokenizer's normaliser and pre-tokenizer line by line: the long part
+    progress = Progress("expand", "lines", len(lines), args.progress)
+    counted = _counted(lines, progress)
     if args.words:
-        selection = select_words(teacher, lines)
+        selection = select_words(teacher, counted)
     else:
-        selection = select_from_corpus(teacher, lines, min_count, args.max_words)
+        selection = select_from_corpus(teacher, counted, min_count, args.max_words)
+    progress.close()
     skips = [(why, getattr(selection, key)) for key, why in SKIPS]
     if not selection.words:
         counts = ", ".join(f"{len(skipped)} {why}" for why, skipped in skips if skipped)

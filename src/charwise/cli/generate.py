@@ -16,6 +16,7 @@ from charwise.cli.common import (
     check_unit,
     decoder_directory,
 )
+from charwise.cli.progress import add_progress_option, progress_mode
 from charwise.io import check_input_file, read_json
 from charwise.training.config import GeneratorConfig
 
@@ -42,7 +43,7 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--eval-every", type=int, default=d.eval_every)
     t.add_argument("--seed", type=int, default=d.seed)
     t.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
-    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_progress_option(t, quiet=True)
     t.set_defaults(func=cmd_train)
     s = gsub.add_parser("generate", help="continue a prompt; words the decoder wrote are marked [like this]")
     s.add_argument("generator", help="a generator directory (OUT/generator of `charwise generator train`)")
@@ -75,7 +76,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                                  encoder=args.encoder or "", policy=args.policy, steps=args.steps,
                                  batch_size=args.batch_size, lr=args.lr, typo_rate=args.typo_rate,
                                  clean_share=args.clean_share, eval_every=args.eval_every, seed=args.seed)
-    trainer = GeneratorTrainer(config, out, progress=not args.quiet)
+    trainer = GeneratorTrainer(config, out, progress=progress_mode(args))
     trainer.train(resume=args.resume)
     if trainer.accelerator.is_main_process:
         print(f"generator written to {out / GENERATOR_DIR} (validation next-word accuracy of the decoder: "

@@ -21,7 +21,7 @@ from charwise.cli.common import (
     input_lines,
     scan_input,
 )
-from charwise.cli.progress import Progress
+from charwise.cli.progress import Progress, add_progress_option, progress_mode
 from charwise.cli.workers import add_worker_options, check_worker_options
 from charwise.errors import ConfigError
 from charwise.io import check_input_file, check_resumable, read_json, resumable_output
@@ -83,7 +83,7 @@ def add_parser(sub: Any) -> None:
     u.add_argument("--eval-every", type=int, default=tc.eval_every)
     u.add_argument("--seed", type=int, default=tc.seed)
     u.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
-    u.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_progress_option(u, quiet=True)
     u.set_defaults(func=cmd_tune)
 
     d = PretrainConfig()
@@ -108,7 +108,7 @@ def add_parser(sub: Any) -> None:
     r.add_argument("--eval-every", type=int, default=d.eval_every)
     r.add_argument("--seed", type=int, default=d.seed)
     r.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
-    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_progress_option(r, quiet=True)
     r.set_defaults(func=cmd_pretrain)
 
 
@@ -221,7 +221,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         config = TuneConfig(corpora=list(args.corpus), teacher=args.teacher, encoder=args.encoder, policy=args.policy,
                             objective=args.objective, steps=args.steps, batch_size=args.batch_size, lr=args.lr,
                             typo_rate=args.typo_rate, eval_every=args.eval_every, seed=args.seed)
-    tuner = HybridTuner(config, out, progress=not args.quiet)
+    tuner = HybridTuner(config, out, progress=progress_mode(args))
     tuner.tune(resume=args.resume)
     if tuner.accelerator.is_main_process:
         what = "mean word log-likelihood" if config.objective == "lm" else "mean sentence cosine"
@@ -248,7 +248,7 @@ def cmd_pretrain(args: argparse.Namespace) -> int:
                                 lr=args.lr, head_lr=args.head_lr, model_lr=args.model_lr, mask_rate=args.mask_rate,
                                 noise=args.noise, typo_rate=args.typo_rate, max_words=args.max_words,
                                 eval_every=args.eval_every, seed=args.seed)
-    trainer = Pretrainer(config, out, progress=not args.quiet)
+    trainer = Pretrainer(config, out, progress=progress_mode(args))
     trainer.train(resume=args.resume)
     if trainer.accelerator.is_main_process:
         print(f"model and its encoder written to {out / MODEL_DIR} (validation masked-piece accuracy, "

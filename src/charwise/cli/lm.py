@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from charwise.cli.common import argument_text, check_int_min, check_min, check_positive
+from charwise.cli.progress import add_progress_option, progress_mode
 from charwise.io import check_input_file, read_json, write_json
 from charwise.presets import LM_LANGUAGES, LM_PRESETS
 from charwise.training.config import LMConfig
@@ -36,7 +37,7 @@ def add_parser(sub: Any) -> None:
                    help="train on the first N tokens only (0: all)")
     t.add_argument("--seed", type=int, default=d.seed)
     t.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
-    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_progress_option(t, quiet=True)
     t.set_defaults(func=cmd_train)
     e = gsub.add_parser("eval", help="validation and test perplexity and OOV rates of a trained model")
     e.add_argument("model", help="a model directory (OUT/model of `charwise lm train`)")
@@ -82,7 +83,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                           freeze_encoder=not args.train_encoder, min_count=args.min_count, epochs=args.epochs,
                           batch_size=args.batch_size, bptt=args.bptt, lr=args.lr,
                           max_train_tokens=args.max_train_tokens, seed=args.seed)
-    trainer = LMTrainer(config, out, progress=not args.quiet)
+    trainer = LMTrainer(config, out, progress=progress_mode(args))
     if trainer.accelerator.is_main_process:
         print(f"{config.preset} ({config.language}): {trainer.model.num_parameters():,} parameters, "
               f"{len(trainer.data.vocab):,} output words, {trainer.segments} steps per epoch", file=sys.stderr)

@@ -17,6 +17,7 @@ from charwise.cli.common import (
     load_decoder,
     load_encoder,
 )
+from charwise.cli.progress import add_progress_option, progress_mode
 from charwise.errors import CheckpointError, ConfigError
 from charwise.io import check_output_dir, check_output_file, read_json, write_json
 from charwise.presets import DECODER_BEAM, DECODER_PRESETS
@@ -55,7 +56,7 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--eval-every", type=int, default=sc.eval_every)
     t.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     t.add_argument("--no-report", action="store_true", help="skip the final evaluation")
-    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_progress_option(t, quiet=True)
     t.set_defaults(func=cmd_train)
 
     e = dsub.add_parser("eval", help="spelling of held-in and held-out words: exact match and CER by length")
@@ -82,8 +83,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     out = check_output_dir(args.out, "--out")
     if args.resume:
-        if not (out / "checkpoint" / "state.json").is_file():
+        if not (out / CONFIG_FILE).is_file():  # no run at all
             raise CheckpointError(f"nothing to resume: {out} has no checkpoint; run without --resume")
+        # a run stopped before its first checkpoint: the engine starts it over from step 0
         config = SpellingConfig.from_dict(read_json(out / CONFIG_FILE))
     else:
         for flag, value in (("--steps", args.steps), ("--batch-size", args.batch_size),
@@ -101,7 +103,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                                 cycle_de=args.cycle_de, approx=args.approx, train_encoder=args.train_encoder,
                                 encoder_lr=args.encoder_lr, noise=args.noise, noise_ratio=args.noise_ratio,
                                 eval_every=args.eval_every, seed=args.seed)
-    trainer = SpellingTrainer(config, out, progress=not args.quiet)
+    trainer = SpellingTrainer(config, out, progress=progress_mode(args))
     if trainer.accelerator.is_main_process:
         print(f"decoder {config.preset}: {trainer.decoder.num_parameters():,} parameters; encoder "
               f"{'trained' if config.train_encoder else 'frozen'}; {len(trainer.rows)} training rows, "

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from charwise.cli.common import add_input_options, check_input_options, check_min, scan_input
+from charwise.cli.progress import Progress, add_progress_option
 from charwise.errors import ConfigError
 from charwise.io import FORMATS, ReadReport, check_output_file, write_json
 
@@ -26,12 +27,13 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--keep-hash-lines", action="store_true",
                    help="CoNLL: keep token lines starting with '#' (by default they are comments)")
     add_input_options(s)
+    add_progress_option(s)
     s.set_defaults(func=cmd_stats)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
     from charwise.corpora import read_sentences
-    from charwise.corpora.stats import corpus_stats, format_table, plot_stats
+    from charwise.corpora.stats import corpus_stats, format_table, plot_stats, word_types
     from charwise.teachers import Teacher
 
     check_min("--top", args.top, 0)
@@ -52,11 +54,17 @@ def cmd_stats(args: argparse.Namespace) -> int:
                                              max_chars=args.max_line_chars, report=report)))
         for message in report.warnings("<stdin>" if path == "-" else path, args.max_line_chars):
             print(f"charwise: warning: {message}", file=sys.stderr)
+    counts = [word_types(sentences) for _, sentences in corpora]
+    teachers = args.teacher or ["minilm"]
+    # the word types of every corpus, tokenised by every teacher: the part that grows with the corpus
+    progress = Progress("stats", "word types", len(teachers) * sum(map(len, counts)), args.progress)
     results = []
-    for name in args.teacher or ["minilm"]:
+    for name in teachers:
         teacher = Teacher.load(name)
-        for path, sentences in corpora:
-            results.append(corpus_stats(teacher, sentences, top=args.top, corpus=path))
+        for (path, sentences), types in zip(corpora, counts):
+            results.append(corpus_stats(teacher, sentences, top=args.top, corpus=path, progress=progress.update,
+                                        counts=types))
+    progress.close()
     print(format_table(results))
     if args.json:
         write_json(args.json, results[0] if len(results) == 1 else results)

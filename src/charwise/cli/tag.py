@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from charwise.cli.common import check_min
+from charwise.cli.progress import add_progress_option, progress_mode
 from charwise.cli.tag_predict import DEVICE_HELP, OVERRIDE_POLICY_HELP, add_predict_parser, with_policy
 from charwise.errors import ConfigError
 from charwise.io import check_output_dir, check_output_file, read_json, write_json
@@ -65,7 +66,7 @@ def add_parser(sub: Any) -> None:
                         "(default: the installed data, charwise.io.data_root())")
     t.add_argument("--out", required=True, help="output directory (tagger/, log.jsonl, result.json)")
     t.add_argument("--no-test", action="store_true", help="do not score the best model on the test set")
-    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_progress_option(t, quiet=True)
     t.add_argument("--resume", action="store_true",
                    help="continue the run in --out from its last checkpoint (give the same settings)")
     t.set_defaults(func=cmd_tag_train)
@@ -113,7 +114,7 @@ def cmd_tag_train(args: argparse.Namespace) -> int:
 
     get_policy(config.policy)  # a bad policy fails before any data or model is loaded
     data = load_task(config.task, config.data_dir)
-    result = train_tagger(config, args.out, data=data, progress=not args.quiet, resume=args.resume,
+    result = train_tagger(config, args.out, data=data, progress=progress_mode(args), resume=args.resume,
                           log=lambda m: print(m, file=sys.stderr))
     summary: dict[str, Any] = {"out": str(args.out), "best_dev": result.best_dev, "best_epoch": result.best_epoch,
                                "epochs": result.epochs_run, "steps": result.steps,

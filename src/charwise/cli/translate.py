@@ -18,6 +18,7 @@ from charwise.cli.common import (
     input_lines,
     output_sink,
 )
+from charwise.cli.progress import add_progress_option, progress_mode
 from charwise.io import check_input_file, check_output_dir, check_output_file, read_json, write_json
 from charwise.presets import (
     TRANSLATION_ARCHITECTURES,
@@ -74,7 +75,7 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--average-last", type=int, default=d.average_last, metavar="K",
                    help="also write OUT/model-averaged, the mean of the weights at the last K evaluations (0: no)")
     t.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
-    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_progress_option(t, quiet=True)
     t.set_defaults(func=cmd_train)
     e = gsub.add_parser("eval", help="BLEU, chrF, copy accuracy and speed on the model's test (or dev) split")
     e.add_argument("model", help="a model directory (OUT/model of `charwise translate train`)")
@@ -84,7 +85,7 @@ def add_parser(sub: Any) -> None:
     e.add_argument("--typos", type=float, default=0.0, help="share of source words given realistic typos")
     e.add_argument("--limit", type=int, default=0, help="the first N sentences only (0: all)")
     e.add_argument("--json", help="write the report (with the translations) to this file")
-    e.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_progress_option(e, quiet=True)
     e.set_defaults(func=cmd_eval)
     r = gsub.add_parser("translate", help="translate Spanish text: one sentence a line, from a file or standard input")
     _translate_options(r)
@@ -135,7 +136,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             decoder_subword_layers=args.decoder_subword_layers, dropout=args.dropout, steps=args.steps,
             batch_tokens=args.batch_tokens, lr=args.lr, warmup=args.warmup, eval_every=args.eval_every,
             seed=args.seed, average_last=args.average_last)
-    trainer = TranslationTrainer(config, out, progress=not args.quiet)
+    trainer = TranslationTrainer(config, out, progress=progress_mode(args))
     if trainer.accelerator.is_main_process:
         chars = ", character vectors" if config.char_vectors else ""
         print(f"{config.architecture} (features {config.feature_mode}{chars}): "
@@ -167,7 +168,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from charwise.translation.evaluate import evaluate_split
 
     report = evaluate_split(_load(args.model), args.split, args.limit, beam=args.beam,
-                            length_penalty=args.length_penalty, typo_rate=args.typos, progress=not args.quiet)
+                            length_penalty=args.length_penalty, typo_rate=args.typos, progress=progress_mode(args))
     if args.json:
         write_json(args.json, report)
     print(f"{report['architecture']} ({report['evaluated_on']}, {report['sentences']} sentences, beam {args.beam}"

@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 HIST_KEYS = ("1", "2", "3", "4", "5+")
+TYPES_AT_ONCE = 20_000  # word types tokenised at a time (a progress report after each)
 
 
 # --- statistics ------------------------------------------------------------------------------
@@ -34,17 +35,32 @@ def _hist_key(n: int) -> str:
     return "5+" if n >= 5 else str(n)
 
 
-def corpus_stats(teacher: Any, sentences: list[list[str]], top: int = 20, corpus: str = "") -> dict[str, Any]:
-    """Fragmentation statistics of ``sentences`` under ``teacher``'s tokenizer.
-
-    Types are exact surface strings; each type is tokenised once, as it appears inside a
-    sentence (byte-BPE and SentencePiece: with a leading space; WordPiece: as is).
-    """
+def word_types(sentences: list[list[str]]) -> Counter[str]:
+    """How often each word type (exact surface string) occurs in ``sentences``."""
     counts: Counter[str] = Counter()
     for sentence in sentences:
         counts.update(sentence)
+    return counts
+
+
+def corpus_stats(teacher: Any, sentences: list[list[str]], top: int = 20, corpus: str = "",
+                 progress: Callable[[int], Any] | None = None, counts: Counter[str] | None = None) -> dict[str, Any]:
+    """Fragmentation statistics of ``sentences`` under ``teacher``'s tokenizer.
+
+    Types are exact surface strings; each type is tokenised once, as it appears inside a
+    sentence (byte-BPE and SentencePiece: with a leading space; WordPiece: as is), a chunk of
+    types at a time, ``progress(n)`` told of each ``n`` types done. ``counts``: the
+    :func:`word_types` of ``sentences``, when the caller has them already.
+    """
+    if counts is None:
+        counts = word_types(sentences)
     types = list(counts)
-    ids = teacher.piece_ids(types) if types else []
+    ids: list[list[int]] = []
+    for start in range(0, len(types), TYPES_AT_ONCE):  # a word's pieces do not depend on the chunk
+        chunk = types[start : start + TYPES_AT_ONCE]
+        ids += teacher.piece_ids(chunk)
+        if progress is not None:
+            progress(len(chunk))
     n_pieces = {w: len(p) for w, p in zip(types, ids)}
     unk_id = getattr(teacher.tokenizer, "unk_token_id", None)
 

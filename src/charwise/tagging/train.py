@@ -72,7 +72,7 @@ def _labels_of(sentences: Sequence[TaggedSentence]) -> list[str]:
 
 
 def train_tagger(config: TaggerConfig, out: str | os.PathLike, *, data: TaskData | None = None,
-                 teacher: Any = None, encoder: Any = None, progress: bool = True,
+                 teacher: Any = None, encoder: Any = None, progress: bool | str = True,
                  log: Callable[[str], None] | None = None, resume: bool = False,
                  stop_after: int | None = None) -> TrainResult:
     """Fine-tune a tagger on ``data`` (default: the built-in task ``config.task``) and save the best

@@ -16,7 +16,7 @@ import os
 import random
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -155,7 +155,7 @@ class Trainer:
     ``OUT/checkpoint`` (last, resumable), ``OUT/log.jsonl`` and ``OUT/train_config.json``."""
 
     def __init__(self, config: TrainConfig, out: str | os.PathLike, teacher: Teacher | None = None,
-                 progress: bool = True) -> None:
+                 progress: bool | str = True) -> None:
         from accelerate import Accelerator
 
         self.config = config
@@ -223,11 +223,14 @@ class Trainer:
         best.attach_teacher(self.teacher)
         return best
 
-    def final_report(self, noise_words: int = 1000, max_words: int = 0) -> dict[str, Any]:
+    def final_report(self, noise_words: int = 1000, max_words: int = 0,
+                     progress: Callable[[int, int], Any] | None = None) -> dict[str, Any]:
         """Full evaluation of the best encoder on held-in (at most ``max_words`` of them; 0: all)
-        and held-out words, with the baseline (and without its manifold projection when it has one)."""
+        and held-out words, with the baseline (and without its manifold projection when it has one);
+        ``progress(n, total)``: as :func:`charwise.evaluation.evaluate`."""
         heldin = sample_rows(self.split.heldin_words, max_words)
-        return evaluate(self.best_encoder(), self.teacher, heldin, self.split.heldout_words, noise_words=noise_words)
+        return evaluate(self.best_encoder(), self.teacher, heldin, self.split.heldout_words, noise_words=noise_words,
+                        progress=progress)
 
 
 class _ApproximationTask:

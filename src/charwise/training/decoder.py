@@ -87,7 +87,7 @@ class SpellingTrainer:
     ``OUT/spelling_config.json``."""
 
     def __init__(self, config: SpellingConfig, out: str | os.PathLike, *, encoder: CharEncoder | None = None,
-                 teacher: Teacher | None = None, progress: bool = True) -> None:
+                 teacher: Teacher | None = None, progress: bool | str = True) -> None:
         from accelerate import Accelerator
 
         from charwise.encoders.shipped import load

@@ -17,7 +17,9 @@ rest, in one loop (:meth:`Engine.run`):
 * gradient clipping; evaluation every ``eval_every`` steps, at the end of every epoch and at the
   end; early stopping (``patience``) decided by the main process and broadcast to every process;
 * outputs: ``OUT/log.jsonl`` (:func:`charwise.io.append_jsonl`), the run's configuration
-  (``settings.config_file``, :func:`charwise.io.write_json`), a progress bar on the main process,
+  (``settings.config_file``, :func:`charwise.io.write_json`), progress on the main process
+  (:class:`charwise.cli.progress.Progress`: a bar, or a log line every few seconds with steps/s, the
+  time left and the loss; ``settings.progress``),
   the best model (the task's ``save_best``) and ``OUT/checkpoint``, the last resumable state
   (:mod:`charwise.training.checkpoints`, atomic);
 * exact resume: weights, optimizer, schedule position, every process's RNG, step, best score,
@@ -25,7 +27,8 @@ rest, in one loop (:meth:`Engine.run`):
   ends with exactly the weights of an uninterrupted one;
 * one refusal of an output directory that already holds a run (:class:`OutputExistsError`) unless
   resuming, of a resume under another configuration (:class:`ConfigError`) and of a resume with
-  nothing to resume (:class:`CheckpointError`);
+  nothing to resume (:class:`CheckpointError`). A run stopped before its first checkpoint left its
+  configuration and no checkpoint: resuming it starts it over from step 0 (same configuration);
 * one process at a time per output directory (:func:`charwise.io.lock_directory`: a second run
   into the same directory is refused while the first runs); temporary files and directories that a
   killed run left there are removed when the next run starts.
@@ -40,6 +43,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -83,8 +87,8 @@ class EngineSettings:
     checkpoint_every: int = 0  # also after every evaluation and at the end of every run
     log_every: int = 0  # a training-loss record every N steps (0: none)
     config_file: str = "train_config.json"
-    desc: str = "train"  # progress-bar label
-    progress: bool = True
+    desc: str = "train"  # progress label
+    progress: bool | str = True  # a --progress mode (auto, bar, log, none); True: auto, False: none
 
     def __post_init__(self) -> None:
         if self.schedule not in SCHEDULES:
@@ -212,14 +216,15 @@ class Engine:
                 lock.release()
 
     def _run(self, task: Task, resume: bool, stop_after: int | None) -> RunState:
-        from tqdm.auto import tqdm
+        from charwise.cli.progress import Progress, mode_of
 
         s, acc = self.settings, self.accelerator
         self._begin(resume, task)
         st = self.state
         end = s.steps if stop_after is None else min(s.steps, st.step + stop_after)
-        bar = tqdm(total=s.steps, initial=st.step, desc=s.desc, dynamic_ncols=True,
-                   disable=not (s.progress and acc.is_main_process))
+        # the one progress of every charwise command: steps done, steps/s, the time left, the loss
+        progress = Progress(s.desc, "steps", s.steps, mode_of(s.progress) if acc.is_main_process else "none",
+                            done=st.step)
         self._started = time.time()
         if s.eval_at_start and st.step == 0:
             self._evaluate(task, baseline=True)
@@ -245,8 +250,7 @@ class Engine:
             st.loss_sum, st.loss_count = st.loss_sum + value, st.loss_count + 1
             st.train_seconds += time.time() - t0
             st.cpu_seconds += time.process_time() - c0
-            bar.update(1)
-            bar.set_postfix(loss=f"{value:.4f}")
+            progress.update(1, note=f"loss {value:.4f}")
             if s.log_every and st.step % s.log_every == 0:
                 self._log({"step": st.step, "loss": value, **{k: float(v) for k, v in parts.items()},
                            "lr": self.lr(), "elapsed_s": round(time.time() - self._started, 1)})
@@ -257,7 +261,7 @@ class Engine:
             if (evaluate or st.stopped or st.step == end
                     or (s.checkpoint_every > 0 and st.step % s.checkpoint_every == 0)):
                 self._checkpoint(task)
-        bar.close()
+        progress.close()
         acc.wait_for_everyone()
         return st
 
@@ -267,11 +271,14 @@ class Engine:
         acc, ckpt = self.accelerator, self.out / CHECKPOINT_DIR
         check_output(self.out, resume, self.settings.config_file)
         saved = read_training_state(ckpt) if resume else None
-        if resume and saved is None:
+        if resume and saved is None and not self._started_without_checkpoint():
             raise CheckpointError(f"nothing to resume: '{self.out}' has no checkpoint ({ckpt}); start the run "
                                   "without resuming" + (" in a new directory" if self.out.exists() and any(
                                       (self.out / n).exists() for n in (LOG_FILE, self.settings.config_file))
                                       else ""))
+        if resume and saved is None and acc.is_main_process:
+            print(f"charwise: '{self.out}' has no checkpoint yet (the run stopped before its first one): starting "
+                  "it over from step 0", file=sys.stderr)
         if acc.is_main_process:
             remove_orphans(self.out)  # what a killed run left half-written (the lock keeps other runs out)
         self.state = RunState()
@@ -294,6 +301,21 @@ class Engine:
             if resume:
                 self._trim_log(self.state.step if saved is not None else -1)
         acc.wait_for_everyone()
+
+    def _started_without_checkpoint(self) -> bool:
+        """Whether ``OUT`` holds a run of this configuration that stopped before its first
+        checkpoint: resuming it is starting it over (a run of another configuration is refused)."""
+        path = self.out / self.settings.config_file
+        if not path.is_file():
+            return False
+        try:
+            written = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return False
+        if _plain(written) != self.config:
+            raise ConfigError(f"'{self.out}' holds a run with a different configuration and no checkpoint; resume "
+                              "it with its own configuration or choose another output directory")
+        return True
 
     def _trim_log(self, step: int) -> None:
         """Keep the log records up to ``step``: the steps after it will run again."""

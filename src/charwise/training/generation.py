@@ -43,7 +43,7 @@ class GeneratorTrainer:
     ``OUT/log.jsonl`` and ``OUT/generator_config.json``."""
 
     def __init__(self, config: GeneratorConfig, out: str | Path, *, teacher: Teacher | None = None,
-                 encoder: CharEncoder | None = None, progress: bool = True) -> None:
+                 encoder: CharEncoder | None = None, progress: bool | str = True) -> None:
         from accelerate import Accelerator
 
         self.config, self.out = config, Path(out)

@@ -96,7 +96,7 @@ class LMTrainer:
     ``OUT/lm_config.json``."""
 
     def __init__(self, config: LMConfig, out: str | os.PathLike, *, encoder: CharEncoder | None = None,
-                 progress: bool = True) -> None:
+                 progress: bool | str = True) -> None:
         from accelerate import Accelerator
 
         from charwise.encoders.shipped import load

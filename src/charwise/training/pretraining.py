@@ -96,7 +96,7 @@ class Pretrainer:
     ``OUT/checkpoint``, ``OUT/log.jsonl`` and ``OUT/pretrain_config.json``."""
 
     def __init__(self, config: PretrainConfig, out: str | Path, *, teacher: Teacher | None = None,
-                 encoder: CharEncoder | None = None, progress: bool = True) -> None:
+                 encoder: CharEncoder | None = None, progress: bool | str = True) -> None:
         from accelerate import Accelerator
 
         self.config, self.out = config, Path(out)

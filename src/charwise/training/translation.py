@@ -102,7 +102,7 @@ class TranslationTrainer:
     """Writes ``OUT/model`` (best dev cross-entropy), ``OUT/checkpoint``, ``OUT/log.jsonl`` and
     ``OUT/translate_config.json``."""
 
-    def __init__(self, config: TranslateConfig, out: str | os.PathLike, *, progress: bool = True) -> None:
+    def __init__(self, config: TranslateConfig, out: str | os.PathLike, *, progress: bool | str = True) -> None:
         from accelerate import Accelerator
 
         self.config, self.out = config, Path(out)

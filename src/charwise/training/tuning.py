@@ -118,7 +118,7 @@ class HybridTuner:
     ``OUT/log.jsonl`` and ``OUT/tune_config.json``."""
 
     def __init__(self, config: TuneConfig, out: str | Path, *, teacher: Teacher | None = None,
-                 encoder: CharEncoder | None = None, progress: bool = True) -> None:
+                 encoder: CharEncoder | None = None, progress: bool | str = True) -> None:
         from accelerate import Accelerator
 
         from charwise.encoders.shipped import load

@@ -86,7 +86,7 @@ def score(hypotheses: Sequence[str], references: Sequence[str]) -> dict[str, Any
 
 def evaluate_translation(model: TranslationModel, pairs: Sequence[Pair], *, beam: int = TRANSLATION_BEAM,
                          length_penalty: float = TRANSLATION_LENGTH_PENALTY, typo_rate: float = 0.0, seed: int = 0,
-                         batch_size: int = 32, progress: bool = False) -> dict[str, Any]:
+                         batch_size: int = 32, progress: bool | str = False) -> dict[str, Any]:
     """Translate ``pairs``' sources (with typos when ``typo_rate`` > 0) and score them."""
     if not pairs:
         raise ConfigError("nothing to evaluate: no sentence pairs")

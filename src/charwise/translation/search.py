@@ -9,7 +9,6 @@ scores better at its present length (or at ``max_length``). ``beam=1`` is greedy
 
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterator, Sequence
 
@@ -153,8 +152,9 @@ def _chunks(items: Sequence[int], size: int) -> Iterator[list[int]]:
 
 def translate_sentences(model: TranslationModel, sentences: Sequence[str], beam: int = TRANSLATION_BEAM,
                         length_penalty: float = TRANSLATION_LENGTH_PENALTY, batch_size: int = 32,
-                        progress: bool = False) -> list[str]:
-    """Translate ``sentences`` (source text); sentences of similar length are batched together."""
+                        progress: bool | str = False) -> list[str]:
+    """Translate ``sentences`` (source text); sentences of similar length are batched together.
+    ``progress``: a ``--progress`` mode (True: auto, False: none)."""
     if model.target_subwords is None:
         raise ValueError("the model has no target vocabulary (load it with from_pretrained)")
     reader = SourceReader.for_model(model)
@@ -162,18 +162,14 @@ def translate_sentences(model: TranslationModel, sentences: Sequence[str], beam:
     words = [source_words(s) for s in sentences]
     order = sorted((i for i, w in enumerate(words) if w), key=lambda i: len(words[i]))
     out = [""] * len(sentences)
-    bar = None
-    if progress:
-        from tqdm import tqdm
+    from charwise.cli.progress import Progress, mode_of
 
-        bar = tqdm(total=len(order), desc="translate", unit="sentence", file=sys.stderr)
+    bar = Progress("translate", "sentences", len(order), mode_of(progress))
     for chunk in _chunks(order, batch_size):
         batch = reader.batch([reader.example(words[i]) for i in chunk])
         ids = greedy(model, batch) if beam == 1 else beam_search(model, batch, beam, length_penalty)
         for i, hyp in zip(chunk, ids):
             out[i] = model.target_subwords.decode(hyp)
-        if bar is not None:
-            bar.update(len(chunk))
-    if bar is not None:
-        bar.close()
+        bar.update(len(chunk))
+    bar.close()
     return out
