@@ -80,7 +80,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from charwise.speller.normalisation_judge import lm_gains
 
     labels = read_labels(LABELS, keys=2)
-    speller = Speller.load("en")
+    from charwise.speller.settings import SpellerSettings
+
+    # the default speller without its own joins (charwise.speller.run_together): every pair stays a candidate
+    kinds = tuple(k for k in SpellerSettings().changes if k != "merge")
+    speller = Speller.load("en", settings=SpellerSettings(changes=kinds))
     informal = speller.normaliser.table.informal_words if speller.normaliser is not None else frozenset()
     counts = NgramContext.load("en")
     pairs, texts = [], {}

@@ -14,10 +14,11 @@ agree (the shape of :func:`~charwise.speller.real_words.lm_verdict`):
 * a causal language model (``Speller.load(context="smollm2")``) finds the sentence at least
   :data:`MERGE_LM_MARGIN` nats likelier with the joined word.
 
-Neither reader is enough alone, and there is no merge without a language model: on fresh text the
-bigrams alone were right in 33 of 39 joins (84.6 %; with the model, 32 of 35), and the model alone
-prefers ``washer`` to ``was her`` (``benchmarks/correction/merges.py``; docs/correction.md, "Split
-words joined").
+Neither reader is enough alone: on fresh text the bigrams alone were right in 33 of 39 joins (84.6 %;
+with the model, 32 of 35), and the model alone prefers ``washer`` to ``was her``
+(``benchmarks/correction/merges.py``; docs/correction.md, "Split words joined"). Without a language
+model the second reader is the web counts' frequencies
+(:func:`charwise.speller.run_together.join_by_counts`).
 
 A pair is a candidate when both words are alphabetic, at least :data:`MIN_PART` letters, lower-case
 (the first may be capitalised at a sentence start), valid, unchanged and not protected, when neither

@@ -66,6 +66,8 @@ from charwise.cache import LRUCache
 from charwise.errors import ConfigError
 from charwise.languages import check_language
 from charwise.speller.candidates import CandidateIndex
+from charwise.speller.confusions import SETS as CONFUSION_MODELS
+from charwise.speller.confusions import ConfusionModel, decide_sentences
 from charwise.speller.context import neighbours
 from charwise.speller.corrections import (
     SENTENCE_END,
@@ -84,6 +86,7 @@ from charwise.speller.merges import join_split_words
 from charwise.speller.normalisation_rules import social_sentences
 from charwise.speller.normalise import NORMALISED, Normaliser
 from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, check_sentences
+from charwise.speller.run_together import join_by_counts
 from charwise.speller.scoring import ScorerArrays, check_scorer_language
 from charwise.speller.settings import SpellerSettings, check_threshold
 from charwise.words import compile_patterns, protected_words, split_words, words_protected
@@ -131,6 +134,7 @@ class Speller:
         self._scored = LRUCache(SCORE_CACHE_SIZE)
         self._word_kinds: tuple[tuple[int, ...], dict[str, tuple[bool, bool, bool, bool]]] = ((), {})
         self._real_word_checker: RealWordChecker | None = None
+        self._confusion_model: ConfusionModel | None = None
         self._normaliser: Normaliser | None = None
         self.foreign = ForeignSentences.for_language(lexicon)  # sentences in another language: left whole
         self.lexicon = lexicon
@@ -484,9 +488,25 @@ class Speller:
             check_sentences(checker, out, allowed, self.settings.real_word_margin,
                             accents_only=self.language in ACCENTED, lm=self.context_model,
                             lm_margin=self.settings.real_word_lm_margin)
+        confusions = self.confusion_model  # contractions and real-word errors the fitted model decides
+        if confusions is not None:
+            decide_sentences(confusions, out, allowed)
         if "merge" in allowed and self.context_model is not None:  # split words joined: only a model judges
             join_split_words(out, self.lexicon, self.context_model, starts, informal or frozenset())
+        elif "merge" in allowed and self.language == "en":  # without a model: the web counts' frequencies
+            join_by_counts(out, self.lexicon, starts, informal or frozenset())
         return out
+
+    @property
+    def confusion_model(self) -> ConfusionModel | None:
+        """The fitted model of contractions and real-word errors (:mod:`charwise.speller.confusions`,
+        loaded on first use), or None when ``settings.changes`` leaves out ``real_word`` or the
+        language has none."""
+        if "real_word" not in self.settings.changes or self.language not in CONFUSION_MODELS:
+            return None
+        if self._confusion_model is None:
+            self._confusion_model = ConfusionModel.load(self.language)
+        return self._confusion_model
 
     @property
     def normaliser(self) -> Normaliser | None:

@@ -1,0 +1,368 @@
+"""Real-word errors and contractions decided by one fitted model: which member of a confusion set
+the sentence around a word means (``their`` / ``there`` / ``they're``, ``its`` / ``it's``,
+``your`` / ``you're``, ``then`` / ``than``, ``could of`` / ``could have``), in English.
+
+A dictionary cannot see these errors: every member is a valid word. The sentence can. For each set
+a multinomial logistic model (:class:`ConfusionModel`) gives each member a probability from the
+words around the written one, as in Golding and Roth's context-sensitive spelling correction
+(1999): the neighbouring words themselves, their word classes (the most frequent universal
+part-of-speech tag of each word in UD English-EWT's training sentences, and for a word EWT lacks
+the tag its last three letters most often carry there), pairs of them (``could`` before a verb,
+a determiner after the word), and how often each member was seen between the two neighbours in
+the bigram counts of :class:`~charwise.speller.context.NgramContext`. The models learn from
+text where the members are used as meant: edited English (UD EWT's training sentences) and tweets
+as their annotators normalised them (LexNorm 2015's training tweets), and tweets as
+written (WNUT17's raw tweets: mostly used as meant, the few slips outweighed);
+``benchmarks/correction/confusions.py --ship`` fits them and chooses the threshold.
+
+The models say which member the sentence means in text where members are used as meant; a
+written member is changed to another when the sentence gives that other member a probability of at
+least :attr:`ConfusionModel.threshold`, and only in the sets the model decides
+(:attr:`ConfusionModel.decides`). Writers rarely write one member for another, so that probability
+must be high, and some sets defeat a model that learned from so little text: the threshold and the
+sets were chosen together on development tweets, every change read and labelled by hand, to make
+the most right changes while each set decided is right at least nine times in ten
+(``benchmarks/correction/confusions.py``; ``threshold_source`` in the model file says so). The
+model file holds every number it uses (``charwise/data/confusions-*``).
+
+Example (run by tests/test_doctests.py)::
+
+    >>> model = ConfusionModel.load("en")
+    >>> model.change(["its", "a", "long", "way", "home"], 0)[0]
+    "it's"
+    >>> model.change(["the", "dog", "wagged", "its", "tail"], 3) is None
+    True
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+import numpy as np
+
+from charwise.errors import ConfigError
+
+if TYPE_CHECKING:
+    from charwise.speller.context import NgramContext
+    from charwise.speller.corrections import WordCorrection
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+FORMAT = 1
+START, END = "<s>", "</s>"
+APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
+
+#: The confusion sets each model decides between (lower-case). English: Golding and Roth's sets
+#: that informal text does not defeat, learner English's pairs, and those whose members differ by
+#: an apostrophe (which bigram counts taken without apostrophes cannot tell apart) or a word
+#: (``could of``).
+SETS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "en": (
+        ("their", "there", "they're"), ("your", "you're"), ("its", "it's"), ("then", "than"),
+        ("to", "too"), ("lose", "loose"), ("affect", "effect"), ("lets", "let's"), ("whats", "what's"),
+        ("hows", "how's"), ("whose", "who's"), ("were", "we're"), ("hear", "here"),
+        ("accept", "except"), ("advice", "advise"), ("breath", "breathe"), ("quiet", "quite"),
+        ("weather", "whether"), ("chose", "choose"), ("passed", "past"), ("peace", "piece"),
+        ("principal", "principle"), ("though", "through"), ("no", "know"), ("new", "knew"), ("of", "have"),
+    ),
+}
+#: Words the written text puts before a verb where ``have`` was meant (``could of`` -> ``could
+#: have``): ``of`` there is a member of the set {of, have}, read only after one of these.
+MODALS = frozenset({"could", "would", "should", "must", "might", "may", "will", "shall", "cannot"})
+HAVE_SET = ("of", "have")
+
+
+def normal(word: str) -> str:
+    """A word as the models read it: lower-case, curly apostrophes straight."""
+    return word.lower().translate(APOSTROPHES)
+
+
+@dataclass
+class WordClasses:
+    """Each word's most frequent universal POS tag in a tagged corpus, and for other words the tag
+    most frequent for their last three letters (so ``bestest`` reads as an adjective and ``wanderin``
+    as something): what a word's neighbours are, beside which words they are."""
+
+    tags: dict[str, str] = field(default_factory=dict)
+    suffixes: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_counts(cls, counts: dict[str, Counter[str]]) -> "WordClasses":
+        suffix_counts: dict[str, Counter[str]] = {}
+        for word, tags in counts.items():
+            if word.isalpha() and len(word) > 3:
+                suffix_counts.setdefault(word[-3:], Counter()).update(tags)
+        return cls({w: t.most_common(1)[0][0] for w, t in counts.items()},
+                   {s: t.most_common(1)[0][0] for s, t in suffix_counts.items() if sum(t.values()) >= 5})
+
+    def __call__(self, word: str) -> str:
+        if word in (START, END):
+            return word
+        tag = self.tags.get(word)
+        if tag is not None:
+            return tag
+        if not any(c.isalnum() for c in word):
+            return "PUNCT"
+        if any(c.isdigit() for c in word):
+            return "NUM"
+        return self.suffixes.get(word[-3:], "X")
+
+
+def features(words: Sequence[str], index: int, members: Sequence[str], classes: WordClasses | None,
+             context: NgramContext | None) -> dict[str, float]:
+    """The evidence for the member at ``words[index]`` (lower-case, normal): its neighbours, their
+    classes and pairs of them, and each member's bigram fit between the neighbours."""
+    def at(i: int) -> str:
+        return START if i < 0 else END if i >= len(words) else words[i]
+
+    l2, l1, r1, r2 = at(index - 2), at(index - 1), at(index + 1), at(index + 2)
+    found = {"bias": 1.0, f"l1={l1}": 1.0, f"r1={r1}": 1.0, f"l2={l2}": 1.0, f"r2={r2}": 1.0,
+             f"l1r1={l1}_{r1}": 1.0}
+    if classes is not None:
+        t2, t1, u1, u2 = classes(l2), classes(l1), classes(r1), classes(r2)
+        found.update({f"t1={t1}": 1.0, f"u1={u1}": 1.0, f"u1u2={u1}_{u2}": 1.0, f"t2t1={t2}_{t1}": 1.0,
+                      f"t1u1={t1}_{u1}": 1.0, f"l1u1={l1}_{u1}": 1.0, f"t1r1={t1}_{r1}": 1.0,
+                      f"r1u2={r1}_{u2}": 1.0})
+    if context is not None:
+        for member in members:
+            if "'" in member:  # the counts were taken without apostrophes: `you're` is read as `youre`
+                continue
+            fit = 0.0
+            if l1 not in (START, END) and any(c.isalnum() for c in l1):
+                fit += context.log_score(member, l1)[0]
+            if r1 not in (START, END) and any(c.isalnum() for c in r1):
+                fit += context.log_score(r1, member)[0]
+            found[f"fit={member}"] = fit
+    return found
+
+
+@dataclass
+class ConfusionModel:
+    """Per confusion set, a multinomial logistic model over the set's members (see the module
+    docstring): ``weights[set][feature]`` is a row of one weight per member."""
+
+    language: str
+    sets: tuple[tuple[str, ...], ...]
+    weights: list[dict[str, np.ndarray]]
+    intercepts: list[np.ndarray]
+    threshold: float
+    threshold_source: str
+    classes: WordClasses | None = None
+    context: NgramContext | None = None
+    uses_context: bool = True
+    #: per set: whether its changes are made (the others' probabilities are only reported)
+    decides: tuple[bool, ...] = ()
+    _set_of: dict[str, int] = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.decides:
+            self.decides = (True,) * len(self.sets)
+        if len(self.decides) != len(self.sets):
+            raise ConfigError(f"{len(self.decides)} decided flags for {len(self.sets)} confusion sets")
+        for k, members in enumerate(self.sets):
+            for member in members:
+                self._set_of.setdefault(member, k)
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and normal(word) in self._set_of
+
+    def set_of(self, words: Sequence[str], index: int) -> int | None:
+        """The set the word at ``index`` belongs to (``of`` only after a modal), or None."""
+        word = words[index]
+        k = self._set_of.get(word)
+        if k is not None and self.sets[k] == HAVE_SET and not (index > 0 and words[index - 1] in MODALS):
+            return None
+        return k
+
+    def probabilities(self, words: Sequence[str], index: int) -> dict[str, float] | None:
+        """Each member's probability at ``words[index]`` (the sentence lower-case, normal: see
+        :func:`normal`), or None when the word is no member."""
+        k = self.set_of(words, index)
+        if k is None:
+            return None
+        members = self.sets[k]
+        found = features(words, index, members, self.classes, self.context if self.uses_context else None)
+        table = self.weights[k]
+        logits = self.intercepts[k].astype(np.float64).copy()
+        for name, value in found.items():
+            row = table.get(name)
+            if row is not None:
+                logits += value * row
+        logits -= logits.max()
+        odds = np.exp(logits)
+        odds /= odds.sum()
+        return dict(zip(members, odds.tolist()))
+
+    def best(self, words: Sequence[str], index: int) -> tuple[str, float] | None:
+        """The likeliest member other than the written one and its probability, or None when the
+        word is no member."""
+        probabilities = self.probabilities(words, index)
+        if probabilities is None:
+            return None
+        written = words[index]
+        p, member = max((p, m) for m, p in probabilities.items() if m != written)
+        return member, p
+
+    def change(self, words: Sequence[str], index: int) -> tuple[str, float] | None:
+        """The member the word at ``index`` should be changed to and its probability, when the
+        model decides its set and that probability reaches :attr:`threshold`; else None."""
+        k = self.set_of(words, index)
+        if k is None or not self.decides[k]:
+            return None
+        found = self.best(words, index)
+        return found if found is not None and found[1] >= self.threshold else None
+
+    # --- files ----------------------------------------------------------------------------------
+    def save(self, folder: Path, description: str) -> None:
+        """Write the model to ``folder`` (``model.json``: the weights of the sets it decides, the
+        threshold and its source; ``classes.tsv``: the word classes), atomically."""
+        from charwise.io import atomic_file, write_json
+
+        folder.mkdir(parents=True, exist_ok=True)
+        write_json(folder / "model.json", {
+            "format": FORMAT, "language": self.language, "description": description,
+            "sets": [list(s) for s in self.sets], "threshold": self.threshold,
+            "threshold_source": self.threshold_source, "decides": list(self.decides),
+            "uses_context": self.uses_context,
+            "intercepts": [np.round(b, 5).tolist() for b in self.intercepts],
+            # the weights of the sets decided (the others are read by nothing at run time)
+            "weights": [{name: np.round(row, 4).tolist() for name, row in table.items() if np.any(np.abs(row) >= 1e-3)}
+                        if decided else {} for table, decided in zip(self.weights, self.decides)]})
+        if self.classes is not None:
+            with atomic_file(folder / "classes.tsv", "w") as f:
+                f.write("".join(f"word\t{w}\t{t}\n" for w, t in sorted(self.classes.tags.items())))
+                f.write("".join(f"suffix\t{s}\t{t}\n" for s, t in sorted(self.classes.suffixes.items())))
+
+    @classmethod
+    def read(cls, folder: Path, context: NgramContext | None = None) -> "ConfusionModel":
+        """The model saved in ``folder`` (a one-line ConfigError for a missing or damaged one)."""
+        try:
+            data = json.loads((folder / "model.json").read_text(encoding="utf-8"))
+            if data.get("format") != FORMAT:
+                raise ConfigError(f"{folder}/model.json: format {data.get('format')!r}, this charwise reads {FORMAT}")
+            classes = None
+            if (folder / "classes.tsv").is_file():
+                classes = WordClasses()
+                for line in (folder / "classes.tsv").read_text(encoding="utf-8").splitlines():
+                    kind, key, tag = line.split("\t")
+                    (classes.tags if kind == "word" else classes.suffixes)[key] = tag
+            return cls(data["language"], tuple(tuple(s) for s in data["sets"]),
+                       [{name: np.asarray(row, dtype=np.float32) for name, row in table.items()}
+                        for table in data["weights"]],
+                       [np.asarray(b, dtype=np.float32) for b in data["intercepts"]], float(data["threshold"]),
+                       str(data["threshold_source"]), classes, context, bool(data.get("uses_context", True)),
+                       tuple(bool(d) for d in data["decides"]))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ConfigError(f"cannot read the confusion model in {folder}: {e}") from None
+
+    @classmethod
+    def load(cls, language: str = "en") -> "ConfusionModel":
+        """The shipped model of ``language``, with its bigram counts."""
+        return _shipped(language)
+
+
+@lru_cache(maxsize=None)
+def _shipped(language: str) -> ConfusionModel:
+    from charwise.speller.context import NgramContext
+
+    folder = DATA / f"confusions-{language}"
+    if not (folder / "model.json").is_file():
+        raise ConfigError(f"no confusion model for {language!r}; real-word errors are decided in: "
+                          f"{', '.join(sorted(p.name.split('-', 1)[1] for p in DATA.glob('confusions-*')))}")
+    return ConfusionModel.read(folder, NgramContext.load(language))
+
+
+def examples(sentences: Iterable[Sequence[str]],
+             sets: Sequence[Sequence[str]]) -> Iterable[tuple[list[str], int, int]]:
+    """(sentence, index, set) for every member of a set in ``sentences`` (words as written; the
+    sentence given back lower-case, normal), ``of`` only after a modal."""
+    set_of: dict[str, int] = {}
+    for k, members in enumerate(sets):
+        for member in members:
+            set_of.setdefault(member, k)
+    for sentence in sentences:
+        words = [normal(w) for w in sentence]
+        for i, word in enumerate(words):
+            found = set_of.get(word)
+            if found is None or (tuple(sets[found]) == HAVE_SET and not (i > 0 and words[i - 1] in MODALS)):
+                continue
+            yield words, i, found
+
+
+def fit(language: str, sentences: Sequence[Sequence[str]], classes: WordClasses | None,
+        context: NgramContext | None, strength: float, written: Sequence[Sequence[str]] = (),
+        standard: frozenset[str] = frozenset()) -> ConfusionModel:
+    """One multinomial logistic model per set, fitted (scikit-learn, L2 with inverse strength
+    ``strength``) on every member of a set in ``sentences`` (text where members are used as meant)
+    and in ``written`` (text as people write it: mostly as meant), each read as meant. From
+    ``written`` only the ``standard`` words are learned: a member that is not one (``whats``) is a
+    slip wherever it is written, and would be learned as meant. The threshold is left at 1
+    (nothing changed) until it is chosen."""
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    sets = SETS[language]
+    grouped: dict[int, tuple[list[dict[str, float]], list[int]]] = {}
+    found = itertools.chain(examples(sentences, sets), ((w, i, k) for w, i, k in examples(written, sets)
+                                                        if w[i] in standard))
+    for words, i, k in found:
+        rows, labels = grouped.setdefault(k, ([], []))
+        rows.append(features(words, i, sets[k], classes, context))
+        labels.append(sets[k].index(words[i]))
+    weights: list[dict[str, np.ndarray]] = []
+    intercepts: list[np.ndarray] = []
+    for k, members in enumerate(sets):
+        rows, labels = grouped.get(k, ([], []))
+        table: dict[str, np.ndarray] = {}
+        intercept = np.zeros(len(members), dtype=np.float32)
+        seen = sorted(set(labels))
+        if len(seen) >= 2:
+            vectorizer = DictVectorizer()
+            x = vectorizer.fit_transform(rows)
+            model = LogisticRegression(C=strength, max_iter=2000)
+            model.fit(x, labels)
+            coef = model.coef_ if len(seen) > 2 else np.vstack([-model.coef_[0] / 2, model.coef_[0] / 2])
+            bias = model.intercept_ if len(seen) > 2 else np.array([-model.intercept_[0] / 2, model.intercept_[0] / 2])
+            for j, name in enumerate(vectorizer.get_feature_names_out()):
+                row = np.zeros(len(members), dtype=np.float32)
+                row[seen] = coef[:, j]
+                if np.any(np.abs(row) > 1e-4):
+                    table[str(name)] = row
+            intercept[seen] = bias
+            # a member never seen as meant gets no probability worth changing to
+            intercept[[m for m in range(len(members)) if m not in seen]] = -30.0
+        elif len(seen) == 1:
+            intercept[:] = -30.0
+            intercept[seen[0]] = 0.0
+        weights.append(table)
+        intercepts.append(intercept)
+    return ConfusionModel(language, sets, weights, intercepts, 1.0, "not chosen yet", classes, context,
+                          context is not None)
+
+
+def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]], allowed: Sequence[str]) -> None:
+    """Change in place each word of ``corrected`` (the speller's output) that belongs to a set the
+    model decides and that the sentence, as corrected so far, says the writer meant as another
+    member (:meth:`ConfusionModel.change`): kind ``real_word``, when ``allowed``. Words the speller
+    looked at or changed, protected words and words in capitals (``IT'S GONNA BE``: shouting, read
+    by nothing the model learned from) are left."""
+    from charwise.speller.corrections import same_case
+
+    if "real_word" not in allowed:
+        return
+    for entries in corrected:
+        words = [normal(e.correction) for e in entries]
+        for i, entry in enumerate(entries):
+            written = entry.word
+            if (entry.looked_at or entry.protected or entry.changed or not (written.islower() or written.istitle())
+                    or written not in model):
+                continue
+            found = model.change(words, i)
+            if found is not None:
+                entry.correction, entry.kind, entry.probability = same_case(written, found[0]), "real_word", found[1]
+                words[i] = found[0]

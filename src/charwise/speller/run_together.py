@@ -1,0 +1,222 @@
+"""Words run together cut apart (``noteven`` -> ``not even``, ``goand`` -> ``go and``, kind ``split``)
+and words split in two joined without a language model (``some one`` -> ``someone``, kind ``merge``),
+both decided by how often people write each form.
+
+The evidence is the unigram and bigram counts of a trillion words of web text (Google's Web 1T
+counts as shipped by the ``wordsegment`` package, Apache-2.0: Norvig, "Natural Language Corpus
+Data", 2009) against the lexicon's Zipf frequency of the written word (wordfreq), on one scale: a
+Zipf value is log10 of a form's count per 10^9 words.
+
+**Run together.** A word that no source changed, lower-case (or capitalised at a sentence start),
+alphabetic, unprotected and rejected by the lexicon is cut where ``wordsegment`` cuts it, when
+
+* it has two or three parts, each a known word, none of one letter but a first ``i``, the first no
+  prefix the normaliser never cuts off (``un``, ``re``: ``unfollow``) and the last no ``in`` of a
+  dropped ``g`` (``stressin``: the normaliser reads it as ``stressing``);
+* one part is a function word (:data:`FUNCTION_ZIPF`): run-together names, brands and compounds
+  (``harrystyles``, ``minecraft``, ``realestate``, ``lowkey``) are content words only;
+* every neighbouring pair of parts is in the bigram list (a pair below its cut says nothing), and
+  the phrase is written apart at least :data:`SPLIT_GAP` Zipf more often than together
+  (``foreach``: ``for each`` 4.58 against 2.05), and it is no more frequent word of another
+  language (:data:`FOREIGN_GAP`: ``sono``, ``evento``).
+
+The counts cannot tell ``thankyou`` (``thank you`` 0.76 Zipf above it) or ``iloveyou`` (0.19) from
+names and tags written as one word (``tunein``, ``markit``, ``noname`` 0.8 to 0.9): at a gap that
+cuts them, fewer than nine in ten cuts of the development texts were right, so they stay.
+
+**Split in two.** A candidate pair of :func:`~charwise.speller.merges.merge_targets` whose join the
+bigram counts favour between its neighbours (:func:`~charwise.speller.merges.bigram_margin` > 0) is
+joined when the joined word is written at least :data:`JOIN_GAP` Zipf more often than the pair
+(``someone`` 5.63 against ``some one`` 3.07; a pair the list lacks counts as its cut, the most it
+can have), and the pair is no national spelling (:data:`NATIONAL_PAIRS`).
+
+The default English speller joins (:func:`join_by_counts`, after the normaliser and the real-word
+checker, on words they left; with a language model the joins are
+:func:`~charwise.speller.merges.join_split_words`'s instead). It does not cut: on fresh informal text
+(WNUT17's raw YouTube, Reddit and Stack Overflow texts) 9 of 12 cuts were right (75 %), short of the
+nine in ten a change needs; :func:`split_run_together` is kept for the measurement
+(``benchmarks/correction/run_together.py``; docs/correction.md, "Split words joined").
+
+Example::
+
+    >>> from charwise.speller import Speller
+    >>> Speller.load("en").correct("my girl friend lost her note book").corrected
+    'my girlfriend lost her notebook'
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import TYPE_CHECKING, Sequence
+
+from charwise.speller.corrections import same_case, starts_after
+
+if TYPE_CHECKING:
+    from charwise.speller.context import NgramContext
+    from charwise.speller.corrections import WordCorrection
+    from charwise.speller.lexicon import Lexicon
+    from charwise.speller.normalisation_rules import LanguageRules
+
+SPLIT = "split"
+MERGE = "merge"
+# A function word is one of English's ~100 most frequent words: wordfreq Zipf >= 6 (one in every
+# 1,000 words; ``you`` 6.9, ``at`` 6.6, ``other`` 6.2, ``love`` 5.7 is none).
+FUNCTION_ZIPF = 6.0
+# Zipf the phrase must be written apart more often than together. Chosen by reading every cut the
+# rule proposes at any gap in development text (the LexNorm 2015 training tweets, UD EWT dev,
+# WNUT17's raw ``gurez`` tenth: ``python -m benchmarks.correction.run_together``, labels in
+# run_together_labels.tsv) as the midpoint between the highest wrong cut (``foreach`` 2.53) and the
+# next right one (``assignmentsand`` 2.77), which maximises right - 9 x wrong (precision >= 90 %).
+SPLIT_GAP = 2.65
+# a word at least this much (Zipf) more frequent in another language than in English is that
+# language's word (``evento``, ``sono``, ``tomate``: 2.6 to 4.2 above on the development texts;
+# one order of magnitude)
+FOREIGN_GAP = 1.0
+FOREIGN = ("es", "pt", "it", "fr", "de", "nl")  # wordfreq's languages read for it
+# Zipf the joined word must be written more often than the pair: the midpoint between the pairs
+# read in merge_labels.tsv's ``choose`` and ``read`` groups (benchmarks/correction/merges.py) whose
+# join is wrong (``get away`` 0.10) and right (``school girl`` 0.25), maximising right - 9 x wrong.
+JOIN_GAP = 0.18
+# pairs that are one nation's standard spelling of the other's word: the speller keeps national
+# spellings (docs/correction.md; Oxford and Guardian style: British ``per cent``, American ``percent``)
+NATIONAL_PAIRS = frozenset({"per cent"})
+MAX_PARTS = 3  # longer runs are hashtags and slogans (``comedyandtruth``), protected or not meant as text
+MAX_CHARS = 24  # wordsegment's longest word, and the normaliser's longest split
+
+
+@lru_cache(maxsize=1)
+def _counts() -> tuple[dict[str, float], dict[str, float], float]:
+    """wordsegment's unigram and bigram counts and its corpus size (loaded once, half a second)."""
+    import wordsegment
+
+    segmenter = wordsegment.Segmenter()
+    segmenter.load()
+    return segmenter.unigrams, segmenter.bigrams, segmenter.total
+
+
+@lru_cache(maxsize=1)
+def _segmenter() -> object:
+    import wordsegment
+
+    segmenter = wordsegment.Segmenter()
+    unigrams, bigrams, total = _counts()
+    segmenter.unigrams, segmenter.bigrams, segmenter.total, segmenter.limit = unigrams, bigrams, total, MAX_CHARS
+    return segmenter
+
+
+def _zipf(count: float, total: float) -> float:
+    return math.log10(count / total * 1e9)
+
+
+def pair_zipf(first: str, second: str, cut: bool = True) -> float | None:
+    """Zipf of the two words written apart in the web counts; a pair below the list's cut: the cut
+    (``cut``, the most it can have) or None."""
+    unigrams, bigrams, total = _counts()
+    count = bigrams.get(f"{first} {second}")
+    if count is None:
+        return _zipf(min(bigrams.values()), total) if cut else None
+    return _zipf(count, total)
+
+
+@lru_cache(maxsize=20_000)
+def segment(word: str) -> tuple[str, ...]:
+    """``word`` (lower-case letters) cut into the likeliest words of the web counts."""
+    return tuple(_segmenter().segment(word))  # type: ignore[attr-defined]
+
+
+def split_gap(parts: Sequence[str]) -> float | None:
+    """Zipf of ``parts`` written apart (chained bigrams: P(a b c) = P(a b) P(b c) / P(b)), or None
+    when a pair is below the list's cut."""
+    unigrams, _, total = _counts()
+    out = 0.0
+    for k, (a, b) in enumerate(zip(parts, parts[1:])):
+        z = pair_zipf(a, b, cut=False)
+        if z is None or (k and a not in unigrams):
+            return None
+        out += z - (_zipf(unigrams[a], total) if k else 0.0)
+    return out
+
+
+def foreign(word: str, english_zipf: float) -> bool:
+    """Whether ``word`` is far more frequent in another language than in English (:data:`FOREIGN_GAP`)."""
+    from wordfreq import zipf_frequency
+
+    return any(zipf_frequency(word, lang) >= english_zipf + FOREIGN_GAP for lang in FOREIGN)
+
+
+def run_together_split(lexicon: Lexicon, rules: LanguageRules, word: str) -> str | None:
+    """The words lower-case ``word`` runs together, when the web counts say so (module docstring)."""
+    if not (4 <= len(word) <= MAX_CHARS and word.isascii() and word.isalpha()) or lexicon.accepts(word):
+        return None
+    parts = segment(word)
+    if not 2 <= len(parts) <= MAX_PARTS or "".join(parts) != word:
+        return None
+    if any(len(p) == 1 and (k or p != "i") for k, p in enumerate(parts)) or parts[0] in rules.split_prefixes:
+        return None
+    if parts[-1] == "in" and lexicon.knows(word + "g"):
+        return None  # a dropped g: the normaliser's (stressin -> stressing)
+    if foreign(word, lexicon.zipf(word)):
+        return None
+    if not all(lexicon.knows(p) for p in parts) or max(lexicon.zipf(p) for p in parts) < FUNCTION_ZIPF:
+        return None
+    apart = split_gap(parts)
+    if apart is None or apart - lexicon.zipf(word) < SPLIT_GAP:
+        return None
+    return " ".join(parts)
+
+
+def split_run_together(corrected: list[list[WordCorrection]], lexicon: Lexicon, rules: LanguageRules,
+                       starts: Sequence[bool]) -> int:
+    """Cut in place the unchanged words of ``corrected`` that run words together (module
+    docstring); returns how many were cut."""
+    done = 0
+    for entries, start in zip(corrected, starts):
+        at_start = bool(start)
+        for entry in entries:
+            first, at_start = at_start, starts_after(entry.word, at_start)
+            word = entry.word
+            if entry.changed or entry.protected or not (word.islower() or (first and word.istitle())):
+                continue
+            cut = run_together_split(lexicon, rules, word.lower())
+            if cut is not None:
+                # the probability: how much likelier apart than together, as odds
+                odds = split_gap(cut.split(" "))
+                p = 1.0 / (1.0 + 10 ** (lexicon.zipf(word.lower()) - odds)) if odds is not None else 0.5
+                entry.correction, entry.kind, entry.probability = same_case(word, cut), SPLIT, p
+                done += 1
+    return done
+
+
+def join_gap(lexicon: Lexicon, first: str, second: str) -> float:
+    """Zipf by which the joined word is written more often than the pair (lower-case words)."""
+    return lexicon.zipf(first + second) - (pair_zipf(first, second) or 0.0)
+
+
+def join_by_counts(corrected: list[list[WordCorrection]], lexicon: Lexicon, starts: Sequence[bool],
+                   informal: frozenset[str] = frozenset(), counts: NgramContext | None = None) -> int:
+    """Join in place the pairs of ``corrected`` that the bigram counts favour between their
+    neighbours and that are written together far more often than apart (module docstring);
+    returns how many were joined."""
+    from charwise.speller.context import NgramContext
+    from charwise.speller.merges import bigram_margin, merge_targets
+
+    counts = counts or NgramContext.load(lexicon.language)
+    done = 0
+    for entries, start in zip(corrected, starts):
+        words = [e.correction for e in entries]
+        taken = -1
+        for i in merge_targets(lexicon, entries, bool(start), informal):
+            first, second = words[i].lower(), words[i + 1].lower()
+            if i <= taken or f"{first} {second}" in NATIONAL_PAIRS or bigram_margin(counts, words, i) <= 0:
+                continue
+            gap = join_gap(lexicon, first, second)
+            if gap < JOIN_GAP:
+                continue
+            head, tail = entries[i], entries[i + 1]
+            p = 1.0 / (1.0 + 10 ** -gap)  # the odds of the joined spelling against the pair
+            head.correction, head.kind, head.probability = same_case(head.word, first + second), MERGE, p
+            tail.correction, tail.kind, tail.probability = "", MERGE, p
+            taken = i + 1  # overlapping pairs (``some one thing``): the first that qualifies is joined
+            done += 1
+    return done

@@ -1,0 +1,137 @@
+"""The fitted confusion model (charwise.speller.confusions): a tiny model fitted here on sentences
+written for the test, its file round trip and its refusals, how the speller applies it; and the
+shipped English model on sentences written for the test (marked ``real``)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from charwise.errors import ConfigError
+from charwise.speller.confusions import ConfusionModel, WordClasses, decide_sentences, examples, features, fit
+from charwise.speller.corrections import WordCorrection
+
+# "its" before a noun, "it's" before an adjective or a determiner: sentences written for the test
+TRAIN = ([["the", "dog", "wagged", "its", "tail"], ["the", "firm", "raised", "its", "prices"],
+          ["the", "city", "lost", "its", "charm"]] * 4
+         + [["it's", "a", "long", "way"], ["it's", "the", "best", "place"], ["i", "think", "it's", "late"],
+            ["it's", "so", "cold"]] * 3)
+
+
+@pytest.fixture(scope="module")
+def tiny() -> ConfusionModel:
+    model = fit("en", TRAIN, None, None, 1.0)
+    model.threshold = 0.6
+    model.decides = tuple(members == ("its", "it's") for members in model.sets)
+    return model
+
+
+def test_members_get_probabilities_that_sum_to_one_and_follow_the_context(tiny):
+    before_noun = tiny.probabilities(["the", "dog", "wagged", "it's", "tail"], 3)
+    assert before_noun is not None and abs(sum(before_noun.values()) - 1) < 1e-9
+    assert before_noun["its"] > 0.6
+    assert tiny.best(["its", "a", "long", "way"], 0)[0] == "it's"
+    assert tiny.probabilities(["the", "dog"], 1) is None  # no member
+
+
+def test_of_is_a_member_only_after_a_modal(tiny):
+    words = ["i", "could", "of", "told", "you", "of", "it"]
+    assert [i for w, i, k in examples([words], tiny.sets) if w[i] == "of"] == [2]
+    assert tiny.set_of(words, 5) is None and tiny.set_of(words, 2) is not None
+
+
+def test_the_word_classes_read_suffixes_for_unknown_words():
+    classes = WordClasses.from_counts({"running": Counter(VERB=5), "jumping": Counter(VERB=3),
+                                       "swimming": Counter(VERB=2), "blue": Counter(ADJ=4)})
+    assert classes("blue") == "ADJ" and classes("skiing") == "VERB" and classes("zzz") == "X"
+    assert classes("42") == "NUM" and classes("!!") == "PUNCT" and classes("<s>") == "<s>"
+    found = features(["its", "blue"], 0, ("its", "it's"), classes, None)
+    assert found["u1=ADJ"] == 1.0 and found["l1=<s>"] == 1.0
+
+
+def test_a_saved_model_reads_back_the_same(tiny, tmp_path):
+    tiny.save(tmp_path / "model", "a test model")
+    back = ConfusionModel.read(tmp_path / "model")
+    words = ["its", "so", "cold"]
+    assert back.threshold == tiny.threshold and back.decides == tiny.decides
+    assert back.probabilities(words, 0) == pytest.approx(tiny.probabilities(words, 0), abs=1e-3)
+    data = json.loads((tmp_path / "model" / "model.json").read_text())
+    assert all(not table for table, decided in zip(data["weights"], data["decides"]) if not decided)
+
+
+@pytest.mark.parametrize("damage", ["missing", "not json", "old format"])
+def test_a_missing_or_damaged_model_is_refused_in_one_line(tiny, tmp_path, damage):
+    folder = tmp_path / "model"
+    if damage != "missing":
+        tiny.save(folder, "a test model")
+        path = folder / "model.json"
+        if damage == "not json":
+            path.write_text("{", encoding="utf-8")
+        else:
+            path.write_text(json.dumps({**json.loads(path.read_text()), "format": 0}), encoding="utf-8")
+    with pytest.raises(ConfigError, match="confusion model|format") as error:
+        ConfusionModel.read(folder)
+    assert "\n" not in str(error.value)
+
+
+def entries(sentence: str) -> list[WordCorrection]:
+    return [WordCorrection(w, w, False) for w in sentence.split()]
+
+
+def test_the_speller_changes_only_what_it_may(tiny):
+    plain, protected, looked, caps = entries("its a long way"), entries("its a long way"), entries("its a long way"), \
+        entries("ITS A LONG WAY")
+    protected[0].protected = True
+    looked[0].looked_at = True
+    title = entries("Its a long way")
+    decide_sentences(tiny, [plain, protected, looked, caps, title], ("spelling", "real_word"))
+    assert plain[0].correction == "it's" and plain[0].kind == "real_word" and plain[0].probability >= 0.6
+    assert title[0].correction == "It's"  # the case kept
+    assert not protected[0].changed and not looked[0].changed and not caps[0].changed
+    again = entries("its a long way")
+    decide_sentences(tiny, [again], ("spelling",))  # real_word not allowed
+    assert not again[0].changed
+    kept = entries("the dog wagged its tail")
+    decide_sentences(tiny, [kept], ("real_word",))
+    assert not any(e.changed for e in kept)
+
+
+def test_a_set_the_model_does_not_decide_is_never_changed(tiny):
+    words = ["it", "was", "to", "late"]
+    assert tiny.set_of(words, 2) is not None and tiny.change(words, 2) is None
+
+
+# --- the shipped model, through the shipped speller -----------------------------------------------
+@pytest.fixture(scope="module")
+def speller():
+    from charwise.speller import Speller
+
+    return Speller.load("en")
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("text, expected", [
+    ("Its a long way home.", "It's a long way home."),
+    ("the company lost it's best client", "the company lost its best client"),
+    ("The dog wagged its tail.", "The dog wagged its tail."),
+    ("It's raining today.", "It's raining today."),
+    ("The company raised its prices.", "The company raised its prices."),
+    ("IT'S GONNA BE GREAT", "IT'S GONNA BE GREAT"),
+    ("see https://example.com/its_here now", "see https://example.com/its_here now"),
+])
+def test_the_shipped_model_fixes_contractions_and_leaves_the_rest(speller, text, expected):
+    result = speller.correct(text)
+    assert result.corrected == expected
+    assert all(w.kind == "real_word" for w in result.words if w.changed)
+
+
+@pytest.mark.real
+def test_the_shipped_model_records_its_threshold_and_sets():
+    model = ConfusionModel.load("en")
+    assert model.threshold >= 0.5 and "confusion_labels.tsv" in model.threshold_source
+    decided = {"/".join(m) for m, d in zip(model.sets, model.decides) if d}
+    assert "its/it's" in decided and "to/too" not in decided  # to/too: 10 of 17 right on the labelled tweets
+    assert np.all([len(table) > 0 for table, d in zip(model.weights, model.decides) if d])
