@@ -48,7 +48,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, write_result
@@ -101,12 +101,15 @@ def speller_choices(speller: Speller, tweets: list[Tweet]) -> tuple[list[list[di
 
 
 def learned_normaliser(spelling: Speller, tweets: list[Tweet], max_damage: float, undo_below: float,
-                       data: str = "LexNorm 2015 training tweets", social_by_err: bool = False
+                       data: str = "LexNorm 2015 training tweets", social_by_err: bool = False,
+                       extra_pairs: Sequence[tuple[str, str]] = ()
                        ) -> tuple[Normaliser, dict[str, Any], list[list[dict[str, float]]], list[list[str]]]:
     """A normaliser learned from ``tweets`` (their table, a judge fitted on them, :func:`fit_judge`,
     ``social_by_err`` passed on) over ``spelling``'s lexicon, with the fitting's report, and
-    :func:`speller_choices` of the tweets."""
-    normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(p for t in tweets for p in t), None,
+    :func:`speller_choices` of the tweets; ``extra_pairs``: ``(written, normal)`` pairs counted into
+    the table besides the tweets' (Spanish chat forms the tweets lack: ``tweetnorm.py``)."""
+    pairs = [p for t in tweets for p in t] + list(extra_pairs)
+    normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(pairs), None,
                             spelling_context(spelling.lexicon.language))
     choices, sentences = speller_choices(spelling, tweets)
     normaliser.judge, fitting = fit_judge(normaliser, tweets, choices, max_damage, data=data,
@@ -220,10 +223,10 @@ def lookup_changes(learn: list[Tweet], tweets: list[Tweet]) -> dict[tuple[int, i
 
 def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Namespace,
              lm: RememberedLM | None, language: str = "en", data: str = "LexNorm 2015 training tweets",
-             social_by_err: bool = False) -> dict[str, Any]:
+             social_by_err: bool = False, extra_pairs: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
     spelling = Speller.load(language, settings=SpellerSettings(changes=SPELLING))
     normaliser, fitting, choices, sentences = learned_normaliser(spelling, learn, args.max_damage, args.undo_below,
-                                                                 data, social_by_err)
+                                                                 data, social_by_err, extra_pairs)
     judge = normaliser.judge
     if lm is not None:
         lm_fitting = fit_lm_judge(normaliser, learn, choices, sentences, lm, args.max_damage, args.undo_below, data,

@@ -25,6 +25,15 @@ upper bounds. Tokens: URLs, @handles and #hashtags whole, then runs of word char
 punctuation; an annotation whose word is not one of the tweet's tokens (``q.e.p.d``) is counted and
 left out. Scores are lower-case (as in ``lexnorm``; the annotation also restores capitals).
 
+Chat forms (:data:`CHAT_FORMS`: ``q``, ``k``, ``d``, ``x``, ``xq``, ``tmb``...): the annotators' dictionary
+held the one-letter ones, so they are never annotated (``q`` 48 times in the development tweets, always
+left unmarked, though each stands for ``que``, ``qué``, ``de`` or ``por``), and most others are too rare to
+be seen. For learning (the table and the judge, in the folds and ``--ship``), an unmarked chat form is
+labelled with its standard form that fits best between its neighbours (:func:`chat_labelled`), and
+each pair of the list is counted once more in the table (:func:`chat_pairs`: ``tmb`` -> ``también``,
+which the tweets lack, gets a candidate); the scores are always against the annotation as it is, so
+that a chat form changed counts as damage there (an upper bound again).
+
 Metrics: those of ``lexnorm`` (misspellings fixed, damage, ERR...) and the task's own,
 **OOV accuracy**: annotated words made exactly right (variants to their form, the others left as
 written) over all annotated words (Tweet-Norm 2013, Alegria et al. 2013; its best system reached
@@ -63,6 +72,51 @@ DEVELOPMENT = ("tweet-norm-dev500_annotated.txt", "tweet-norm-dev100_annotated.t
 TEST = "tweet-norm-test462_annotated.txt"
 _TOKEN = re.compile(r"https?://\S+|[@#]\w+|\w+|[^\w\s]+")
 DATA_NAME = "Tweet-Norm 2013 development tweets"
+# Spanish chat forms -> their standard words (written for charwise: the everyday abbreviations of Spanish chat
+# and tweets; where the development tweets annotate one, ke, xq, tb, pa, mñn, bn, xk, the same forms)
+CHAT_FORMS: dict[str, tuple[str, ...]] = {
+    "q": ("que", "qué"), "k": ("que", "qué"), "ke": ("que", "qué"), "qe": ("que", "qué"),
+    "xq": ("porque", "por qué"), "xk": ("porque", "por qué"), "pq": ("porque", "por qué"),
+    "porq": ("porque", "por qué"), "pk": ("porque", "por qué"),
+    "tb": ("también",), "tmb": ("también",), "tbn": ("también",), "tmbn": ("también",), "tmbien": ("también",),
+    "x": ("por",), "d": ("de",), "toy": ("estoy",), "tas": ("estás",), "xa": ("para",), "pa": ("para",),
+    "bn": ("bien",), "mñn": ("mañana",), "mñna": ("mañana",), "dnd": ("donde", "dónde"), "xfa": ("por favor",),
+    "porfa": ("por favor",), "pf": ("por favor",), "msj": ("mensaje",), "salu2": ("saludos",), "nd": ("nada",),
+    "tqm": ("te quiero mucho",), "ntp": ("no te preocupes",), "finde": ("fin de semana",),
+}
+
+
+def chat_pairs() -> list[tuple[str, str]]:
+    """Each chat form with each of its standard words, once: the table's candidates for the chat
+    forms the tweets lack."""
+    return [(form, normal) for form, normals in CHAT_FORMS.items() for normal in normals]
+
+
+def chat_labelled(tweets: list[Tweet], annotated: list[set[int]]) -> list[Tweet]:
+    """``tweets`` with each chat form the annotators left unmarked labelled with its standard word
+    that fits best between its neighbours (bigram counts, as the normaliser reads them)."""
+    from benchmarks.correction.lexnorm import spelling_context
+    from charwise.speller.real_words import adjacent_words
+
+    context = spelling_context("es")
+
+    def fit(text: str, left: str | None, right: str | None) -> float:
+        parts = text.split(" ")
+        score = context.log_score(parts[0], left)[0] if left is not None else 0.0
+        if right is not None:
+            score += context.log_score(right, parts[-1])[0] - context.log_unigram(right)
+        return score
+
+    out = []
+    for tweet, marked in zip(tweets, annotated):
+        words = [raw for raw, _ in tweet]
+        row = list(tweet)
+        for i, (raw, _) in enumerate(tweet):
+            if i not in marked and raw in CHAT_FORMS:
+                left, right = adjacent_words(words, i)
+                row[i] = (raw, max(CHAT_FORMS[raw], key=lambda n: fit(n, left, right)))
+        out.append(row)
+    return out
 
 
 def read_annotated(path: Path) -> tuple[list[Tweet], list[set[int]], int]:
@@ -121,10 +175,11 @@ def read_development(folder: Path) -> tuple[list[Tweet], list[set[int]], int]:
 
 
 def fitted(tweets: list[Tweet], args: argparse.Namespace) -> tuple[Speller, dict[str, Any]]:
-    """A default Spanish speller whose normaliser was fitted on ``tweets`` (the shipped recipe)."""
+    """A default Spanish speller whose normaliser was fitted on ``tweets`` (the shipped recipe; give
+    them :func:`chat_labelled`)."""
     spelling = Speller.load("es", settings=SpellerSettings(changes=SPELLING))
     normaliser, fitting, _, _ = learned_normaliser(spelling, tweets, args.max_damage, args.undo_below, DATA_NAME,
-                                                   social_by_err=True)
+                                                   social_by_err=True, extra_pairs=chat_pairs())
     return speller_with(spelling, normaliser), fitting
 
 
@@ -147,7 +202,7 @@ def test_report(folder: Path, development: list[Tweet], args: argparse.Namespace
     """The test tweets, scored once by the speller fitted on every development tweet, beside the
     speller without normalisation (nothing is chosen here)."""
     tweets, annotated, skipped = read_annotated(folder / TEST)
-    speller, _ = fitted(development, args)
+    speller, _ = fitted(development, args)  # development: chat_labelled
     out: dict[str, Any] = {"tweets": len(tweets), "annotations_left_out": skipped}
     spelling = Speller.load("es", settings=SpellerSettings(changes=SPELLING))
     for name, system in (("unchanged", None), ("charwise spelling", spelling), ("charwise", speller)):
@@ -174,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS / "tweetnorm.json")
     args = parser.parse_args(argv)
     if args.ship:
-        return ship(read_development(args.data)[0], args)
+        return ship(chat_labelled(*read_development(args.data)[:2]), args)
     given = argv if argv is not None else sys.argv[1:]
     command = " ".join(["python -m benchmarks.correction.tweetnorm", *given])
     return write_result(args.out, {"command": command, **run(args)}, plot)
@@ -188,9 +243,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     base = Baselines("es")
     half = len(tweets) // 2
     halves = [tweets[:half], tweets[half:]]
+    labelled = chat_labelled(tweets, annotated)  # learned on; scored against the annotation as it is
+    learn = [labelled[:half], labelled[half:]]
     folds = []
     for k in (0, 1):
-        fold = run_fold(halves[k], halves[1 - k], base, args, None, "es", DATA_NAME, social_by_err=True)
+        fold = run_fold(learn[k], halves[1 - k], base, args, None, "es", DATA_NAME, social_by_err=True,
+                        extra_pairs=chat_pairs())
         learned = f"1-{half}" if k == 0 else f"{half + 1}-{len(tweets)}"
         folds.append({"fold": k, "learn": f"tweets {learned}", **fold})
         print(f"fold {k}: " + ", ".join(f"{n} {s['misspellings_fixed']}/{s['err']}/{s['damage']}"
@@ -199,7 +257,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "annotations_left_out": skipped, "annotated_words": sum(len(a) for a in annotated),
             "max_damage": args.max_damage,
             "summed": {name: summed(folds, name) for name in folds[0]["systems"]}, "folds": folds,
-            "test": test_report(args.data, tweets, args)}
+            "test": test_report(args.data, labelled, args)}
 
 
 if __name__ == "__main__":

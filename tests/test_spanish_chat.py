@@ -1,0 +1,37 @@
+"""Spanish chat forms and dropped accents or tildes, corrected in context by the shipped speller."""
+
+from __future__ import annotations
+
+import pytest
+
+from charwise.speller import Speller
+
+pytestmark = pytest.mark.real
+
+
+@pytest.fixture(scope="module")
+def speller() -> Speller:
+    return Speller.load("es")
+
+
+def corrected(speller: Speller, lines: list[str]) -> list[str]:
+    return [t.corrected for t in speller.correct_lines(lines)]
+
+
+def test_chat_abbreviations_are_expanded(speller):
+    lines = ["tmb quiero ir al cine", "xq no me llamaste ayer", "gracias x todo", "la casa d mi abuela",
+             "toy muy cansado hoy", "dime q piensas"]
+    assert corrected(speller, lines) == ["también quiero ir al cine", "porque no me llamaste ayer",
+                                         "gracias por todo", "la casa de mi abuela", "estoy muy cansado hoy",
+                                         "dime que piensas"]
+
+
+def test_a_dropped_tilde_or_accent_of_a_rare_verb_form_is_put_back_inside_a_sentence(speller):
+    assert corrected(speller, ["nos vemos manana en clase", "ayer fui al medico con mi hermano",
+                               "la musica de este ano"]) == [
+        "nos vemos mañana en clase", "ayer fui al médico con mi hermano", "la música de este año"]
+
+
+def test_protected_tokens_and_clean_sentences_stay(speller):
+    lines = ["@q_ana mira https://ejemplo.es/x #tmb", "el médico llegó tarde", "quiero un café con leche"]
+    assert corrected(speller, lines) == lines
