@@ -26,9 +26,15 @@ most right changes.
 written (a change is a false alarm) and swapped at random for another member of its set (a change
 back is a fix), at the chosen threshold, in the decided sets.
 
-**Real errors.** The LexNorm (Tweet-Norm) development tweets as written, each member of a set
-read by the model in its raw tweet: changes made that the annotators made too (right), changes
-they did not make (wrong), and members they changed that the model left (missed).
+**Real errors.** The LexNorm development tweets as written, each member of a set read by the
+model in its raw tweet: changes made that the annotators made too (right), changes they did not
+make (wrong), and members they changed that the model left (missed).
+
+**Fresh text**, read after the model was shipped: every change the shipped model makes on
+WNUT17's raw YouTube, Reddit and Stack Exchange texts (``FRESH``: informal text it neither learned
+from nor was chosen on), each read by hand (``confusion_fresh_labels.tsv`` lists the wrong ones;
+every other change was judged right), and every change on clean edited text and tweets (UD EWT
+test, WNUT17 test), listed for reading.
 """
 
 from __future__ import annotations
@@ -52,6 +58,8 @@ STANDARD_COUNT = 5  # EWT's slips are rarer than this: whats 2, hows 0 (lets 7 a
 TRAIN_TWEETS = ("gurez.10000", "ile.10000", "palm.10000")  # learned from; rigo.10000 is read by hand
 DEV_TWEETS = ("rigo.10000",)  # the changes made there, labelled by hand, choose the threshold
 LABELS = Path(__file__).resolve().parent / "confusion_labels.tsv"
+FRESH = ("yt-filter", "redd.tok.uniq", "stacko-src")
+FRESH_LABELS = Path(__file__).resolve().parent / "confusion_fresh_labels.tsv"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -202,9 +210,9 @@ def development_sentences(model: Any, sentences: Sequence[Sequence[str]]) -> dic
             "put_back_rate": round(put_back / swaps, 4) if swaps else None}
 
 
-def read_labels() -> dict[str, bool]:
+def read_labels(path: Path | None = None) -> dict[str, bool]:
     labels = {}
-    for line in LABELS.read_text(encoding="utf-8").splitlines():
+    for line in (path or LABELS).read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
             label, _, change = line.partition("\t")
             labels[change.strip()] = label == "right"
@@ -228,6 +236,35 @@ def tweet_changes(model: Any, names: Sequence[str], floor: float) -> list[dict[s
                 found.append({"probability": best[1], "set": "/".join(model.sets[model.set_of(low, i)]),
                               "change": shown_change(words, i, best[0])})
     return found
+
+
+def made_changes(model: Any, sentences: Sequence[Sequence[str]]) -> list[str]:
+    """Every change the model makes in ``sentences`` (words as written), shown in its words."""
+    from charwise.speller.confusions import normal
+
+    found = []
+    for words in sentences:
+        low = [normal(w) for w in words]
+        for i, word in enumerate(words):
+            if word.islower() or word.istitle():  # as the speller reads them: capitals are left
+                change = model.change(low, i)
+                if change is not None:
+                    found.append(shown_change(words, i, change[0]))
+    return found
+
+
+def fresh_and_clean(model: Any) -> dict[str, Any]:
+    """The shipped model's changes on fresh informal text (right / wrong by the labels) and on clean text."""
+    from charwise.tagging.data import load_task
+
+    wrong = set(read_labels(FRESH_LABELS))
+    fresh = made_changes(model, raw_tweets(FRESH))
+    task = load_task("wnut17", splits=("test",))
+    clean = {"UD EWT test": made_changes(model, ewt("test")),
+             "WNUT17 test": made_changes(model, [s.words for s in task.test])}
+    return {"fresh": {"texts": list(FRESH), "words": sum(len(s) for s in raw_tweets(FRESH)), "changes": len(fresh),
+                      "wrong": sum(c in wrong for c in fresh), "wrong_changes": [c for c in fresh if c in wrong]},
+            "clean": {name: {"changes": len(found), "listed": found} for name, found in clean.items()}}
 
 
 def choose(model: Any, changes: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str, Any]:
@@ -272,6 +309,7 @@ def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
     report["decided"] = ["/".join(m) for m, d in zip(model.sets, model.decides) if d]
     report["development_sentences"] = development_sentences(model, found["dev"])
     real = report["real_errors_dev_tweets"] = real_errors(found["dev_tweets"], model)
+    report["fresh_and_clean"] = fresh_and_clean(model)
     print(f"{language}: threshold {model.threshold}, decided {report['decided']}, development sentences "
           f"{report['development_sentences']}, development tweets as written: {real['right']} right / "
           f"{real['wrong']} wrong / {real['missed']} missed", flush=True)
