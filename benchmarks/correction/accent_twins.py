@@ -35,7 +35,7 @@ from charwise.speller.real_words import RealWordChecker
 from charwise.speller.settings import SpellerSettings
 
 WRITES = ("accent_twins",)
-PAGE = "correction.md"
+PAGE = "correction-experiments.md"
 MARGINS = (0.5, 1.0, 2.0, 3.0)
 
 

@@ -33,7 +33,7 @@ from benchmarks.common.report import write_result
 from benchmarks.correction.render import render_cycle_loops as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("cycle_loops",)
-PAGE = "correction.md"
+PAGE = "decoder.md"
 
 OUT = RESULTS
 SHIPPED_DECODER = "src/charwise/pretrained/decoders/minilm"

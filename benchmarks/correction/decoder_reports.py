@@ -5,6 +5,6 @@ from __future__ import annotations
 from benchmarks.correction.render import render_decoder as render
 
 WRITES = ("decoder",)
-PAGE = "correction.md"
+PAGE = "decoder.md"
 
 __all__ = ["render"]

@@ -59,7 +59,7 @@ from benchmarks.correction.judge_fitting import (
 from benchmarks.correction.render import render_judge_evidence as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("judge_evidence",)
-PAGE = "correction.md"
+PAGE = "correction-experiments.md"
 RAW = ROOT / "src" / "charwise" / "data" / "wnut17" / "raw_text"
 # written pattern -> standard spelling (English respellings by sound as tweets write them)
 RESPELLINGS = (("^d(?=[aeiouy])", "th"), ("a$", "er"), ("ah$", "ar"), ("z$", "s"), ("z", "s"),

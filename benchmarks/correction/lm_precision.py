@@ -31,7 +31,7 @@ from benchmarks.common.report import invocation, pyplot, write_result  # noqa: E
 from benchmarks.correction.render import render_lm_precision as render  # noqa: E402, F401  (make_results reads it)
 
 WRITES = ("lm_precision",)
-PAGE = "correction.md"
+PAGE = "correction-experiments.md"
 PRECISIONS = ("float32", "bfloat16")
 
 

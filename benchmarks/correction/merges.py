@@ -40,7 +40,7 @@ from benchmarks.common.retrieval import ewt_texts
 from benchmarks.correction.render import render_merges as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("merges",)
-PAGE = "correction.md"
+PAGE = "correction-experiments.md"
 LABELS = Path(__file__).parent / "merge_labels.tsv"
 DATA = Path(__file__).resolve().parents[2] / "src" / "charwise" / "data"
 RAW = DATA / "wnut17" / "raw_text"

@@ -38,7 +38,7 @@ from benchmarks.common.report import pyplot, write_result
 from benchmarks.correction.render import render_real_words as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("real_words",)
-PAGE = "correction.md"
+PAGE = "correction-experiments.md"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

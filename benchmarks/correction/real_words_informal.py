@@ -40,7 +40,7 @@ from benchmarks.common.report import pyplot, save_figure, write_result
 from benchmarks.correction.render import render_real_words_informal as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("real_words_informal",)
-PAGE = "correction.md"
+PAGE = "correction-experiments.md"
 LABELS = Path(__file__).parent / "real_words_labels.tsv"
 WNUT17 = Path(__file__).resolve().parents[2] / "src" / "charwise" / "data" / "wnut17"
 WNUT17_FILES = {"wnut17 train": "wnut17train.conll", "wnut17 dev": "emerging.dev.conll",

@@ -49,7 +49,7 @@ from benchmarks.common.paths import RESULTS
 from benchmarks.correction.render import render_speller as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("speller",)
-PAGE = "correction.md"
+PAGE = "correction-experiments.md"
 
 LABELS = Path(__file__).parent / "speller_clean_labels.tsv"  # clean-text changes, checked by hand
 RIGHT = ("typo fixed", "old spelling modernised", "informal spelling normalised")  # changes that are right

@@ -46,7 +46,7 @@ from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import write_result
 
 WRITES = ("speller_dev",)
-PAGE = "correction.md"
+PAGE = "correction-experiments.md"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

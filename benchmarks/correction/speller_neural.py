@@ -44,7 +44,7 @@ from benchmarks.correction.speller_dev import DATA, RESULTS, dev_sentences  # no
 from charwise.io import write_json  # noqa: E402
 
 WRITES = ("speller_neural",)
-PAGE = "correction.md"
+PAGE = "correction-experiments.md"
 
 GRID = {"lower": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6], "weight": [0.0, 1.0, 2.0, 3.0, 4.0],
         "margin": [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 18.0, 20.0, 22.0, 26.0], "candidates": [2, 4],

@@ -33,7 +33,7 @@ from benchmarks.correction.render import (
 )
 
 WRITES = ("speller_speed",)
-PAGE = "correction.md"
+PAGE = "correction-experiments.md"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 WORDS = {"en": "I recieved it", "es": "despues de la fista"}
