@@ -135,3 +135,19 @@ def test_the_shipped_model_records_its_threshold_and_sets():
     decided = {"/".join(m) for m, d in zip(model.sets, model.decides) if d}
     assert "its/it's" in decided and "to/too" not in decided  # to/too: 10 of 17 right on the labelled tweets
     assert np.all([len(table) > 0 for table, d in zip(model.weights, model.decides) if d])
+
+
+@pytest.mark.real
+def test_every_change_says_what_decided_it(speller):
+    result = speller.correct("Its a long way, I recieved the pakage yesterday. u dont know, whats up, my web site")
+    changed = [w for w in result.words if w.changed or w.kind == "merge"]
+    assert {w.kind for w in changed} >= {"real_word", "spelling", "normalisation", "merge"}
+    for w in changed:
+        assert w.decided_by, w
+    assert not any(w.decided_by for w in result.words if not w.changed and w.kind != "merge")
+    by_kind = {w.kind: w.decided_by for w in reversed(changed)}  # each kind's first change
+    assert by_kind["real_word"].startswith("confusion model") and "0.90" in by_kind["real_word"]
+    assert "scorer" in by_kind["spelling"] or "judge" in by_kind["spelling"]
+    assert "table learned from annotated tweets" in by_kind["normalisation"]
+    assert by_kind["merge"].startswith("web counts")
+    assert result.to_dict()["words"][0]["decided_by"] == by_kind["real_word"]

@@ -365,4 +365,7 @@ def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]
             found = model.change(words, i)
             if found is not None:
                 entry.correction, entry.kind, entry.probability = same_case(written, found[0]), "real_word", found[1]
+                entry.decided_by = (f"confusion model ({'/'.join(model.sets[model._set_of[words[i]]])}): "
+                                    f"{found[1]:.2f} >= {model.threshold:.2f} (the neighbours, their word classes, "
+                                    "the bigram counts)")
                 words[i] = found[0]

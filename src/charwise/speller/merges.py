@@ -122,6 +122,7 @@ def join_split_words(corrected: list[list[WordCorrection]], lexicon: Lexicon, lm
         probability = 1.0 / (1.0 + math.exp(-gain))  # the model's odds of the joined word
         head.correction, head.kind, head.probability = same_case(head.word, joined), MERGE, probability
         tail.correction, tail.kind, tail.probability = "", MERGE, probability
+        head.decided_by = tail.decided_by = "language model and bigram counts agree on the joined word"
         taken.update({(s, i), (s, i + 1)})
         done += 1
     return done

@@ -366,6 +366,8 @@ class LMReranker:
                 entry.probability = shown_suggestions(entry, self.settings.candidates)[k - 1].probability
             entry.correction = w[k]
             entry.kind = "spelling" if entry.changed else ""
+            entry.decided_by = ("language model: read the sentence with each suggestion (the scorer's odds as its "
+                                "prior)" if entry.changed else "")
         return len(targets)
 
 

@@ -102,6 +102,12 @@ SPLIT_ZIPF = 4.0  # both parts of a split at least this frequent (``li vin``, ``
 # llego/llegó, esta/está) stay with the confusion model; checked on the Spanish everyday development
 # sentences and on 3,000 lines of the Spanish Bible (no twin changed in 80k tokens of edited text)
 TWIN_ZIPF_GAP = 1.0
+#: each candidate source in words, for a change's ``decided_by``
+SOURCE_NAMES = {"table": "the table learned from annotated tweets", "repeat": "repeated letters shortened",
+                "contraction": "an apostrophe put back", "ending": "a dropped g put back",
+                "abbreviation": "an abbreviation expanded", "split": "the word cut in two words",
+                "speller": "the spelling candidates", "phonetic": "a phonetic respelling",
+                "accent": "accents put back"}
 
 
 def speller_candidates(entry: WordCorrection, k: int = SPELLER_CANDIDATES) -> dict[str, float]:
@@ -466,6 +472,8 @@ class Normaliser:
             p = self._twin_probability(entry.word.lower(), twin, left, right)
             if p >= needed:
                 entry.correction, entry.kind, entry.probability = same_case(entry.word, twin), twin_kind, p
+                entry.decided_by = (f"accented twin: {p:.2f} >= {needed:.2f} (frequencies of both spellings and "
+                                    "their fit between the neighbours)")
             return
         found = self.best(entry.word, left, right, speller_candidates(entry), lm_row)
         # the speller changed a run-together pair into one of its words (youcould -> could):
@@ -473,17 +481,22 @@ class Normaliser:
         drops_word = (found is not None and entry.kind == "spelling" and found[1] == "split"
                       and entry.correction.lower() in found[0].split(" "))
         if drops_word and "split" not in allowed:
-            entry.correction, entry.kind = entry.word, ""  # better unchanged than a word short
+            entry.correction, entry.kind, entry.decided_by = entry.word, "", ""  # better unchanged than a word short
             return
         if found is None or (not drops_word and (found[2] < needed or found[1] not in allowed)):
             if (social and entry.kind == "spelling" and found is not None
                     and self._judged(entry, found) < judge.undo_below):
                 # one judge: it read the speller's correction among the other candidates
                 # and finds the word as written likelier
-                entry.correction, entry.kind = entry.word, ""
+                entry.correction, entry.kind, entry.decided_by = entry.word, "", ""
             return
         cand, kind, p = found
+        spelled = speller_candidates(entry)
+        source = self.candidates(entry.word.lower().replace("\u2019", "'"), spelled).get(cand, "")
+        also = "; the spelling candidates too" if source != "speller" and cand in spelled else ""
         entry.correction, entry.kind, entry.probability = same_case(entry.word, cand), kind, p
+        entry.decided_by = (f"normalisation judge{' with the language model' if lm_row is not None else ''}: "
+                            f"{p:.2f} >= {needed:.2f} (candidate from: {SOURCE_NAMES.get(source, source)}{also})")
 
     def _twin_probability(self, word: str, twin: str, left: str | None, right: str | None) -> float:
         """The probability of ``twin`` against ``word`` between ``left`` and ``right``: their frequencies

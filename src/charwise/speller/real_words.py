@@ -243,6 +243,10 @@ def check_sentences(checker: RealWordChecker, corrected: list[list[WordCorrectio
         kind = "accent" if restores_accents(written.lower(), best[0]) else "real_word"
         if kind in allowed and (kind == "accent" or not accents_only):
             entry.correction, entry.kind = same_case(written, best[0]), kind
+            entry.decided_by = (f"language model: {best[1] * math.log(10):.1f} nats >= {lm_margin:.1f}, the bigram "
+                                "counts agreeing" if lm is not None else
+                                f"bigram counts: fits 10^{best[1]:.1f} times better between the neighbours "
+                                f"(margin 10^{margin:.1f})")
             # the context's odds of the member against the written word, as a probability
             entry.probability = 1.0 / (1.0 + 10.0 ** -best[1])
             sentences[s][i] = entry.correction

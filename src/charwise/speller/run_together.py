@@ -184,6 +184,7 @@ def split_run_together(corrected: list[list[WordCorrection]], lexicon: Lexicon, 
                 odds = split_gap(cut.split(" "))
                 p = 1.0 / (1.0 + 10 ** (lexicon.zipf(word.lower()) - odds)) if odds is not None else 0.5
                 entry.correction, entry.kind, entry.probability = same_case(word, cut), SPLIT, p
+                entry.decided_by = "web counts: the words written apart far more often than together"
                 done += 1
     return done
 
@@ -217,6 +218,8 @@ def join_by_counts(corrected: list[list[WordCorrection]], lexicon: Lexicon, star
             p = 1.0 / (1.0 + 10 ** -gap)  # the odds of the joined spelling against the pair
             head.correction, head.kind, head.probability = same_case(head.word, first + second), MERGE, p
             tail.correction, tail.kind, tail.probability = "", MERGE, p
+            head.decided_by = tail.decided_by = (f"web counts: the joined word written 10^{gap:.2f} times as often as "
+                                                 f"the pair (>= 10^{JOIN_GAP}), the bigram counts agreeing")
             taken = i + 1  # overlapping pairs (``some one thing``): the first that qualifies is joined
             done += 1
     return done

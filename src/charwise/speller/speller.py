@@ -325,12 +325,15 @@ class Speller:
         """Whether a looked-at ``word`` whose best suggestion (``suggestion``) has ``probability`` is
         changed (at ``threshold``, default :attr:`threshold`; a suggestion that only puts back the
         word's missing accents, at ``settings.accent_threshold``)."""
+        return probability >= self.needed_probability(word, threshold, suggestion)
+
+    def needed_probability(self, word: str, threshold: float | None = None, suggestion: str | None = None) -> float:
+        """The probability a change of looked-at ``word`` to ``suggestion`` needs (see :meth:`changes`)."""
         if suggestion is not None and self.language in ACCENTED and restores_accents(word.lower(), suggestion):
-            return probability >= self.settings.accent_threshold
+            return self.settings.accent_threshold
         base = self.threshold if threshold is None else threshold
         # a capitalised word may be a name; a word in capitals is read as its lower-case form (looked_at)
-        needed = max(base, self.settings.capital_threshold) if word[:1].isupper() and not shouted(word) else base
-        return probability >= needed
+        return max(base, self.settings.capital_threshold) if word[:1].isupper() and not shouted(word) else base
 
     def looked_at(self, words: list[str], start: bool = True) -> list[bool]:
         """Which words the speller considers (see the module docstring); ``start``: whether the
@@ -469,6 +472,9 @@ class Speller:
                         kind = "accent" if restores_accents(word.lower(), best) else "spelling"
                         if kind in allowed:
                             entry.correction, entry.kind = same_case(word, best), kind
+                            needed = self.needed_probability(word, here, best)
+                            entry.decided_by = (f"spelling scorer: {p:.2f} >= {needed:.2f} (candidates: edits, "
+                                                "sound keys, encoder neighbours)")
                 flat.append(entry)
             out.append(flat)
         normaliser = self.normaliser
