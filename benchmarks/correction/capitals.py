@@ -44,7 +44,7 @@ from benchmarks.common.paths import RESULTS, ROOT, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
 
 WRITES = ("capitals",)
-PAGE = "correction.md"
+PAGE = "correction-experiments.md"
 OLD_THRESHOLD = 0.95  # the rule in use (SpellerSettings.capital_threshold)
 # (written, the scorer's probability, its best candidate), read off the shipped speller on 2026-11-28
 EXAMPLES = (("Definately", 0.925, "definitely"), ("Teh", 0.812, "the"), ("Wierd", 0.465, "weird"),

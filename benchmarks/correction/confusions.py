@@ -50,7 +50,7 @@ from benchmarks.common.paths import RESULTS, ROOT
 from benchmarks.common.report import pyplot, save_figure, write_result
 
 WRITES = ("confusions",)
-PAGE = "correction.md"
+PAGE = "correction-experiments.md"
 SPELLING_DATA = ROOT.parent / "shared" / "data" / "spelling_benchmarks"
 TRAIN_SHARE = 0.8  # of the annotated tweets: the rest chooses the threshold
 STRENGTH = 1.0  # scikit-learn's C (inverse L2 strength): its default, not tuned
