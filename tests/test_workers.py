@@ -483,3 +483,23 @@ def test_the_default_worker_count_leaves_busy_cores_out(monkeypatch, load, expec
 
     check_worker_options(args)
     assert args.workers == expected
+
+
+def test_prepare_workers_are_sized_to_the_machine_only_on_a_gpu(monkeypatch):
+    """``prepare_workers="auto"``: 0 on a CPU; on a GPU every usable core but the model's process."""
+    import charwise.hybrid.sentence as sentence
+
+    class Parameter:
+        def __init__(self, kind: str) -> None:
+            self.device = type("Device", (), {"type": kind})()
+
+    encoder = object.__new__(sentence.SentenceEncoder)
+    policy = object.__new__(sentence.RepairPolicy)
+    policy.speller_given = False
+    monkeypatch.setattr(sentence.SentenceEncoder, "policy", property(lambda self: policy))
+    monkeypatch.setattr(sentence, "usable_cores", lambda: 16)
+    for kind, expected in (("cpu", 0), ("cuda", 15)):
+        encoder.module = type("Module", (), {"parameters": lambda self, kind=kind: iter([Parameter(kind)])})()
+        assert encoder._sized_to_machine() == expected
+    policy.speller_given = True  # a speller of the caller's lives in this process only
+    assert encoder._sized_to_machine() == 0

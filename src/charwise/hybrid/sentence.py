@@ -11,7 +11,7 @@ import collections
 import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
-from typing import Iterable, Iterator, Sequence, TypeVar, cast
+from typing import Iterable, Iterator, Literal, Sequence, TypeVar, cast
 
 import torch
 import torch.nn.functional as F
@@ -21,7 +21,7 @@ from charwise.errors import ConfigError
 from charwise.hybrid.model import HybridInputs, HybridModel
 from charwise.hybrid.policies import Policy, RepairPolicy
 from charwise.hybrid.st import CharwiseHybrid
-from charwise.parallel import Job, WorkerDied, WorkerPool, check_workers
+from charwise.parallel import Job, WorkerDied, WorkerPool, check_workers, usable_cores
 from charwise.presets import DEFAULT_POLICY
 
 T = TypeVar("T")
@@ -52,8 +52,10 @@ class SentenceEncoder:
             of the model (0: the speller runs in this process, between the model's batches). For a
             GPU, whose batches take less time than the speller's pass over them; on a CPU the
             model's own threads want the cores (``charwise encode --workers`` splits whole pipelines
-            instead). The processes start on the first :meth:`encode` and serve every later one,
-            until :meth:`close` or the end of a ``with`` block. The vectors are the same bytes: the
+            instead). ``"auto"`` (the default): on a GPU, with the shipped speller of a ``repair``
+            policy, every usable core but the one this process feeds the GPU from; otherwise 0. The
+            processes start on the first :meth:`encode` and serve every later one, until
+            :meth:`close` or the end of a ``with`` block. The vectors are the same bytes: the
             workers make the same decisions (their probabilities agree to float32 rounding).
 
     Example (run by tests/test_doctests.py)::
@@ -68,11 +70,15 @@ class SentenceEncoder:
 
     def __init__(
         self, teacher: str = "minilm", policy: str | Policy = DEFAULT_POLICY, encoder: str | CharEncoder | None = None,
-        *, max_length: int = 256, device: str | torch.device | None = None, prepare_workers: int = 0,
+        *, max_length: int = 256, device: str | torch.device | None = None,
+        prepare_workers: int | Literal["auto"] = "auto",
     ) -> None:
-        check_workers(prepare_workers, "prepare_workers", minimum=0)
+        if prepare_workers != "auto":
+            check_workers(prepare_workers, "prepare_workers", minimum=0)
         self.module = CharwiseHybrid(teacher, policy, encoder, max_length=max_length, device=device)
         self.module.eval()
+        if prepare_workers == "auto":
+            prepare_workers = self._sized_to_machine()
         self.prepare_workers = prepare_workers
         self._pool: WorkerPool | None = None
         self._pool_lock = threading.Lock()
@@ -85,6 +91,15 @@ class SentenceEncoder:
                 raise ConfigError("prepare_workers loads the shipped speller of the policy's language in each "
                                   "process; a Speller given to RepairPolicy lives in this process only "
                                   "(leave prepare_workers at 0)")
+
+    def _sized_to_machine(self) -> int:
+        """``prepare_workers="auto"``: on a GPU, with the shipped speller of a repair policy, every
+        usable core but this process's; else 0 (on a CPU the model's own threads want the cores)."""
+        chosen = self.policy
+        on_gpu = any(p.device.type == "cuda" for p in self.module.parameters())
+        if not on_gpu or not isinstance(chosen, RepairPolicy) or chosen.speller_given:
+            return 0
+        return max(0, usable_cores() - 1)
 
     @property
     def hybrid(self) -> HybridModel:
