@@ -36,6 +36,19 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 CACHE_ENV = "CHARWISE_CACHE"
+
+
+def _safetensor_error() -> type[Exception]:
+    from safetensors import SafetensorError
+
+    return SafetensorError
+
+
+#: What reading a damaged, truncated or foreign cache entry raises (the file system's, numpy's,
+#: safetensors' own type, ours); a reader catches these and rebuilds the entry, and lets any other
+#: exception, a bug, through.
+DAMAGED_ENTRY: tuple[type[Exception], ...] = (OSError, ValueError, KeyError, IndexError, TypeError,
+                                              _safetensor_error())
 #: The folder under :func:`cache_root` holding one empty marker per (charwise version, entry) read
 USED_DIR = ".used"
 
@@ -100,12 +113,13 @@ def _entry_size(path: Path) -> int:
     return path.stat().st_size if path.exists() else 0
 
 
-LOCK_SUFFIX = ".lock"
+#: the folder, beside the entries, that holds their lock files (no entry of its own)
+LOCKS_DIR = ".locks"
 
 
 @contextmanager
 def cache_lock(path: Path | None) -> Iterator[None]:
-    """Hold the lock of cache entry ``path`` (a file beside it, locked by ``filelock``), across
+    """Hold the lock of cache entry ``path`` (a file in :data:`LOCKS_DIR` beside it, locked by ``filelock``), across
     processes and threads, while a caller checks for the entry and builds it if it is missing: the
     others wait, then find it built. ``None`` (no cache), or a cache folder that cannot be written,
     locks nothing: the caller builds for itself, as it would alone."""
@@ -114,9 +128,9 @@ def cache_lock(path: Path | None) -> Iterator[None]:
         return
     from filelock import FileLock
 
-    lock = FileLock(f"{path}{LOCK_SUFFIX}")
+    lock = FileLock(path.parent / LOCKS_DIR / f"{path.name}.lock")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        (path.parent / LOCKS_DIR).mkdir(parents=True, exist_ok=True)
         lock.acquire()
     except OSError:
         yield
@@ -261,9 +275,9 @@ def cache_entries(root: Path | None = None) -> list[CacheEntry]:
     for version_dir in (root / USED_DIR).glob("*") if (root / USED_DIR).is_dir() else ():
         for marker in version_dir.iterdir():
             used.setdefault(marker.name, []).append((version_dir.name, marker.stat().st_mtime))
-    paths = [p for p in root.iterdir() if p.is_dir() and p.name not in (USED_DIR, "speller")]
+    paths = [p for p in root.iterdir() if p.is_dir() and p.name not in (USED_DIR, LOCKS_DIR, "speller")]
     if (root / "speller").is_dir():
-        paths += sorted(p for p in (root / "speller").iterdir() if not p.name.endswith(LOCK_SUFFIX))
+        paths += sorted(p for p in (root / "speller").iterdir() if p.name != LOCKS_DIR)
     entries = []
     for path in paths:
         relative = path.relative_to(root)

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from charwise.cache import (
+    DAMAGED_ENTRY,
     StringTable,
     array_text,
     building,
@@ -98,7 +99,7 @@ def edit_index(words: Sequence[str], counts: Sequence[int], max_distance: int, p
                 index = _read(path, words, counts, max_distance, prefix_length)
                 mark_used(path)
                 return index
-            except Exception:  # noqa: BLE001 - a damaged file (or changed symspellpy internals) is rebuilt
+            except (*DAMAGED_ENTRY, AttributeError):  # a damaged file (or changed symspellpy internals) is rebuilt
                 pass
         what = f"the speller's edit index of {len(words):,} words (distance {max_distance})"
         with building(what, path) if path is not None else contextlib.nullcontext():
@@ -131,7 +132,7 @@ def sound_keys(words: Sequence[str], language: str, cache: Path | None) -> list[
                 if len(keys) == len(words):
                     mark_used(path)
                     return keys
-            except Exception:  # noqa: BLE001 - a damaged file is recomputed
+            except DAMAGED_ENTRY:  # a damaged file is recomputed
                 pass
         what = f"the sound keys of {len(words):,} {language} words"
         with building(what, path) if path is not None else contextlib.nullcontext():

@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from charwise.cache import (
+    DAMAGED_ENTRY,
     array_text,
     building,
     cache_lock,
@@ -296,7 +297,7 @@ class Lexicon:
                     lexicon = cls(language, _read_cache(path), description)
                     mark_used(path)
                     return lexicon
-                except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
+                except DAMAGED_ENTRY:  # a damaged cache is rebuilt
                     pass
             added = len(files) + len(texts) + bool(extra)
             what = f"the {language} speller lexicon" + (f" with {added} user word source(s)" if added else "")

@@ -28,7 +28,17 @@ from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
-from charwise.cache import array_text, building, cache_lock, cache_root, map_table, mark_used, save_tables, text_array
+from charwise.cache import (
+    DAMAGED_ENTRY,
+    array_text,
+    building,
+    cache_lock,
+    cache_root,
+    map_table,
+    mark_used,
+    save_tables,
+    text_array,
+)
 from charwise.encoders.arrays import CharCNNArrays, weights_key
 from charwise.encoders.manifold import hub_scores_array, project_array
 from charwise.errors import CheckpointError
@@ -94,7 +104,7 @@ class TeacherRows:
                     if unit.shape == (len(surfaces), encoder.dim) and norms.shape == (len(surfaces),):
                         mark_used(path)
                         return cls(surfaces, unit, norms)
-                except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
+                except DAMAGED_ENTRY:  # a damaged cache is rebuilt
                     pass
             from charwise.teachers import Teacher
 
@@ -206,7 +216,7 @@ class LexiconVectors:
                 if stored.shape == (rows, self.encoder.dim) and stored.dtype == np.float16:
                     mark_used(path)
                     return stored
-            except Exception:  # noqa: BLE001 - a damaged cache is recomputed
+            except DAMAGED_ENTRY:  # a damaged cache is recomputed
                 pass
         return None
 
