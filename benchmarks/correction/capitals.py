@@ -40,6 +40,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, ROOT, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
 
@@ -156,14 +157,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=RESULTS / "capitals.json")
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
+    return write_result(args.out, run(args), plot)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Fit the judge on development sentence starts; both rules' outcomes on the same words."""
     from charwise.speller import Speller
 
     speller = Speller.load("en")
     found = rows(speller, args.data, args.seed)
     judge = fit_judge(found)
     threshold = speller.threshold
-    given = sys.argv[1:] if argv is None else argv
-    result = {"command": " ".join(["python -m benchmarks.correction.capitals", *given]),
+    result = {"command": " ".join(["python -m benchmarks.correction.capitals", *getattr(args, "argv", [])]),
               "judge": judge, "threshold": threshold, "rows": len(found),
               "outcomes": {f"old rule ({OLD_THRESHOLD})": outcome(found, lambda r: r["p"] >= OLD_THRESHOLD),
                            "judge": outcome(found, lambda r: judged(judge, r) >= threshold)}}
@@ -172,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
                           for word, p, best in EXAMPLES}
     for name, row in result["outcomes"].items():
         print(name, {k: {kk: vv for kk, vv in v.items() if kk != "changes"} for k, v in row.items()}, flush=True)
-    return write_result(args.out, result, plot)
+    return result
 
 
 if __name__ == "__main__":

@@ -46,12 +46,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
-from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
+from benchmarks.common.paths import RESULTS, ROOT, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
 
 WRITES = ("confusions",)
 PAGE = "correction-experiments.md"
-SPELLING_DATA = ROOT.parent / "shared" / "data" / "spelling_benchmarks"
 TRAIN_SHARE = 0.8  # of the annotated tweets: the rest chooses the threshold
 STRENGTH = 1.0  # scikit-learn's C (inverse L2 strength): its default, not tuned
 STANDARD_COUNT = 5  # EWT's slips are rarer than this: whats 2, hows 0 (lets 7 and its 221 are words)
@@ -337,8 +337,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ship", action="store_true", help="write the models to charwise/data/confusions-*")
     parser.add_argument("--out", type=Path, default=RESULTS / "confusions.json")
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
+    return write_result(args.out, run(args), plot)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Fit each language's model, choose its threshold and sets, measure it (and ship it with --ship)."""
     result: dict[str, Any] = {"command": " ".join(["python -m benchmarks.correction.confusions",
-                                                   *(sys.argv[1:] if argv is None else argv)]), "languages": {}}
+                                                   *getattr(args, "argv", [])]), "languages": {}}
     for language in args.languages:
         model, report = fit_language(language, args.data)
         result["languages"][language] = report
@@ -347,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
 
             model.save(DATA / f"confusions-{language}", "Rebuilt by: python -m benchmarks.correction.confusions "
                        f"--ship (trained on {report['sources']['train']})")
-    return write_result(args.out, result, plot)
+    return result
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS
 from benchmarks.common.report import pyplot, save_figure, write_result
 
@@ -98,7 +99,8 @@ def evaluate(speller: Any, pairs: list[tuple[str, str]]) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from charwise.speller import Speller
 
-    result: dict[str, Any] = {"command": " ".join(["python -m benchmarks.correction.everyday", *args.argv]),
+    result: dict[str, Any] = {"command": " ".join(["python -m benchmarks.correction.everyday",
+                                                   *getattr(args, "argv", [])]),
                               "systems": {}}
     for system in args.systems:
         language, _, context = system.partition("+")

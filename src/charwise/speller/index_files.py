@@ -44,6 +44,8 @@ from charwise.cache import (
 )
 
 FORMAT = 2  # the file's layout; a new one is a new key
+# what reading the edit index raises when the file is damaged or symspellpy's internals changed
+DAMAGED_INDEX: tuple[type[Exception], ...] = (*DAMAGED_ENTRY, AttributeError)
 
 
 class FrozenDeletes(Mapping[str, list[str]]):
@@ -99,7 +101,7 @@ def edit_index(words: Sequence[str], counts: Sequence[int], max_distance: int, p
                 index = _read(path, words, counts, max_distance, prefix_length)
                 mark_used(path)
                 return index
-            except (*DAMAGED_ENTRY, AttributeError):  # a damaged file (or changed symspellpy internals) is rebuilt
+            except DAMAGED_INDEX:  # a damaged file (or changed symspellpy internals) is rebuilt
                 pass
         what = f"the speller's edit index of {len(words):,} words (distance {max_distance})"
         with building(what, path) if path is not None else contextlib.nullcontext():

@@ -25,6 +25,7 @@ from charwise.speller.settings import check_threshold
 
 if TYPE_CHECKING:
     from charwise.speller.context_model import ContextModel
+    from charwise.speller.normalise import Normaliser
 
 SOURCES = ENGLISH_SOURCES  # a judge's candidate sources, unless it names its own (Spanish: SPANISH_SOURCES)
 EVIDENCE = ("table_share", "table_changed", "table_seen", "written_known", "written_zipf", "candidate_zipf",
@@ -257,3 +258,45 @@ def write_model(folder: Path, rows: Iterable[tuple[str, str, int]], judge: Norma
     write_json(folder / "judge.json", judge.to_dict())
     if lm_judge is not None:
         write_json(folder / LM_JUDGE_FILE, lm_judge.to_dict())
+
+
+def candidate_features(normaliser: Normaliser, word: str, candidates: dict[str, str], left: str | None,
+                       right: str | None, speller: dict[str, float] | None = None,
+                       lm: dict[str, float] | None = None) -> np.ndarray:
+    """One row of :data:`FEATURES` per candidate of lower-case ``word`` between ``left`` and
+    ``right``, as ``normaliser`` reads them (its table, lexicon and bigram fit); ``lm``: each
+    candidate's language-model gain over the written word (:func:`lm_gains`)."""
+    import math
+
+    from charwise.speller.normalisation_rules import edit_distance
+
+    counts = normaliser.table.counts.get(word, {})
+    total = sum(counts.values())
+    kept = counts.get(word, 0)
+    lexicon = normaliser.lexicon
+    written_zipf = lexicon.zipf(word)
+    base = normaliser._fit(word, left, right)
+    rows = np.zeros((len(candidates), len(normaliser.feature_names)), dtype=np.float64)
+    for j, (cand, source) in enumerate(candidates.items()):
+        parts = cand.split(" ")
+        fit, seen = normaliser._fit(cand, left, right)
+        values = {
+            f"src_{source}": 1.0,
+            "table_share": counts.get(cand, 0) / total if total else 0.0,
+            "table_changed": (total - kept) / total if total else 0.0,
+            "table_seen": math.log1p(total),
+            "written_known": float(lexicon.knows(word)),
+            "written_zipf": written_zipf,
+            "candidate_zipf": min(lexicon.zipf(p) for p in parts),
+            "candidate_known": float(normaliser._known(cand)),
+            "speller_p": (speller or {}).get(cand, 0.0),
+            "distance": min(edit_distance(word, cand), 5),
+            "length_gap": len(cand) - len(word),
+            "context_gain": fit - base[0],
+            "context_seen": float(seen),
+            "multiword": float(len(parts) > 1),
+            "lm_gain": (lm or {}).get(cand, 0.0),
+            "lm_scored": float(lm is not None and cand in lm),
+        }
+        rows[j] = [values.get(name, 0.0) for name in normaliser.feature_names]
+    return rows

@@ -86,6 +86,12 @@ SPANISH_PHONETIC = _rules((
 ))
 
 ENGLISH_SOURCES = ("table", "repeat", "contraction", "ending", "abbreviation", "split", "speller")
+#: each candidate source in words, for a change's ``decided_by``
+SOURCE_NAMES = {"table": "the table learned from annotated tweets", "repeat": "repeated letters shortened",
+                "contraction": "an apostrophe put back", "ending": "a dropped g put back",
+                "abbreviation": "an abbreviation expanded", "split": "the word cut in two words",
+                "speller": "the spelling candidates", "phonetic": "a phonetic respelling",
+                "accent": "accents put back", "laughter": "laughter written short"}
 SPANISH_SOURCES = ("table", "repeat", "phonetic", "laughter", "abbreviation", "split", "speller")
 
 RULES: dict[str, LanguageRules] = {

@@ -40,7 +40,6 @@ Example (run by tests/test_doctests.py)::
 
 from __future__ import annotations
 
-import math
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -51,6 +50,7 @@ import numpy as np
 from charwise.cache import LRUCache
 from charwise.errors import ConfigError
 from charwise.speller.corrections import WordCorrection, restores_accents, same_case, starts_after
+from charwise.speller.frequent_twins import frequent_twins, twin_probability
 from charwise.speller.lexicon import ACCENTED, strip_accents
 from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     EXPANDED,
@@ -61,6 +61,7 @@ from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     SOURCES,
     NormalisationJudge,
     NormalisationTable,
+    candidate_features,
     expand,
     feature_names,
     lm_gains,
@@ -71,6 +72,7 @@ from charwise.speller.normalisation_rules import (  # noqa: F401 (re-exported)
     APOSTROPHES,
     NEVER_PROPOSED,
     RULES,
+    SOURCE_NAMES,
     beside_apostrophe,
     edit_distance,
     laugh,
@@ -96,18 +98,6 @@ MAX_SPLIT_CHARS = 24  # longer run-together strings are hashtags or noise, not t
 RESPELLINGS = 5  # phonetic respellings offered, the most frequent first
 ACCENT_ZIPF_GAP = 1.5  # an accented word proposed beside a plain word at most this much rarer
 SPLIT_ZIPF = 4.0  # both parts of a split at least this frequent (``li vin``, ``sm th`` are no split)
-# a known Spanish word whose accented or tilded twin is this much more frequent (Zipf; 1.0: ten times) is
-# offered that twin (medico -> médico, manana -> mañana: rare verb forms the lexicon keeps). Set by hand, not
-# fitted: twice the lexicon's own cut (five times, lexicon.py), so that twins of similar frequency (mas/más,
-# llego/llegó, esta/está) stay with the confusion model; checked on the Spanish everyday development
-# sentences and on 3,000 lines of the Spanish Bible (no twin changed in 80k tokens of edited text)
-TWIN_ZIPF_GAP = 1.0
-#: each candidate source in words, for a change's ``decided_by``
-SOURCE_NAMES = {"table": "the table learned from annotated tweets", "repeat": "repeated letters shortened",
-                "contraction": "an apostrophe put back", "ending": "a dropped g put back",
-                "abbreviation": "an abbreviation expanded", "split": "the word cut in two words",
-                "speller": "the spelling candidates", "phonetic": "a phonetic respelling",
-                "accent": "accents put back"}
 
 
 def speller_candidates(entry: WordCorrection, k: int = SPELLER_CANDIDATES) -> dict[str, float]:
@@ -147,14 +137,8 @@ class Normaliser:
             accented = [(w, e.zipf) for w, e in lexicon.entries.items() if not w.isascii() and strip_accents(w) != w]
             for w, _ in sorted(accented, key=lambda item: item[1], reverse=True):
                 self._accented.setdefault(strip_accents(w), w)
-        # known word -> its far more frequent accented or tilded twin (TWIN_ZIPF_GAP)
-        self._twins: dict[str, str] = {}
-        if lexicon.language in ACCENTED:
-            for w, e in sorted(accented + [(w, e.zipf) for w, e in lexicon.entries.items() if "ñ" in w],
-                               key=lambda item: item[1], reverse=True):
-                plain = strip_accents(w).replace("ñ", "n")
-                if plain != w and lexicon.knows(plain) and e >= lexicon.zipf(plain) + TWIN_ZIPF_GAP:
-                    self._twins.setdefault(plain, w)
+        # known word -> its far more frequent accented or tilded twin (charwise.speller.frequent_twins)
+        self._twins = frequent_twins(lexicon, accented) if lexicon.language in ACCENTED else {}
         self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.entries if "'" in w and len(w) <= 12}
         # frequent words by first letter, the most frequent first: what an abbreviation may stand for
         frequent = sorted(((w, e.zipf) for w, e in lexicon.entries.items()
@@ -294,36 +278,8 @@ class Normaliser:
     def features(self, word: str, candidates: dict[str, str], left: str | None, right: str | None,
                  speller: dict[str, float] | None = None, lm: dict[str, float] | None = None) -> np.ndarray:
         """One row of :data:`FEATURES` per candidate of lower-case ``word`` between ``left`` and
-        ``right``; ``lm``: each candidate's language-model gain over the written word (:func:`lm_gains`)."""
-        counts = self.table.counts.get(word, {})
-        total = sum(counts.values())
-        kept = counts.get(word, 0)
-        written_zipf = self.lexicon.zipf(word)
-        base = self._fit(word, left, right)
-        rows = np.zeros((len(candidates), len(self.feature_names)), dtype=np.float64)
-        for j, (cand, source) in enumerate(candidates.items()):
-            parts = cand.split(" ")
-            fit, seen = self._fit(cand, left, right)
-            values = {
-                f"src_{source}": 1.0,
-                "table_share": counts.get(cand, 0) / total if total else 0.0,
-                "table_changed": (total - kept) / total if total else 0.0,
-                "table_seen": math.log1p(total),
-                "written_known": float(self.lexicon.knows(word)),
-                "written_zipf": written_zipf,
-                "candidate_zipf": min(self.lexicon.zipf(p) for p in parts),
-                "candidate_known": float(self._known(cand)),
-                "speller_p": (speller or {}).get(cand, 0.0),
-                "distance": min(edit_distance(word, cand), 5),
-                "length_gap": len(cand) - len(word),
-                "context_gain": fit - base[0],
-                "context_seen": float(seen),
-                "multiword": float(len(parts) > 1),
-                "lm_gain": (lm or {}).get(cand, 0.0),
-                "lm_scored": float(lm is not None and cand in lm),
-            }
-            rows[j] = [values.get(name, 0.0) for name in self.feature_names]
-        return rows
+        ``right`` (:func:`~charwise.speller.normalisation_judge.candidate_features`)."""
+        return candidate_features(self, word, candidates, left, right, speller, lm)
 
     def _fit(self, text: str, left: str | None, right: str | None) -> tuple[float, bool]:
         """log10 fit of ``text`` (one or more words) between its neighbours, and whether a pair was counted."""
@@ -469,7 +425,8 @@ class Normaliser:
         twin_kind = "accent" if twin is not None and restores_accents(entry.word.lower(), twin) else "spelling"
         if twin is not None and twin_kind in allowed and not entry.changed:
             # the judge never saw these (the annotated tweets leave them unmarked): frequency and neighbours decide
-            p = self._twin_probability(entry.word.lower(), twin, left, right)
+            p = twin_probability(self.lexicon, self.context, lambda text: self._fit(text, left, right)[0],
+                                 entry.word.lower(), twin, left is not None)
             if p >= needed:
                 entry.correction, entry.kind, entry.probability = same_case(entry.word, twin), twin_kind, p
                 entry.decided_by = (f"accented twin: {p:.2f} >= {needed:.2f} (frequencies of both spellings and "
@@ -497,17 +454,6 @@ class Normaliser:
         entry.correction, entry.kind, entry.probability = same_case(entry.word, cand), kind, p
         entry.decided_by = (f"normalisation judge{' with the language model' if lm_row is not None else ''}: "
                             f"{p:.2f} >= {needed:.2f} (candidate from: {SOURCE_NAMES.get(source, source)}{also})")
-
-    def _twin_probability(self, word: str, twin: str, left: str | None, right: str | None) -> float:
-        """The probability of ``twin`` against ``word`` between ``left`` and ``right``: their frequencies
-        (the lexicon's) for the prior odds, times how much more each neighbour goes with ``twin`` than with
-        ``word`` in the bigram counts (pointwise; an uncounted pair on both sides says nothing)."""
-        def association(text: str) -> float:
-            fit, _ = self._fit(text, left, right)
-            return fit - self.context.log_unigram(text) if left is not None else fit
-
-        odds = self.lexicon.zipf(twin) - self.lexicon.zipf(word) + association(twin) - association(word)
-        return 1.0 / (1.0 + 10.0 ** -odds)
 
     def _judged_words(self, entries: list[WordCorrection], current: list[str],
                       start: bool = True) -> Iterator[tuple[int, WordCorrection]]:
