@@ -7,13 +7,14 @@ CUDA is present).
 Texts: the first ``--texts`` WNUT17 test tweets as written (names, slang and typos: the speller
 has work to do). all-MiniLM-L6-v2 (MiniLM architecture and tokenizer), batch size ``--batch``.
 Every timing is the median of ``--repeats`` passes after a warm-up pass (caches warm: the
-speller's scores, the policy's word pieces and character vectors), measured in one process:
+speller's scores, the protected spans of each text, the policy's word pieces and character
+vectors), measured in one process:
 
-* **preparation**: ``HybridModel.prepare_texts`` per batch (word splitting, policy decisions,
-  speller look-ups, word pieces from the cache, index tensors, the table look-up) for ``none`` and
-  ``repair``, against the fast tokenizer's own call on the same texts
-  (``tokenizer(texts, padding=True, truncation=True)``): the ratio is what preparation costs in
-  tokenizer units;
+* **preparation**: ``HybridModel.prepare_texts`` per batch under ``torch.inference_mode()``, as
+  ``SentenceEncoder`` runs it (word splitting, policy decisions, speller look-ups, word pieces from
+  the cache, index tensors, the table look-up) for ``none`` and ``repair``, against the fast
+  tokenizer's own call on the same texts (``tokenizer(texts, padding=True, truncation=True)``):
+  the ratio is what preparation costs in tokenizer units;
 * **model**: the transformer's forward pass on the tokenizer's batch (what preparation has to keep
   up with; on a GPU it is small, so preparation becomes the bottleneck). The batches of these three
   hold the texts sorted by length, as sentence-transformers batches them;
@@ -90,8 +91,9 @@ def measure(device: str, texts: list[str], batch: int, repeats: int) -> dict[str
         hybrid = encoders[policy].hybrid
 
         def run() -> None:
-            for chunk in chunks:
-                hybrid.prepare_texts(chunk)
+            with torch.inference_mode():  # as SentenceEncoder prepares its batches: no gradient recorded
+                for chunk in chunks:
+                    hybrid.prepare_texts(chunk)
         return run
 
     tokenized = [tokenizer(c, padding=True, truncation=True, max_length=256, return_tensors="pt").to(device)

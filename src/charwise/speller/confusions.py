@@ -79,7 +79,8 @@ HAVE_SET = ("of", "have")
 
 def normal(word: str) -> str:
     """A word as the models read it: lower-case, curly apostrophes straight."""
-    return word.lower().translate(APOSTROPHES)
+    lower = word.lower()
+    return lower if lower.isalpha() else lower.translate(APOSTROPHES)  # letters alone: no apostrophe
 
 
 @dataclass
@@ -355,13 +356,16 @@ def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]
 
     if "real_word" not in allowed:
         return
+    members = model._set_of  # most words are no member: that is asked first
     for entries in corrected:
-        words = [normal(e.correction) for e in entries]
+        words: list[str] | None = None  # the sentence read normal, once a word of it is a member
         for i, entry in enumerate(entries):
             written = entry.word
-            if (entry.looked_at or entry.protected or entry.changed or not (written.islower() or written.istitle())
-                    or written not in model):
+            if (normal(written) not in members or entry.looked_at or entry.protected or entry.changed
+                    or not (written.islower() or written.istitle())):
                 continue
+            if words is None:  # no word before this one was changed: the sentence as it came
+                words = [normal(e.correction) for e in entries]
             found = model.change(words, i)
             if found is not None:
                 entry.correction, entry.kind, entry.probability = same_case(written, found[0]), "real_word", found[1]

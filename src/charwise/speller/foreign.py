@@ -49,6 +49,7 @@ MIN_FOREIGN_WORDS = 3  # a sentence needs this many such words...
 FOREIGN_SHARE = 0.5  # ... making at least half of its words (mixed tweets keep their English parts)
 CACHE_SIZE = 100_000  # words whose verdict is remembered, then forgotten at once
 FORMAT = 1  # of the cached table of other languages' words
+KNOWN, UNKNOWN = 1, 2  # a lower-case word of letters that the lexicon knows, or lacks (ForeignSentences._kind)
 
 
 class ForeignSentences:
@@ -58,6 +59,7 @@ class ForeignSentences:
         self.lexicon = lexicon
         self.languages = tuple(languages)
         self._verdicts: dict[str, bool] = {}
+        self._kinds: dict[str, int] = {}  # word -> _kind(word)
         self._table: tuple[StringTable, np.ndarray] | None = None  # loaded at the first word looked up
 
     @classmethod
@@ -69,11 +71,26 @@ class ForeignSentences:
 
     def __call__(self, words: Sequence[str]) -> bool:
         # lower-case words only: names (Müller, Düsseldorf) belong to every language's text
-        letters = [w for w in words if len(w) >= 2 and w.isalpha() and w.islower()]
-        if sum(not self.lexicon.knows(w) for w in letters) < MIN_FOREIGN_WORDS:
+        kinds = self._kinds
+        found = list(map(kinds.get, words))
+        if None in found:  # each word's kind once: running text repeats its words
+            if len(kinds) >= CACHE_SIZE:
+                self._kinds = kinds = {}  # a fresh table: a thread reading the old one keeps reading it
+            for j, (w, kind) in enumerate(zip(words, found)):
+                if kind is None:
+                    found[j] = kinds[w] = self._kind(w)
+        if found.count(UNKNOWN) < MIN_FOREIGN_WORDS:  # most sentences: too few words the lexicon lacks
             return False
+        letters = [w for w, kind in zip(words, found) if kind]
         foreign = sum(self._foreign(w) for w in letters)
         return foreign >= MIN_FOREIGN_WORDS and foreign >= FOREIGN_SHARE * len(letters)
+
+    def _kind(self, word: str) -> int:
+        """0: not a lower-case word of letters (two at least); :data:`KNOWN` or :data:`UNKNOWN`: one,
+        that the lexicon knows or lacks."""
+        if not (len(word) >= 2 and word.isalpha() and word.islower()):
+            return 0
+        return UNKNOWN if not self.lexicon.knows(word) else KNOWN
 
     def _foreign(self, word: str) -> bool:
         verdict = self._verdicts.get(word)

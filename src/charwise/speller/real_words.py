@@ -218,9 +218,11 @@ def check_sentences(checker: RealWordChecker, corrected: list[list[WordCorrectio
 
     margin = checker.settings.margin if margin is None else margin
     lm_margin = checker.settings.lm_margin if lm_margin is None else lm_margin
+    members = checker.alternatives  # a word no set holds is never checked: looked up before the rest
     sentences = [[e.correction for e in entries] for entries in corrected]
     targets = [(s, i, entry.word) for s, entries in enumerate(corrected) for i, entry in enumerate(entries)
-               if _checked(checker, entry) and None not in adjacent_words(sentences[s], i)]
+               if entry.word.lower() in members and _checked(checker, entry)
+               and None not in adjacent_words(sentences[s], i)]
     if lm is not None:
         from charwise.speller.normalisation_judge import lm_gains
 

@@ -57,20 +57,17 @@ Example (run by tests/test_doctests.py)::
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence, TypeAlias, overload
 
 import numpy as np
 
 from charwise.cache import LRUCache
 from charwise.errors import ConfigError
-from charwise.languages import check_language
 from charwise.speller.candidates import CandidateIndex
 from charwise.speller.confusions import SETS as CONFUSION_MODELS
 from charwise.speller.confusions import ConfusionModel, decide_sentences
 from charwise.speller.context import neighbours
 from charwise.speller.corrections import (
-    SENTENCE_END,
     CorrectedText,
     Suggestion,
     WordCorrection,
@@ -82,6 +79,8 @@ from charwise.speller.corrections import (
 from charwise.speller.features import Featurizer, rank_order, segment_max
 from charwise.speller.foreign import ForeignSentences
 from charwise.speller.lexicon import ACCENTED, Lexicon
+from charwise.speller.loading import SHIPPED_SCORERS, load_speller  # noqa: F401 (SHIPPED_SCORERS: re-exported)
+from charwise.speller.looking import WordKinds, one_word, shouted  # noqa: F401 (shouted: re-exported)
 from charwise.speller.merges import join_split_words
 from charwise.speller.normalisation_rules import social_sentences
 from charwise.speller.normalise import NORMALISED, Normaliser
@@ -89,7 +88,7 @@ from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, check_s
 from charwise.speller.run_together import join_by_counts
 from charwise.speller.scoring import ScorerArrays, check_scorer_language
 from charwise.speller.settings import SpellerSettings, check_threshold
-from charwise.words import compile_patterns, protected_words, split_words, words_protected
+from charwise.words import clear_spans_cache, compile_patterns, protected_words, split_words, words_protected
 
 if TYPE_CHECKING:
     from charwise.speller.context_model import ContextModel
@@ -98,18 +97,10 @@ if TYPE_CHECKING:
 
     Scorer: TypeAlias = SpellScorer | ScorerArrays  # the fitted model, or its arrays read without torch
 
-SHIPPED_SCORERS = {"en": "speller-minilm-en", "es": "speller-e5-es"}
 DEFAULT_ENCODERS = {"en": "minilm", "es": "e5-multilingual"}
 SCORE_CACHE_SIZE = 50_000  # scored words remembered across calls
-WORD_KINDS_SIZE = 200_000  # words whose kind (looked at or not) is remembered, then forgotten at once
 Context = tuple[str | None, str | None]  # a word's left and right neighbour, lower-case
 NO_CONTEXT: Context = (None, None)
-
-
-def shouted(word: str) -> bool:
-    """Whether ``word`` is written in capitals (``SERVISE``; two letters at least: ``I`` and ``A``
-    are capitalised words)."""
-    return len(word) > 1 and word.isupper()
 
 
 class Speller:
@@ -132,7 +123,7 @@ class Speller:
                                                                            self.settings.per_key):
             raise ConfigError("the featurizer's max_distance and per_key differ from the settings'")
         self._scored = LRUCache(SCORE_CACHE_SIZE)
-        self._word_kinds: tuple[tuple[int, ...], dict[str, tuple[bool, bool, bool, bool]]] = ((), {})
+        self._word_kinds = WordKinds()
         self._real_word_checker: RealWordChecker | None = None
         self._confusion_model: ConfusionModel | None = None
         self._normaliser: Normaliser | None = None
@@ -204,54 +195,15 @@ class Speller:
         Loading leaves the global random generators (torch, numpy, ``random``) as they were: a policy
         may load its speller in the middle of a seeded training run, and the run must stay the same
         whether or not it was resumed after that point."""
-        import contextlib
-        import random
-        import sys
-
-        if context not in (None, "ngram"):
-            from charwise.speller.neural import check_context
-
-            check_context(context, language, precision)  # before the slow part
-        python_state, numpy_state = random.getstate(), np.random.get_state()
-        # torch's generator can only be in use if torch is imported already
-        torch = sys.modules.get("torch")
-        with torch.random.fork_rng(devices=[]) if torch is not None else contextlib.nullcontext():
-            try:
-                speller = cls._load(language, encoder, scorer, lexicon, word_files, settings)
-                if context not in (None, "ngram"):
-                    from charwise.speller.neural import load_context_model
-
-                    speller.context_model = load_context_model(context, language, device=device, precision=precision)
-                return speller
-            finally:
-                random.setstate(python_state)
-                np.random.set_state(numpy_state)
-
-    @classmethod
-    def _load(cls, language: str, encoder: str | WordEncoder | None, scorer: str | os.PathLike | None,
-              lexicon: Lexicon | None, word_files: tuple[str | os.PathLike, ...],
-              settings: SpellerSettings | None) -> "Speller":
-        from charwise.encoders.shipped import SHIPPED_DIR, load_for_inference
-
-        check_language(language)
-        scorer_path = Path(scorer) if scorer is not None else SHIPPED_DIR / SHIPPED_SCORERS[language]
-        model = ScorerArrays.from_pretrained(scorer_path)
-        if encoder is None:
-            encoder = model.config.encoder
-        char_encoder = load_for_inference(encoder) if isinstance(encoder, (str, os.PathLike)) else encoder
-        teacher_name = char_encoder.teacher_info.get("name")
-        if lexicon is None:
-            lexicon = Lexicon.build(language, teacher=teacher_name, word_files=word_files)
-        elif word_files:
-            raise ConfigError("give word_files to Lexicon.build, not beside a lexicon that is already built")
-        return cls(lexicon, char_encoder, model, settings)
+        return load_speller(cls, language, encoder, scorer, lexicon, word_files, settings, context, device, precision)
 
     def clear_cache(self) -> None:
         """Forget the scores of earlier calls (they are reused while the scorer, its weights and the
         settings they depend on stay the same) and which words are looked at: the next call
         computes everything again."""
         self._scored.clear()
-        self._word_kinds = ((), {})
+        self._word_kinds.clear()
+        clear_spans_cache()  # the process's protected spans of texts seen (charwise.words)
         if self._real_word_checker is not None:
             self._real_word_checker.clear_cache()
 
@@ -338,42 +290,7 @@ class Speller:
     def looked_at(self, words: list[str], start: bool = True) -> list[bool]:
         """Which words the speller considers (see the module docstring); ``start``: whether the
         words begin a sentence (False for the continuation of a text cut in windows)."""
-        # What a word is does not change between sentences: running text repeats its words, so
-        # each one is judged once (for both places in a sentence) and remembered.
-        lengths = (self.settings.min_length, self.settings.max_length,
-                   self.settings.capitals_min_length if self.settings.read_capitals else 0)
-        if self._word_kinds[0] != lengths or len(self._word_kinds[1]) >= WORD_KINDS_SIZE:
-            self._word_kinds = (lengths, {})
-        kinds = self._word_kinds[1]
-        flags = []
-        for word in words:
-            kind = kinds.get(word)
-            if kind is None:
-                kind = kinds[word] = self._word_kind(word)
-            flags.append(kind[0] if start else kind[1])
-            if kind[2]:  # a word with a letter or digit: what follows no longer starts the sentence
-                start = False
-            if kind[3]:
-                start = True
-        return flags
-
-    def _word_kind(self, word: str) -> tuple[bool, bool, bool, bool]:
-        """(looked at when it starts a sentence, looked at inside one, holds a letter or digit,
-        ends a sentence): what :meth:`looked_at` needs to know of a word."""
-        settings = self.settings
-        # a word in capitals is read as its lower-case form when long enough not to be an acronym (the
-        # lexicon knows the acronyms it has in any case: accepts("NASA")); other capitals inside a
-        # word (McDonal) mark a name
-        caps = settings.read_capitals and len(word) >= settings.capitals_min_length and shouted(word)
-        look = (settings.min_length <= len(word) <= settings.max_length and word.isalpha()
-                and not self.lexicon.accepts(word)
-                and (word.isascii() or self.language != "en")
-                and (caps or not any(c.isupper() for c in word[1:])))
-        if caps:
-            return (look, look, True, False)  # alphabetic: a letter, no sentence end
-        capital = word[:1].isupper()
-        return (look and not (capital and word.lower() in self.lexicon.entries), look and not capital,
-                any(c.isalnum() for c in word), bool(word) and word[-1] in SENTENCE_END)
+        return self._word_kinds.looked_at(self.settings, self.lexicon, words, start)
 
     @staticmethod
     def sentence_start_after(words: Sequence[str], start: bool = True) -> bool:
@@ -459,8 +376,9 @@ class Speller:
         allowed = self.settings.changes
         out = []
         for words, look, guard in zip(sentences, looks, protected):
-            flat, alone = [], sum(any(c.isalnum() for c in w) for w in words) == 1
-            here = self.alone_threshold if threshold is None and alone else threshold
+            flat = []
+            # only a looked-at word reads the threshold: the count of words is skipped without one
+            here = self.alone_threshold if threshold is None and any(look) and one_word(words) else threshold
             for word, flag, keep in zip(words, look, guard):
                 entry = WordCorrection(word, word, False, protected=keep)
                 if flag:
