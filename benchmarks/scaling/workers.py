@@ -46,7 +46,8 @@ from benchmarks.common.paths import RESULTS, ROOT
 from benchmarks.common.report import invocation, pyplot, write_result
 from charwise.parallel import THREAD_VARIABLES
 
-WRITES = ("workers",)
+WRITES = ("workers", "workers_default", "workers_busy")
+BUSY_WARM_UP = 75.0  # seconds: the load average's one-minute window, and a margin
 PAGE = "scaling.md"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -195,6 +196,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                           "usable_cores": len(os.sched_getaffinity(0))},
                               "repeats": args.repeats, "busy": args.busy, "commands": {}}
     spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
+    if spinners:  # the one-minute load average the default reads takes a minute to see them
+        time.sleep(BUSY_WARM_UP)
+        result["load_before_runs"] = round(os.getloadavg()[0], 2)
     try:
         return _run(args, result)
     finally:
