@@ -114,7 +114,7 @@ def _entry_size(path: Path) -> int:
 
 
 #: the folder, beside the entries, that holds their lock files (no entry of its own)
-LOCKS_DIR = ".locks"
+LOCKS_DIR = "locks"
 
 
 @contextmanager
@@ -193,7 +193,12 @@ def map_table(path: Path, name: str) -> np.ndarray:
     """The array ``name`` of a safetensors file, memory-mapped read-only: pages are read when they
     are touched and shared between processes, instead of copied into each one."""
     with open(path, "rb") as f:
-        (size,) = np.frombuffer(f.read(8), dtype="<u8")
+        head = f.read(8)
+        if len(head) < 8:
+            raise ValueError(f"{path}: too short for a safetensors file")
+        (size,) = np.frombuffer(head, dtype="<u8")
+        if int(size) > os.path.getsize(path) - 8:  # a damaged length: never read more than the file holds
+            raise ValueError(f"{path}: its header length exceeds the file")
         header = json.loads(f.read(int(size)))
     entry = header[name]
     dtype = np.dtype(_NUMPY_DTYPES[entry["dtype"]]).newbyteorder("<")

@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import struct
 from pathlib import Path
 from typing import IO, Any, Iterator
 
@@ -107,12 +106,16 @@ class PartialOutput:
             self.f.truncate(0)
             return
         self.f.seek(0)
-        header = self.f.read(NpyRows.HEADER_BYTES)
-        (length,) = struct.unpack("<H", header[8:10])
-        text = header[10 : 10 + length].decode("latin1")
-        try:
-            dim = int(text.split("'shape': (", 1)[1].split(")")[0].split(",")[1])
-        except (IndexError, ValueError):
+        import numpy as np
+
+        try:  # numpy's own reader of the header
+            np.lib.format.read_magic(self.f)
+            shape, _, dtype = np.lib.format.read_array_header_1_0(self.f)
+            if (len(shape) != 2 or shape[1] < 1 or dtype != np.dtype("<f4")
+                    or self.f.tell() != NpyRows.HEADER_BYTES):
+                raise ValueError("not a float32 matrix written row by row")
+            dim = int(shape[1])
+        except (ValueError, OSError, EOFError):
             raise InputError(f"{getattr(self.f, 'name', 'the partial output')}: not a partial .npy output; "
                              "delete it to start again") from None
         rows = (size - NpyRows.HEADER_BYTES) // (4 * dim)

@@ -7,7 +7,6 @@ import json
 import os
 import re
 import shutil
-import struct
 import tempfile
 from pathlib import Path
 from typing import IO, Any, Iterator
@@ -127,9 +126,16 @@ class NpyRows:
         return self
 
     def _header(self) -> bytes:
-        text = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (self.rows, self.dim)
-        text = text.ljust(self.HEADER_BYTES - 10 - 1) + "\n"
-        return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text.encode("latin1")
+        import io
+
+        import numpy as np
+
+        header = io.BytesIO()  # numpy's own writer; it pads to 64 bytes and keeps room for the row count
+        np.lib.format.write_array_header_1_0(header, {"descr": "<f4", "fortran_order": False,
+                                                      "shape": (self.rows, self.dim)})
+        if len(header.getvalue()) != self.HEADER_BYTES:  # the row count is written over the first one
+            raise ValueError(f"a .npy header of {len(header.getvalue())} bytes, not {self.HEADER_BYTES}")
+        return header.getvalue()
 
     def write(self, rows: Any) -> None:
         """Append the rows of a ``(k, dim)`` array or tensor."""
