@@ -55,11 +55,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def sentences() -> list[list[str]]:
+    from benchmarks.common.retrieval import ewt_texts
     from charwise.tagging.data import load_task
     from charwise.words import split_words
 
     path = ROOT / "src" / "charwise" / "data" / "ud_en_ewt" / "en_ewt-ud-dev.conllu"
-    ewt = [split_words(line[9:].strip()).words for line in path.open(encoding="utf-8") if line.startswith("# text = ")]
+    ewt = [split_words(text.strip()).words for text in ewt_texts(path)]
     return [s for s in ewt + [list(s.words) for s in load_task("wnut17", splits=("dev",)).dev] if len(s) >= 3]
 
 

@@ -58,6 +58,7 @@ STANDARD_COUNT = 5  # EWT's slips are rarer than this: whats 2, hows 0 (lets 7 a
 TRAIN_TWEETS = ("gurez.10000", "ile.10000", "palm.10000")  # learned from; rigo.10000 is read by hand
 DEV_TWEETS = ("rigo.10000",)  # the changes made there, labelled by hand, choose the threshold
 LABELS = Path(__file__).resolve().parent / "confusion_labels.tsv"
+EWT = ROOT / "src" / "charwise" / "data" / "ud_en_ewt"
 FRESH = ("yt-filter", "redd.tok.uniq", "stacko-src")
 FRESH_LABELS = Path(__file__).resolve().parent / "confusion_fresh_labels.tsv"
 
@@ -65,11 +66,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def ewt(split: str) -> list[list[str]]:
+    """UD EWT's sentences of ``split`` as written, split into words as the speller splits them."""
+    from benchmarks.common.retrieval import ewt_texts
     from charwise.words import split_words
 
-    path = ROOT / "src" / "charwise" / "data" / "ud_en_ewt" / f"en_ewt-ud-{split}.conllu"
-    return [split_words(line[9:].rstrip("\n")).words for line in path.open(encoding="utf-8")
-            if line.startswith("# text = ")]
+    return [split_words(text).words for text in ewt_texts(EWT / f"en_ewt-ud-{split}.conllu")]
 
 
 def raw_tweets(names: Sequence[str]) -> list[list[str]]:
@@ -92,16 +93,10 @@ def standard_words() -> frozenset[str]:
 
 
 def wnut_train() -> list[list[str]]:
-    """WNUT17 NER's training tweets (one token a line, a blank line between tweets)."""
-    path = ROOT / "src" / "charwise" / "data" / "wnut17" / "wnut17train.conll"
-    sentences, words = [], []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            words.append(line.split("\t")[0])
-        elif words:
-            sentences.append(words)
-            words = []
-    return sentences + ([words] if words else [])
+    """WNUT17 NER's training tweets, as the tagging data reads them."""
+    from charwise.tagging.data import load_task
+
+    return [list(s.words) for s in load_task("wnut17", splits=("train",)).train]
 
 
 def ewt_classes() -> Any:
@@ -109,7 +104,7 @@ def ewt_classes() -> Any:
     from charwise.speller.confusions import WordClasses, normal
 
     counts: dict[str, Counter[str]] = {}
-    path = ROOT / "src" / "charwise" / "data" / "ud_en_ewt" / "en_ewt-ud-train.conllu"
+    path = EWT / "en_ewt-ud-train.conllu"
     span: tuple[int, int, str] | None = None
     parts: list[str] = []
     for line in path.open(encoding="utf-8"):

@@ -77,6 +77,23 @@ MODALS = frozenset({"could", "would", "should", "must", "might", "may", "will", 
 HAVE_SET = ("of", "have")
 
 
+def member_index(sets: Sequence[Sequence[str]]) -> dict[str, int]:
+    """Each member -> the first set that holds it."""
+    found: dict[str, int] = {}
+    for k, members in enumerate(sets):
+        for member in members:
+            found.setdefault(member, k)
+    return found
+
+
+def set_at(index_of: dict[str, int], sets: Sequence[Sequence[str]], words: Sequence[str], i: int) -> int | None:
+    """The set of the word at ``words[i]`` (lower-case, normal), ``of`` only after a modal, or None."""
+    k = index_of.get(words[i])
+    if k is not None and tuple(sets[k]) == HAVE_SET and not (i > 0 and words[i - 1] in MODALS):
+        return None
+    return k
+
+
 def normal(word: str) -> str:
     """A word as the models read it: lower-case, curly apostrophes straight."""
     lower = word.lower()
@@ -165,20 +182,14 @@ class ConfusionModel:
             self.decides = (True,) * len(self.sets)
         if len(self.decides) != len(self.sets):
             raise ConfigError(f"{len(self.decides)} decided flags for {len(self.sets)} confusion sets")
-        for k, members in enumerate(self.sets):
-            for member in members:
-                self._set_of.setdefault(member, k)
+        self._set_of = member_index(self.sets)
 
     def __contains__(self, word: object) -> bool:
         return isinstance(word, str) and normal(word) in self._set_of
 
     def set_of(self, words: Sequence[str], index: int) -> int | None:
         """The set the word at ``index`` belongs to (``of`` only after a modal), or None."""
-        word = words[index]
-        k = self._set_of.get(word)
-        if k is not None and self.sets[k] == HAVE_SET and not (index > 0 and words[index - 1] in MODALS):
-            return None
-        return k
+        return set_at(self._set_of, self.sets, words, index)
 
     def probabilities(self, words: Sequence[str], index: int) -> dict[str, float] | None:
         """Each member's probability at ``words[index]`` (the sentence lower-case, normal: see
@@ -282,17 +293,13 @@ def examples(sentences: Iterable[Sequence[str]],
              sets: Sequence[Sequence[str]]) -> Iterable[tuple[list[str], int, int]]:
     """(sentence, index, set) for every member of a set in ``sentences`` (words as written; the
     sentence given back lower-case, normal), ``of`` only after a modal."""
-    set_of: dict[str, int] = {}
-    for k, members in enumerate(sets):
-        for member in members:
-            set_of.setdefault(member, k)
+    index_of = member_index(sets)
     for sentence in sentences:
         words = [normal(w) for w in sentence]
-        for i, word in enumerate(words):
-            found = set_of.get(word)
-            if found is None or (tuple(sets[found]) == HAVE_SET and not (i > 0 and words[i - 1] in MODALS)):
-                continue
-            yield words, i, found
+        for i in range(len(words)):
+            found = set_at(index_of, sets, words, i)
+            if found is not None:
+                yield words, i, found
 
 
 def fit(language: str, sentences: Sequence[Sequence[str]], classes: WordClasses | None,
