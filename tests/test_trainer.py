@@ -123,3 +123,28 @@ def test_bilstm_encoder_in_cudnn_flat_layout_checkpoints_resumes_saves_and_loads
     assert cudnn_flat_rnn_weights(loaded)
     for name, tensor in loaded.state_dict().items():
         assert torch.isfinite(tensor).all() and name in resumed.encoder.state_dict()
+
+
+def test_a_run_started_from_a_saved_encoder_goes_on_from_its_weights_and_batches(tmp_path, wordpiece_teacher):
+    first = Trainer(tiny_config(), tmp_path / "first", teacher=wordpiece_teacher, progress=False)
+    first.train()
+    saved = CharEncoder.from_pretrained(tmp_path / "first" / BEST_DIR)
+    step = saved.training_info["step"]
+    more = Trainer(tiny_config(init_encoder=str(tmp_path / "first" / BEST_DIR)), tmp_path / "more",
+                   teacher=wordpiece_teacher, progress=False)
+    for name, value in weights(saved).items():
+        torch.testing.assert_close(more.encoder.state_dict()[name], value, rtol=0, atol=0, msg=name)
+    assert more.source.batch(0)[0] == first.source.batch(step)[0]  # the first run's next batch, not its first
+    more.train()
+    assert (tmp_path / "more" / BEST_DIR / "model.safetensors").exists()
+
+
+def test_a_saved_encoder_of_another_split_or_architecture_is_refused(tmp_path, wordpiece_teacher):
+    Trainer(tiny_config(), tmp_path / "first", teacher=wordpiece_teacher, progress=False).train()
+    start = str(tmp_path / "first" / BEST_DIR)
+    with pytest.raises(ValueError, match="other held-out words"):
+        Trainer(tiny_config(init_encoder=start, seed=3), tmp_path / "seed", teacher=wordpiece_teacher, progress=False)
+    wider = dict(char_dim=8, widths=[1, 2, 3], channels=[8, 8, 16], highway_layers=1)
+    with pytest.raises(ValueError, match="another architecture"):
+        Trainer(tiny_config(init_encoder=start, encoder_overrides=wider), tmp_path / "wide",
+                teacher=wordpiece_teacher, progress=False)

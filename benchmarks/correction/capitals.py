@@ -1,6 +1,13 @@
 """A capitalised word at a sentence start: a misspelling (``Teh``, ``Definately``) or a name
-(``Bisconti``)? A judge tried in place of ``capital_threshold``, fitted on development text and
-left out (the record of why).
+(``Bisconti``)? ``capital_threshold`` chosen on development text, and a judge tried in its place,
+fitted on development text and left out (the record of why).
+
+**The threshold.** Every capitalised first word of a sentence of UD EWT dev and WNUT17 dev that the
+speller looks at and whose best candidate the scorer gives at least 0.5 was read in its sentence
+and labelled by hand (``capital_labels.tsv``: ``Lovley -> lovely`` right, ``Plz -> pl`` and
+``Bruh -> brush`` wrong). ``capital_threshold`` is the lowest threshold of a sweep at which those
+changes are wrong for at most 0.3 % of the sentence starts: the criterion the normalisation
+judge's threshold was chosen by (:func:`choose_threshold`; ``SpellerSettings.capital_threshold``).
 
     OMP_NUM_THREADS=2 python -m benchmarks.correction.capitals          # -> results/capitals.json + .png
 
@@ -47,6 +54,11 @@ from benchmarks.common.report import pyplot, save_figure, write_result
 WRITES = ("capitals",)
 PAGE = "correction-experiments.md"
 OLD_THRESHOLD = 0.95  # the rule in use (SpellerSettings.capital_threshold)
+SWEEP = (0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.925, 0.95, 0.975, 0.99)
+LABELS = Path(__file__).resolve().parent / "capital_labels.tsv"
+# at most this share of the capitalised sentence starts changed wrongly: the criterion the
+# normalisation judge's threshold was chosen by (judge.json's threshold_source: <= 0.3 % of correct tokens)
+DAMAGE = 0.003
 # (written, the scorer's probability, its best candidate), read off the shipped speller on 2026-11-28
 EXAMPLES = (("Definately", 0.925, "definitely"), ("Teh", 0.812, "the"), ("Wierd", 0.465, "weird"),
             ("Bisconti", 0.972, "visconti"))
@@ -136,6 +148,32 @@ def outcome(found: list[dict[str, Any]], decide: Any) -> dict[str, Any]:
     return out
 
 
+def read_labels() -> dict[str, bool]:
+    rows = [line.split("\t") for line in LABELS.read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.startswith("#")]
+    return {change: label == "right" for label, change in rows}
+
+
+def choose_threshold(found: list[dict[str, Any]], starts: int, labels: dict[str, bool]) -> dict[str, Any]:
+    """``capital_threshold``: the lowest threshold of the sweep at which the changes of real
+    capitalised sentence starts (the ``clean`` rows: UD EWT dev and WNUT17 dev as written, each change
+    read by hand in ``capital_labels.tsv``) change at most :data:`DAMAGE` of the ``starts`` wrongly."""
+    sweep = []
+    for t in SWEEP:
+        changed = [f"{r['word']} -> {r['best']}" for r in found if r["source"] == "clean" and r["p"] >= t]
+        wrong = sum(not labels[c] for c in changed if c in labels)
+        unlabelled = sorted({c for c in changed if c not in labels})
+        sweep.append({"threshold": t, "changes": len(changed), "wrong": wrong, "unlabelled": unlabelled,
+                      "damage": round(wrong / max(1, starts), 5)})
+    eligible = [row for row in sweep if not row["unlabelled"] and row["damage"] <= DAMAGE]
+    chosen = min(row["threshold"] for row in eligible) if eligible else None
+    return {"starts": starts, "damage_at_most": DAMAGE, "sweep": sweep, "chosen": chosen,
+            "source": (f"benchmarks/correction/capitals.py: the lowest threshold at which the scorer's changes of "
+                       f"the {starts} capitalised sentence starts of UD EWT dev and WNUT17 dev, read by hand "
+                       f"(capital_labels.tsv), change at most {DAMAGE:.1%} of them wrongly (the normalisation "
+                       "judge's criterion)")}
+
+
 def plot(result: dict[str, Any], path: Path) -> None:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.4))
@@ -177,6 +215,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     result["examples"] = {word: round(judged(judge, {"p": p, "zipf": speller.lexicon.zipf(word.lower()),
                                                     "best_zipf": speller.lexicon.zipf(best)}), 3)
                           for word, p, best in EXAMPLES}
+    starts = sum(1 for words in sentences() if words[0][:1].isupper() and words[0].isalpha())
+    result["capital_threshold"] = choose_threshold(found, starts, read_labels())
+    result["sweep"] = [{"threshold": t, **{source: {k: v for k, v in row.items() if k != "changes"}
+                                          for source, row in outcome(found, lambda r, t=t: r["p"] >= t).items()}}
+                       for t in SWEEP]
+    print(f"capital_threshold: {result['capital_threshold']['chosen']} ({result['capital_threshold']['source']})")
     for name, row in result["outcomes"].items():
         print(name, {k: {kk: vv for kk, vv in v.items() if kk != "changes"} for k, v in row.items()}, flush=True)
     return result

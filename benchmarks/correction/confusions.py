@@ -264,6 +264,16 @@ def fresh_and_clean(model: Any) -> dict[str, Any]:
 
 def choose(model: Any, changes: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str, Any]:
     """The threshold and the decided sets (see the module docstring); sets ``model`` with them."""
+    found = sweep_choice(changes, labels)
+    model.threshold = found["chosen"]["threshold"]
+    model.decides = tuple("/".join(members) in found["chosen"]["decided"] for members in model.sets)
+    return found
+
+
+def sweep_choice(changes: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str, Any]:
+    """At each threshold of a sweep, the sets whose labelled changes (``changes``: probability, set,
+    change) are right at least 90 % of the time, none unlabelled; the threshold whose sets make
+    the most right changes is chosen."""
     sweep = []
     for threshold in [round(0.5 + 0.05 * k, 2) for k in range(10)] + [0.99]:
         per_set: dict[str, dict[str, int]] = {}
@@ -278,8 +288,6 @@ def choose(model: Any, changes: list[dict[str, Any]], labels: dict[str, bool]) -
                       "right": sum(r["right"] for r in decided.values()),
                       "wrong": sum(r["wrong"] for r in decided.values())})
     best = max(sweep, key=lambda row: (row["right"], -row["wrong"], row["threshold"]))
-    model.threshold = best["threshold"]
-    model.decides = tuple("/".join(members) in best["decided"] for members in model.sets)
     return {"sweep": sweep, "chosen": {k: best[k] for k in ("threshold", "decided", "right", "wrong")}}
 
 

@@ -80,6 +80,10 @@ def add_parser(sub: Any) -> None:
                         "large tables such as XLM-R's 250k rows train several times faster)")
     t.add_argument("--nbr-k", type=int, default=lw.nbr_k)
     t.add_argument("--hard-negatives", type=int, default=lw.hard_negatives)
+    t.add_argument("--init-encoder", default="", metavar="ENCODER",
+                   help="start from this saved encoder (a shipped name or a directory trained with the same "
+                        "teacher, encoder, preset and seed) instead of random weights, its batches going on "
+                        "where its run stopped")
     t.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     t.add_argument("--no-manifold", action="store_true",
                    help="do not tune the projection onto the table's manifold after training (raw vectors)")
@@ -181,7 +185,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                              batch_size=args.batch_size, lr=args.lr, noise_ratio=args.noise_ratio, seed=args.seed,
                              eval_every=args.eval_every, losses=losses, max_chars=args.max_chars,
                              warmup_steps=args.warmup_steps, checkpoint_every=args.checkpoint_every,
-                             noise=args.noise, noise_language=args.noise_language)
+                             noise=args.noise, noise_language=args.noise_language,
+                             init_encoder=args.init_encoder)
     trainer = Trainer(config, out, progress=progress_mode(args))
     if trainer.accelerator.is_main_process:
         enc = trainer.encoder

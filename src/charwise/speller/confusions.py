@@ -49,7 +49,9 @@ import numpy as np
 from charwise.errors import ConfigError
 
 if TYPE_CHECKING:
+    from charwise.speller.confusion_lm import LMDecision
     from charwise.speller.context import NgramContext
+    from charwise.speller.context_model import ContextModel
     from charwise.speller.corrections import WordCorrection
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -175,6 +177,8 @@ class ConfusionModel:
     uses_context: bool = True
     #: per set: whether its changes are made (the others' probabilities are only reported)
     decides: tuple[bool, ...] = ()
+    #: the decision where a language model reads the sentence (:mod:`charwise.speller.confusion_lm`)
+    lm: LMDecision | None = None
     _set_of: dict[str, int] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -263,12 +267,15 @@ class ConfusionModel:
                 for line in (folder / "classes.tsv").read_text(encoding="utf-8").splitlines():
                     kind, key, tag = line.split("\t")
                     (classes.tags if kind == "word" else classes.suffixes)[key] = tag
+            from charwise.speller.confusion_lm import LM_FILE, LMDecision
+
+            lm = LMDecision.read(folder / LM_FILE) if (folder / LM_FILE).is_file() else None
             return cls(data["language"], tuple(tuple(s) for s in data["sets"]),
                        [{name: np.asarray(row, dtype=np.float32) for name, row in table.items()}
                         for table in data["weights"]],
                        [np.asarray(b, dtype=np.float32) for b in data["intercepts"]], float(data["threshold"]),
                        str(data["threshold_source"]), classes, context, bool(data.get("uses_context", True)),
-                       tuple(bool(d) for d in data["decides"]))
+                       tuple(bool(d) for d in data["decides"]), lm)
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ConfigError(f"cannot read the confusion model in {folder}: {e}") from None
 
@@ -353,17 +360,25 @@ def fit(language: str, sentences: Sequence[Sequence[str]], classes: WordClasses 
                           context is not None)
 
 
-def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]], allowed: Sequence[str]) -> None:
+def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]], allowed: Sequence[str],
+                     lm: ContextModel | None = None) -> None:
     """Change in place each word of ``corrected`` (the speller's output) that belongs to a set the
     model decides and that the sentence, as corrected so far, says the writer meant as another
     member (:meth:`ConfusionModel.change`): kind ``real_word``, when ``allowed``. Words the speller
     looked at or changed, protected words and words in capitals (``IT'S GONNA BE``: shouting, read
-    by nothing the model learned from) are left."""
+    by nothing the model learned from) are left. With a language model ``lm`` and a decision fitted
+    for one (:attr:`ConfusionModel.lm`), the sets that decision decides are decided by it alone
+    (:func:`~charwise.speller.confusion_lm.decide_with_lm`)."""
+    from charwise.speller.confusion_lm import decide_with_lm, decided_members
     from charwise.speller.corrections import same_case
 
     if "real_word" not in allowed:
         return
     members = model._set_of  # most words are no member: that is asked first
+    if lm is not None and model.lm is not None:
+        decide_with_lm(model, corrected, lm)
+        by_lm = decided_members(model)
+        members = {w: k for w, k in members.items() if w not in by_lm}
     for entries in corrected:
         words: list[str] | None = None  # the sentence read normal, once a word of it is a member
         for i, entry in enumerate(entries):

@@ -198,7 +198,7 @@ def adjacent_words(words: Sequence[str], index: int) -> tuple[str | None, str | 
 
 def check_sentences(checker: RealWordChecker, corrected: list[list[WordCorrection]], allowed: Sequence[str],
                     margin: float | None = None, accents_only: bool = False, lm: ContextModel | None = None,
-                    lm_margin: float | None = None) -> None:
+                    lm_margin: float | None = None, skip: frozenset[str] = frozenset()) -> None:
     """Change in place each word of ``corrected`` (the speller's output) that belongs to a
     confusion set and that its neighbours, as corrected, say is another member, by ``margin``
     (log10, bigram counts; default: the checker's ``settings.margin``): kind ``accent`` when the
@@ -213,7 +213,7 @@ def check_sentences(checker: RealWordChecker, corrected: list[list[WordCorrectio
     replaces the word when its log-probability is at least ``lm_margin`` nats (default: the
     checker's ``settings.lm_margin``) above the written word's and the bigram counts favour it too
     (:func:`lm_verdict`). Either way the change's probability is the context's odds of the member
-    against the word."""
+    against the word. Words in ``skip`` (lower-case) are left to another decision."""
     from charwise.speller.corrections import restores_accents, same_case
 
     margin = checker.settings.margin if margin is None else margin
@@ -221,7 +221,7 @@ def check_sentences(checker: RealWordChecker, corrected: list[list[WordCorrectio
     members = checker.alternatives  # a word no set holds is never checked: looked up before the rest
     sentences = [[e.correction for e in entries] for entries in corrected]
     targets = [(s, i, entry.word) for s, entries in enumerate(corrected) for i, entry in enumerate(entries)
-               if entry.word.lower() in members and _checked(checker, entry)
+               if entry.word.lower() in members and entry.word.lower() not in skip and _checked(checker, entry)
                and None not in adjacent_words(sentences[s], i)]
     if lm is not None:
         from charwise.speller.normalisation_judge import lm_gains

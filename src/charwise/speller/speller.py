@@ -20,9 +20,9 @@ look when they are known to the lexicon, not alphabetic, shorter than ``min_leng
 ``max_length``, with a capital after the first letter (``McDonal``) or capitalised inside a sentence
 (``Wycombe``, ``Shiite``: names far more often than errors) or, in English, with letters outside ASCII
 (``Jürgen``: a foreign word or name); a capitalised first word of a sentence is read lower-case, changed only
-at ``capital_threshold`` (0.95) and keeps its capital. A word written in capitals is read as its lower-case
-form at the plain threshold and corrected in capitals (``SERVISE`` -> ``SERVICE``) from
-``capitals_min_length`` letters (4) up: shorter ones (``FBI``) and those the lexicon knows in any case
+at ``capital_threshold`` (0.925, chosen on development text) and keeps its capital. A word written in capitals
+is read as its lower-case form at the plain threshold and corrected in capitals (``SERVISE`` -> ``SERVICE``)
+from ``capitals_min_length`` letters (4) up: shorter ones (``FBI``) and those the lexicon knows in any case
 (``NASA``) are acronyms; ``read_capitals=False`` leaves every such word as written. In Spanish, an unknown
 word whose best candidate only puts back its missing accents (``despues`` -> ``después``) is changed at
 ``accent_threshold`` (0: whenever the ranking puts that candidate first).
@@ -64,6 +64,7 @@ import numpy as np
 from charwise.cache import LRUCache
 from charwise.errors import ConfigError
 from charwise.speller.candidates import CandidateIndex
+from charwise.speller.confusion_lm import decided_members
 from charwise.speller.confusions import SETS as CONFUSION_MODELS
 from charwise.speller.confusions import ConfusionModel, decide_sentences
 from charwise.speller.context import neighbours
@@ -407,14 +408,15 @@ class Speller:
         if normaliser is not None:  # a threshold given (settings or call) applies to every change
             normaliser.apply(out, allowed, self.settings.threshold if threshold is None else threshold,
                              social=social, lm=self.context_model, starts=starts)
+        confusions = self.confusion_model  # contractions and real-word errors the fitted model decides
         checker = self.real_word_checker  # valid words the sentence says are another of their confusion set
-        if checker is not None:
+        if checker is not None:  # with a language model, the members the fitted model decides are its alone
             check_sentences(checker, out, allowed, self.settings.real_word_margin,
                             accents_only=self.language in ACCENTED, lm=self.context_model,
-                            lm_margin=self.settings.real_word_lm_margin)
-        confusions = self.confusion_model  # contractions and real-word errors the fitted model decides
+                            lm_margin=self.settings.real_word_lm_margin,
+                            skip=decided_members(confusions) if confusions and self.context_model else frozenset())
         if confusions is not None:
-            decide_sentences(confusions, out, allowed)
+            decide_sentences(confusions, out, allowed, self.context_model)
         if "merge" in allowed and self.context_model is not None:  # split words joined: only a model judges
             join_split_words(out, self.lexicon, self.context_model, starts, informal or frozenset())
         elif "merge" in allowed and self.language == "en":  # without a model: the web counts' frequencies

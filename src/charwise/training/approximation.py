@@ -87,8 +87,9 @@ def lr_factor(step: int, config: Any) -> float:
 class BatchSource:
     """Deterministic batches of (string, is-word-start, target id), clean and noisy."""
 
-    def __init__(self, teacher: Teacher, rows: torch.Tensor, config: TrainConfig) -> None:
+    def __init__(self, teacher: Teacher, rows: torch.Tensor, config: TrainConfig, first_step: int = 0) -> None:
         self.rows = rows.tolist()
+        self.first_step = first_step  # a run started from a saved encoder goes on from that run's batches
         self.surfaces = teacher.vocab.surfaces
         self.starts = teacher.vocab.word_start
         self.config = config
@@ -106,6 +107,7 @@ class BatchSource:
         return self._order[1]
 
     def batch(self, step: int) -> tuple[list[str], list[bool], torch.Tensor]:
+        step += self.first_step
         epoch, index = divmod(step, self.per_epoch)
         order = self._epoch_order(epoch)
         ids = order[index * self.config.batch_size : (index + 1) * self.config.batch_size]
@@ -136,7 +138,29 @@ def build_for_teacher(teacher: Teacher, config: TrainConfig) -> CharEncoder:
                             **config.encoder_overrides)
     rows = teacher.embeddings[teacher.normal_mask]
     encoder.init_output(rows.mean(dim=0), float(rows.norm(dim=1).mean()))
+    if config.init_encoder:
+        return _initial_encoder(encoder, config.init_encoder)
     return encoder
+
+
+def _initial_encoder(fresh: CharEncoder, name_or_path: str) -> CharEncoder:
+    """The saved encoder ``name_or_path`` to train on from, checked against ``fresh`` (what this run
+    would build): same kind, architecture, alphabet and teacher, or a one-line error. Its manifold
+    projection is dropped (it was tuned for the old weights; the run tunes a new one)."""
+    from charwise.encoders.shipped import load
+
+    encoder = load(name_or_path)
+    for what, saved, built in (("encoder kind", encoder.config.encoder_type, fresh.config.encoder_type),
+                               ("architecture", encoder.config.arch, fresh.config.arch),
+                               ("alphabet", encoder.config.charset, fresh.config.charset),
+                               ("teacher", encoder.teacher_info.get("vocab_hash"),
+                                fresh.teacher_info.get("vocab_hash"))):
+        if saved != built:
+            raise ConfigError(f"--init-encoder '{name_or_path}' has another {what} than this run would build: "
+                              "give the --teacher, --encoder, --preset and --max-chars it was trained with")
+    encoder.set_manifold(None)
+    encoder.training_info = dict(encoder.training_info)
+    return encoder.train()
 
 
 def limit_rows(split: TargetSplit, limit: int, seed: int) -> TargetSplit:
@@ -166,7 +190,12 @@ class Trainer:
         if config.train_rows_limit > 0:
             self.split = limit_rows(self.split, config.train_rows_limit, config.seed)
         self.encoder = build_for_teacher(self.teacher, config)
-        self.source = BatchSource(self.teacher, self.split.train, config)
+        started_from = self.encoder.training_info.get("heldout_words") if config.init_encoder else None
+        if started_from is not None and started_from != self.split.heldout_words.tolist():
+            raise ConfigError(f"--init-encoder '{config.init_encoder}' was trained with other held-out words "
+                              "(another --seed or held-out fraction): its held-out words would be trained on")
+        first_step = int(self.encoder.training_info.get("step", 0)) if config.init_encoder else 0
+        self.source = BatchSource(self.teacher, self.split.train, config, first_step)
         device = self.accelerator.device
         self.loss = ApproximationLoss(self.teacher.embeddings, config.losses, self.teacher.normal_mask,
                                       self.split.train).to(device)

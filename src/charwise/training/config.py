@@ -44,7 +44,7 @@ PRETRAIN_MODES = ("frozen", "full")
 #: Fields of :class:`TrainConfig` added after charwise 0.2: left out of the saved configuration
 #: while at their default, so that runs saved before them resume (the engine compares saved and
 #: current configurations).
-_LATER_FIELDS = {"noise": "single", "noise_language": "en", "losses.ce_negatives": 0}
+_LATER_FIELDS = {"noise": "single", "noise_language": "en", "losses.ce_negatives": 0, "init_encoder": ""}
 
 
 def without_later_defaults(config: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
@@ -118,6 +118,10 @@ class TrainConfig:
     hash_buckets: int = 64
     checkpoint_every: int = 250
     train_rows_limit: int = 0  # >0: train on a seeded subset of this many rows (quick runs and tests)
+    # Start from this saved encoder (a shipped name or a directory) instead of random weights: more
+    # passes for an undertrained encoder. Its teacher, architecture, alphabet and held-out words must
+    # be this run's, so the held-out words stay unseen.
+    init_encoder: str = ""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":

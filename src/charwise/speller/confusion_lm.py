@@ -1,0 +1,165 @@
+"""The confusion decision where a language model reads the sentence (``context="smollm2"``).
+
+Without a model, :class:`~charwise.speller.confusions.ConfusionModel` decides from the words around a
+member and bigram counts, which learned from so little text that only two sets can be trusted
+(:mod:`charwise.speller.confusions`). A language model reads the whole sentence: put each member in
+place of the written word and compare the sentence's log-probabilities. SmolLM2 finds ``they're
+going`` 5.9 nats likelier than ``their going`` and ``your help`` 10.2 nats likelier than ``you're
+help``, and the dog's tail 4.1 nats likelier with ``its`` than ``it's``.
+
+The model alone is fooled by informal text (``country fair`` -> ``county``, see
+:mod:`charwise.speller.real_words`), so its gain is one feature of a fitted decision
+(:class:`LMDecision`), beside the bigram fit of the member against the written word, whether those
+pairs were counted, how much more common the member is (Zipf), and whether the two differ only by
+an apostrophe (where bigram counts, taken without apostrophes, are blind). For each other member of
+the written word's set the logistic model gives the probability that the writer meant it; the word is
+changed to the likeliest when that reaches :attr:`LMDecision.threshold`, in the sets the decision
+decides. ``benchmarks/correction/confusions_lm.py --ship`` fits the weights on development
+sentences (every member as written, and swapped for another member) and chooses the threshold and
+the sets on development tweets whose changes were read and labelled by hand, each set decided right
+at least 90 % of the time (``threshold_source`` in ``lm.json`` says so).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from charwise.errors import ConfigError
+
+if TYPE_CHECKING:
+    from charwise.speller.confusions import ConfusionModel
+    from charwise.speller.context import NgramContext
+    from charwise.speller.context_model import ContextModel
+    from charwise.speller.corrections import WordCorrection
+
+LM_FILE = "lm.json"
+#: The evidence for one other member of the written word's set (see the module docstring)
+LM_FEATURES: tuple[str, ...] = ("lm_gain", "bigram_gain", "bigram_seen", "zipf_gap", "apostrophe")
+
+
+def set_name(members: Sequence[str]) -> str:
+    return "/".join(members)
+
+
+@dataclass
+class LMDecision:
+    """A logistic model over :data:`LM_FEATURES`: the probability that the writer meant another
+    member; a change at :attr:`threshold`, in the sets named in :attr:`decides` (``"its/it's"``)."""
+
+    weights: dict[str, float]
+    bias: float
+    threshold: float = 1.0
+    threshold_source: str = "not chosen yet"
+    decides: tuple[str, ...] = ()
+
+    def probability(self, row: dict[str, float]) -> float:
+        z = self.bias + sum(self.weights.get(name, 0.0) * value for name, value in row.items())
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+    def to_dict(self) -> dict[str, object]:
+        return {"features": list(LM_FEATURES), "weights": {k: round(v, 5) for k, v in self.weights.items()},
+                "bias": round(self.bias, 5), "threshold": self.threshold, "threshold_source": self.threshold_source,
+                "decides": list(self.decides)}
+
+    @classmethod
+    def read(cls, path: Path) -> "LMDecision":
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if list(data["features"]) != list(LM_FEATURES):
+                raise ValueError(f"features {data['features']}, this charwise reads {list(LM_FEATURES)}")
+            return cls({str(k): float(v) for k, v in data["weights"].items()}, float(data["bias"]),
+                       float(data["threshold"]), str(data["threshold_source"]), tuple(str(s) for s in data["decides"]))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ConfigError(f"cannot read the language-model confusion decision {path}: {e}") from None
+
+
+def lm_features(words: Sequence[str], index: int, member: str, gain: float,
+                context: "NgramContext") -> dict[str, float]:
+    """The evidence for ``member`` in place of ``words[index]`` (the sentence lower-case, normal):
+    the language model's ``gain`` (nats), the bigram fit's gain (log10) and whether the member's
+    pairs were counted, the unigram gap (log10) and whether only an apostrophe differs."""
+    from charwise.speller.context import is_word
+
+    written = words[index]
+    left = words[index - 1] if index > 0 and is_word(words[index - 1]) else None
+    right = words[index + 1] if index + 1 < len(words) and is_word(words[index + 1]) else None
+
+    def fit(word: str) -> tuple[float, bool]:
+        score, seen = 0.0, True
+        if left is not None:
+            s, counted = context.log_score(word, left)
+            score, seen = score + s, seen and counted
+        if right is not None:
+            s, counted = context.log_score(right, word)
+            score, seen = score + s, seen and counted
+        return score, seen
+
+    mine, _ = fit(written)
+    theirs, seen = fit(member)
+    return {"lm_gain": gain, "bigram_gain": theirs - mine, "bigram_seen": float(seen and (left or right) is not None),
+            "zipf_gap": context.log_unigram(member) - context.log_unigram(written),
+            "apostrophe": float(member.replace("'", "") == written.replace("'", ""))}
+
+
+def decided_members(model: "ConfusionModel") -> frozenset[str]:
+    """The words whose sets the language-model decision decides (none without one)."""
+    if model.lm is None:
+        return frozenset()
+    return frozenset(w for members in model.sets if set_name(members) in model.lm.decides for w in members)
+
+
+def member_targets(model: "ConfusionModel", corrected: Sequence[Sequence["WordCorrection"]],
+                   only: frozenset[str]) -> list[tuple[int, int]]:
+    """(sentence, position) of each word of the speller's output that the confusion decision reads:
+    a member of a set (``of`` after a modal) among ``only``, not looked at, changed or protected by
+    the speller, in lower case or capitalised."""
+    from charwise.speller.confusions import normal
+
+    found = []
+    for s, entries in enumerate(corrected):
+        words: list[str] | None = None
+        for i, entry in enumerate(entries):
+            written = entry.word
+            if (normal(written) not in only or entry.looked_at or entry.protected or entry.changed
+                    or not (written.islower() or written.istitle())):
+                continue
+            words = words or [normal(e.correction) for e in entries]
+            if model.set_of(words, i) is not None:
+                found.append((s, i))
+    return found
+
+
+def decide_with_lm(model: "ConfusionModel", corrected: list[list["WordCorrection"]], lm: "ContextModel") -> None:
+    """Change in place each member of a set the decision decides that the sentence, read by ``lm``
+    and the counts, says the writer meant as another member (kind ``real_word``); the language
+    model reads every such word of every sentence in one batch."""
+    from charwise.speller.confusions import normal
+    from charwise.speller.corrections import same_case
+    from charwise.speller.normalisation_judge import lm_gains
+
+    decision = model.lm
+    if decision is None or model.context is None:
+        return
+    targets = member_targets(model, corrected, decided_members(model))
+    if not targets:
+        return
+    texts = [[e.correction for e in entries] for entries in corrected]
+    lows = {s: [normal(w) for w in texts[s]] for s, _ in targets}
+    others = [[m for m in model.sets[model.set_of(lows[s], i)] if m != lows[s][i]] for s, i in targets]  # type: ignore[index]
+    gains = lm_gains(lm, texts, [(s, i, texts[s][i], o) for (s, i), o in zip(targets, others)])
+    for (s, i), row in zip(targets, gains):
+        words = lows[s]
+        scored = [(decision.probability(lm_features(words, i, normal(m), g, model.context)), m) for m, g in row.items()]
+        p, member = max(scored)
+        if p < decision.threshold:
+            continue
+        entry = corrected[s][i]
+        k = model.set_of(words, i)
+        entry.correction, entry.kind, entry.probability = same_case(entry.word, member), "real_word", p
+        entry.decided_by = (f"confusion decision with a language model ({set_name(model.sets[k])}): {p:.2f} >= "  # type: ignore[index]
+                            f"{decision.threshold:.2f} (the model's gain {row[member]:+.1f} nats, the bigram counts, "
+                            "how common each member is)")
