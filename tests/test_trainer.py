@@ -148,3 +148,18 @@ def test_a_saved_encoder_of_another_split_or_architecture_is_refused(tmp_path, w
     with pytest.raises(ValueError, match="another architecture"):
         Trainer(tiny_config(init_encoder=start, encoder_overrides=wider), tmp_path / "wide",
                 teacher=wordpiece_teacher, progress=False)
+
+
+def test_the_neighbour_table_is_built_once_and_read_back(tmp_path, wordpiece_teacher, monkeypatch):
+    import charwise.training.losses as losses
+
+    monkeypatch.setenv("CHARWISE_CACHE", str(tmp_path / "cache"))
+    first = Trainer(tiny_config(), tmp_path / "a", teacher=wordpiece_teacher, progress=False)
+
+    def not_again(*args, **kwargs):
+        raise AssertionError("the neighbour table was computed again")
+
+    monkeypatch.setattr(losses, "topk_rows", not_again)
+    again = Trainer(tiny_config(), tmp_path / "b", teacher=wordpiece_teacher, progress=False)
+    assert torch.equal(first.loss.nbr.neighbours, again.loss.nbr.neighbours)
+    assert list((tmp_path / "cache").glob("neighbours-*.safetensors"))

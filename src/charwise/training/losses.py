@@ -34,6 +34,30 @@ def l2_loss(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     return (pred - target).norm(dim=-1).mean()
 
 
+def neighbour_ids(table: torch.Tensor, rows: torch.Tensor, k: int, candidates: torch.Tensor | None) -> torch.Tensor:
+    """The ``k`` nearest rows of ``table`` (cosine) to each of ``rows``, itself excluded, ``(len(rows),
+    k)``. Kept in the cache (:func:`charwise.cache.mapped_or_built`), keyed by the table, the rows,
+    ``k`` and the candidates: for a 250k-row table it takes 20 minutes on two cores, which a resumed
+    or continued run would otherwise pay again."""
+    import hashlib
+
+    from charwise.cache import cache_root, mapped_or_built
+
+    digest = hashlib.sha256()
+    for part in (table, rows, candidates):
+        if part is not None:
+            digest.update(str((tuple(part.shape), str(part.dtype))).encode())
+            digest.update(memoryview(part.detach().contiguous().cpu().numpy()).cast("B"))
+    digest.update(str(k).encode())
+    path = cache_root() / f"neighbours-{digest.hexdigest()[:24]}.safetensors"
+
+    def build() -> dict:
+        return {"ids": topk_rows(table[rows], table, k, candidates=candidates, exclude=rows)[1].numpy()}
+
+    ids = mapped_or_built(path, f"the {k} nearest rows of {len(rows)} teacher rows", ("ids",), build)["ids"]
+    return torch.from_numpy(ids.copy()).long()
+
+
 class NeighbourLoss(nn.Module):
     """MSE between cosine distances of the target and of the prediction to the target's k nearest rows.
 
@@ -58,7 +82,7 @@ class NeighbourLoss(nn.Module):
         table = table.detach().float()
         rows = torch.arange(table.shape[0]) if rows is None else rows
         # Neighbour ids only for the rows that will be targets, looked up through row_index.
-        _, nbr = topk_rows(table[rows], table, k, candidates=candidates, exclude=rows)
+        nbr = neighbour_ids(table, rows, k, candidates)
         index = torch.full((table.shape[0],), -1, dtype=torch.long)
         index[rows] = torch.arange(len(rows))
         self.register_buffer("table", F.normalize(table, dim=-1), persistent=False)
