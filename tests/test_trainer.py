@@ -137,6 +137,11 @@ def test_a_run_started_from_a_saved_encoder_goes_on_from_its_weights_and_batches
     assert more.source.batch(0)[0] == first.source.batch(step)[0]  # the first run's next batch, not its first
     more.train()
     assert (tmp_path / "more" / BEST_DIR / "model.safetensors").exists()
+    # a third run goes on after both
+    again = Trainer(tiny_config(init_encoder=str(tmp_path / "more" / BEST_DIR)), tmp_path / "again",
+                    teacher=wordpiece_teacher, progress=False)
+    later = CharEncoder.from_pretrained(tmp_path / "more" / BEST_DIR).training_info["step"]
+    assert again.source.batch(0)[0] == first.source.batch(step + later)[0]
 
 
 def test_a_saved_encoder_of_another_split_or_architecture_is_refused(tmp_path, wordpiece_teacher):

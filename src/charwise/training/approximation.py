@@ -194,7 +194,9 @@ class Trainer:
         if started_from is not None and started_from != self.split.heldout_words.tolist():
             raise ConfigError(f"--init-encoder '{config.init_encoder}' was trained with other held-out words "
                               "(another --seed or held-out fraction): its held-out words would be trained on")
-        first_step = int(self.encoder.training_info.get("step", 0)) if config.init_encoder else 0
+        info = self.encoder.training_info if config.init_encoder else {}
+        # the batches the saved encoder's runs took, one run after another
+        first_step = int(info.get("first_step", 0)) + int(info.get("step", 0))
         self.source = BatchSource(self.teacher, self.split.train, config, first_step)
         device = self.accelerator.device
         self.loss = ApproximationLoss(self.teacher.embeddings, config.losses, self.teacher.normal_mask,
@@ -284,5 +286,5 @@ class _ApproximationTask:
     def save_best(self, metrics: dict[str, float], state: RunState) -> None:
         t = self.trainer
         t.encoder.save_pretrained(t.out / BEST_DIR, training_info={
-            "step": state.step, "validation": metrics, "config": asdict(t.config),
+            "step": state.step, "first_step": t.source.first_step, "validation": metrics, "config": asdict(t.config),
             "heldout_words": t.split.heldout_words.tolist()})
