@@ -301,7 +301,9 @@ def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
                 standard_words())
     report: dict[str, Any] = {"sources": found["sources"], "features": sum(len(t) for t in model.weights)}
     changes = tweet_changes(model, DEV_TWEETS, 0.5)
-    report["choice"] = choose(model, changes, read_labels())
+    labels = read_labels()
+    report["choice"] = choose(model, changes, labels)
+    report["unlabelled_development_changes"] = [c for c in changes if c["change"] not in labels][:400]
     chosen = report["choice"]["chosen"]
     model.threshold_source = (
         f"benchmarks/correction/confusions.py: chosen with the sets decided on WNUT17's raw tweets "
