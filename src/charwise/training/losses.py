@@ -47,7 +47,7 @@ def neighbour_ids(table: torch.Tensor, rows: torch.Tensor, k: int, candidates: t
     for part in (table, rows, candidates):
         if part is not None:
             digest.update(str((tuple(part.shape), str(part.dtype))).encode())
-            digest.update(memoryview(part.detach().contiguous().cpu().numpy()).cast("B"))
+            digest.update(part.detach().contiguous().cpu().numpy().tobytes())
     digest.update(str(k).encode())
     path = cache_root() / f"neighbours-{digest.hexdigest()[:24]}.safetensors"
 
