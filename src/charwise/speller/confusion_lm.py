@@ -117,15 +117,13 @@ def member_targets(model: "ConfusionModel", corrected: Sequence[Sequence["WordCo
     """(sentence, position) of each word of the speller's output that the confusion decision reads:
     a member of a set (``of`` after a modal) among ``only``, not looked at, changed or protected by
     the speller, in lower case or capitalised."""
-    from charwise.speller.confusions import normal
+    from charwise.speller.confusions import normal, reads
 
     found = []
     for s, entries in enumerate(corrected):
         words: list[str] | None = None
         for i, entry in enumerate(entries):
-            written = entry.word
-            if (normal(written) not in only or entry.looked_at or entry.protected or entry.changed
-                    or not (written.islower() or written.istitle())):
+            if not reads(entry, only):
                 continue
             words = words or [normal(e.correction) for e in entries]
             if model.set_of(words, i) is not None:

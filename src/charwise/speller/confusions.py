@@ -42,7 +42,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Container, Iterable, Sequence
 
 import numpy as np
 
@@ -360,6 +360,15 @@ def fit(language: str, sentences: Sequence[Sequence[str]], classes: WordClasses 
                           context is not None)
 
 
+def reads(entry: WordCorrection, members: Container[str]) -> bool:
+    """Whether a confusion decision reads this word of the speller's output: a word of ``members``
+    (normal) that the speller did not look at, change or protect, in lower case or capitalised
+    (``IT'S GONNA BE``: shouting, read by nothing the models learned from)."""
+    written = entry.word
+    return (normal(written) in members and not (entry.looked_at or entry.protected or entry.changed)
+            and (written.islower() or written.istitle()))
+
+
 def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]], allowed: Sequence[str],
                      lm: ContextModel | None = None) -> None:
     """Change in place each word of ``corrected`` (the speller's output) that belongs to a set the
@@ -383,8 +392,7 @@ def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]
         words: list[str] | None = None  # the sentence read normal, once a word of it is a member
         for i, entry in enumerate(entries):
             written = entry.word
-            if (normal(written) not in members or entry.looked_at or entry.protected or entry.changed
-                    or not (written.islower() or written.istitle())):
+            if not reads(entry, members):
                 continue
             if words is None:  # no word before this one was changed: the sentence as it came
                 words = [normal(e.correction) for e in entries]
