@@ -63,6 +63,20 @@ def test_misspellings_in_capitals_are_corrected_in_capitals(real_speller, text, 
 
 
 @pytest.mark.real
+@pytest.mark.parametrize("text, expected", [
+    ("I CANT BELEIVE IT", "I CAN'T BELIEVE IT"),  # the normaliser reads them too, as their lower-case forms
+    ("WE DONT KNOW THATS WHY", "WE DON'T KNOW THAT'S WHY"),
+    ("OMG IM SO HAPPY", "OMG IM SO HAPPY"),  # shorter than four letters: acronyms as often (IM, ILL)
+])
+def test_informal_words_in_capitals_are_normalised_in_capitals(real_speller, text, expected):
+    assert real_speller.correct(text).corrected == expected
+    plain = Speller(real_speller.lexicon, real_speller.encoder, real_speller.scorer,
+                    SpellerSettings(read_capitals=False), featurizer=real_speller.featurizer)
+    plain.normaliser = real_speller.normaliser
+    assert plain.correct(text).corrected == text  # read_capitals=False: neither the speller nor the normaliser
+
+
+@pytest.mark.real
 @pytest.mark.parametrize("text", [
     "I love NASA and the FBI and IBM",  # acronyms the lexicon knows
     "WTF OMG LOL IDK",  # three letters or fewer: acronyms far more often than typos

@@ -52,6 +52,7 @@ from charwise.errors import ConfigError
 from charwise.speller.corrections import WordCorrection, restores_accents, same_case, starts_after
 from charwise.speller.frequent_twins import frequent_twins, twin_probability
 from charwise.speller.lexicon import ACCENTED, strip_accents
+from charwise.speller.looking import shouted
 from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     EXPANDED,
     FEATURES,
@@ -374,7 +375,8 @@ class Normaliser:
 
     def apply(self, corrected: list[list[WordCorrection]], allowed: Sequence[str],
               threshold: float | None = None, *, social: bool | Sequence[bool] = False,
-              lm: ContextModel | None = None, passes: int = PASSES, starts: Sequence[bool] | None = None) -> None:
+              lm: ContextModel | None = None, passes: int = PASSES, starts: Sequence[bool] | None = None,
+              capitals: int = 0) -> None:
         """Judge every normalisable, unprotected word of ``corrected`` (in place), left to right, each
         read between its neighbours: the best candidate replaces the word (and any spelling change) when
         its probability reaches ``threshold`` (default: the judge's ``threshold_for`` the sentence) and its
@@ -382,6 +384,8 @@ class Normaliser:
         change the judge gives less than its ``undo_below`` is undone: tweets' unknown words are often names.
         ``starts`` says for each sentence whether it begins one (default: all do; the window of a long line
         that starts mid-sentence does not, and its first word, capitalised, is then a name as anywhere inside).
+        A word written in capitals of at least ``capitals`` letters (0: none) is judged as its lower-case
+        form and changed in capitals (``CANT`` -> ``CAN'T``), as the speller reads such words.
 
         The first pass reads each word between its left neighbour as judged and its right one as the
         speller left it; each further pass (``passes``) judges every word again from the speller's
@@ -398,7 +402,7 @@ class Normaliser:
             starts = [True] * len(corrected)
         elif len(starts) != len(corrected):
             raise ValueError(f"starts has {len(starts)} entries for {len(corrected)} sentences")
-        gains = self._lm_gains(corrected, lm, starts) if lm is not None and self.lm_judge is not None else {}
+        gains = self._lm_gains(corrected, lm, starts, capitals) if lm is not None and self.lm_judge is not None else {}
         social = [social] * len(corrected) if isinstance(social, bool) else list(social)
         for s, entries in enumerate(corrected):
             spelled = [(e.correction, e.kind, e.probability) for e in entries]
@@ -409,7 +413,7 @@ class Normaliser:
                         break  # nothing changed: another pass would judge the same
                     for entry, (correction, kind, p) in zip(entries, spelled):
                         entry.correction, entry.kind, entry.probability = correction, kind, p
-                for i, entry in self._judged_words(entries, current, bool(starts[s])):
+                for i, entry in self._judged_words(entries, current, bool(starts[s]), capitals):
                     self._decide(entry, current, i, gains.get((s, i)), threshold, allowed, social[s])
                     current[i] = entry.correction
 
@@ -456,27 +460,30 @@ class Normaliser:
                             f"{p:.2f} >= {needed:.2f} (candidate from: {SOURCE_NAMES.get(source, source)}{also})")
 
     def _judged_words(self, entries: list[WordCorrection], current: list[str],
-                      start: bool = True) -> Iterator[tuple[int, WordCorrection]]:
+                      start: bool = True, capitals: int = 0) -> Iterator[tuple[int, WordCorrection]]:
         """The words of a sentence the normaliser judges, with their positions (read as the loop of
         :meth:`apply` goes: ``current`` is the sentence corrected so far; ``start``: whether the
-        words begin a sentence, False for a window that continues one)."""
+        words begin a sentence, False for a window that continues one; ``capitals``: as :meth:`apply`)."""
         for i, entry in enumerate(entries):
             at_start, start = start, starts_after(entry.word, start)
-            # a capital inside a sentence is a name far more often than slang (as the speller reads it)
-            if (entry.protected or not normalisable(entry.word) or (entry.word[:1].isupper() and not at_start)
+            # a capital inside a sentence is a name far more often than slang (as the speller reads it);
+            # a word in capitals long enough not to be an acronym is read as its lower-case form
+            caps = bool(capitals) and len(entry.word) >= capitals and shouted(entry.word)
+            if (entry.protected or not (caps or normalisable(entry.word))
+                    or (entry.word[:1].isupper() and not at_start and not caps)
                     or not self._may_change(entry.word.lower().replace("\u2019", "'"), entry)
                     or beside_apostrophe(current, i)):
                 continue
             yield i, entry
 
     def _lm_gains(self, corrected: list[list[WordCorrection]], lm: ContextModel,
-                  starts: Sequence[bool]) -> dict[tuple[int, int], dict[str, float]]:
+                  starts: Sequence[bool], capitals: int = 0) -> dict[tuple[int, int], dict[str, float]]:
         """(sentence, position) -> its candidates' LM gains, for every judged word that
         :meth:`lm_candidates` gives to the language model, read in the sentences as the speller left them."""
         sentences = [[e.correction for e in entries] for entries in corrected]
         targets: list[tuple[int, int, str, list[str]]] = []
         for s, entries in enumerate(corrected):
-            for i, entry in self._judged_words(entries, sentences[s], bool(starts[s])):
+            for i, entry in self._judged_words(entries, sentences[s], bool(starts[s]), capitals):
                 found = self.lm_candidates(entry.word, sentences[s], i, speller_candidates(entry), lm)
                 if found:
                     targets.append((s, i, entry.word, found))

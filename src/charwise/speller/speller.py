@@ -21,7 +21,8 @@ look when they are known to the lexicon, not alphabetic, shorter than ``min_leng
 (``Wycombe``, ``Shiite``: names far more often than errors) or, in English, with letters outside ASCII
 (``Jürgen``: a foreign word or name); a capitalised first word of a sentence is read lower-case, changed only
 at ``capital_threshold`` (0.925, chosen on development text) and keeps its capital. A word written in capitals
-is read as its lower-case form at the plain threshold and corrected in capitals (``SERVISE`` -> ``SERVICE``)
+is read as its lower-case form, changed at ``capital_threshold`` too (names are written in capitals) and
+corrected in capitals (``SERVISE`` -> ``SERVICE``; the normaliser reads it too: ``CANT`` -> ``CAN'T``)
 from ``capitals_min_length`` letters (4) up: shorter ones (``FBI``) and those the lexicon knows in any case
 (``NASA``) are acronyms; ``read_capitals=False`` leaves every such word as written. In Spanish, an unknown
 word whose best candidate only puts back its missing accents (``despues`` -> ``después``) is changed at
@@ -285,8 +286,8 @@ class Speller:
         if suggestion is not None and self.language in ACCENTED and restores_accents(word.lower(), suggestion):
             return self.settings.accent_threshold
         base = self.threshold if threshold is None else threshold
-        # a capitalised word may be a name; a word in capitals is read as its lower-case form (looked_at)
-        return max(base, self.settings.capital_threshold) if word[:1].isupper() and not shouted(word) else base
+        # a capitalised word may be a name, and so may a word in capitals (read as its lower-case form)
+        return max(base, self.settings.capital_threshold) if word[:1].isupper() else base
 
     def looked_at(self, words: list[str], start: bool = True) -> list[bool]:
         """Which words the speller considers (see the module docstring); ``start``: whether the
@@ -407,7 +408,8 @@ class Speller:
             self.context_model.rerank([sentences[i] for i in kept], [out[i] for i in kept])
         if normaliser is not None:  # a threshold given (settings or call) applies to every change
             normaliser.apply(out, allowed, self.settings.threshold if threshold is None else threshold,
-                             social=social, lm=self.context_model, starts=starts)
+                             social=social, lm=self.context_model, starts=starts,
+                             capitals=self.settings.capitals_min_length if self.settings.read_capitals else 0)
         confusions = self.confusion_model  # contractions and real-word errors the fitted model decides
         checker = self.real_word_checker  # valid words the sentence says are another of their confusion set
         if checker is not None:  # with a language model, the members the fitted model decides are its alone
