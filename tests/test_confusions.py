@@ -99,6 +99,27 @@ def test_the_speller_changes_only_what_it_may(tiny):
     assert not any(e.changed for e in kept)
 
 
+# Spanish: "está" before a preposition or a participle, "esta" before a noun (sentences written for the test)
+SPANISH = ([["mi", "madre", "está", "en", "casa"], ["el", "niño", "está", "cansado"], ["ella", "está", "aquí"]] * 4
+           + [["esta", "casa", "es", "grande"], ["me", "gusta", "esta", "ciudad"], ["esta", "noche", "salimos"]] * 4)
+
+
+def test_a_spanish_model_puts_accents_back_and_never_takes_one_away():
+    model = fit("es", SPANISH, None, None, 1.0)
+    model.threshold = 0.6
+    model.decides = tuple(members == ("esta", "está") for members in model.sets)
+    # the neighbours are read without their accents: a writer who leaves out one leaves out the others
+    assert model.probabilities(["mi", "mama", "esta", "en", "casa"], 2)["está"] > 0.6
+    plain, kept, accented = entries("mi madre esta en casa"), entries("esta casa es grande"), \
+        entries("me gusta está ciudad")
+    decide_sentences(model, [plain, kept, accented], ("accent",))
+    assert plain[2].correction == "está" and plain[2].kind == "accent"
+    assert not any(e.changed for e in kept + accented)  # an accent written is meant
+    off = entries("mi madre esta en casa")
+    decide_sentences(model, [off], ("spelling", "real_word"))  # accent not allowed
+    assert not any(e.changed for e in off)
+
+
 def test_a_set_the_model_does_not_decide_is_never_changed(tiny):
     words = ["it", "was", "to", "late"]
     assert tiny.set_of(words, 2) is not None and tiny.change(words, 2) is None

@@ -174,7 +174,11 @@ def test_the_real_spanish_speller_puts_back_accent_twins_the_sentence_asks_for()
     out = speller.correct("pero a mi me encantan")
     assert out.corrected == "pero a mí me encantan"
     assert [(w.word, w.kind) for w in out.words if w.changed] == [("mi", "accent")]
-    assert speller.correct("y tu que haces").corrected == "y tu que haces"  # no evidence: left alone
+    assert speller.correct("y tu que haces").corrected == "y tú que haces"  # the subject pronoun
+    assert speller.correct("tu casa es grande").corrected == "tu casa es grande"  # the possessive stays
+    assert speller.correct("mi hermano esta en la escuela").corrected == "mi hermano está en la escuela"
+    assert speller.correct("esta casa es grande").corrected == "esta casa es grande"
+    assert speller.correct("Él está en casa y tú también").corrected == "Él está en casa y tú también"
     assert speller.correct("pero a mí me encantan").corrected == "pero a mí me encantan"
     off = Speller(speller.lexicon, speller.encoder, speller.scorer, SpellerSettings(changes=("spelling",)),
                   featurizer=speller.featurizer)

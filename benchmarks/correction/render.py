@@ -171,10 +171,17 @@ def render_tweetnorm(data: dict[str, Any]) -> Lines:
 
 def render_accent_twins(data: dict[str, Any]) -> Lines:
     """benchmarks/correction/accent_twins.py: Spanish accents put back from the sentence."""
-    rows = [[name, margin, f"{r['members_with_accent']:,}", f"{r['fixed']:.1f}", f"{r['members_without']:,}",
-             f"{r['wrong']:.3f}"] for name, by in data["by_margin"].items() for margin, r in by.items()]
-    return [f"{data['sets']} confusion sets; the speller's margin is {data['default_margin']:g} (log10).", ""] + table(
-        ["text", "margin", "members with an accent", "put back, %", "members without", "given one, %"], rows,
+    model = data.get("model", {})
+    rows = [[name, decider, f"{r['members_with_accent']:,}", f"{r['fixed']:.1f}", f"{r['members_without']:,}",
+             f"{r['wrong']:.3f}"]
+            for name, by in data["by_margin"].items()
+            for decider, r in ([(f"**fitted model** ({model['choice']['threshold']:g})", model[name])] if name in model
+                               else []) + [(f"bigram rule, margin {m}", r) for m, r in by.items()]]
+    decided = (f"; the fitted model decides {len(model['choice']['decided'])} of them at "
+               f"{model['choice']['threshold']:g}" if model else "")
+    return [f"{data['sets']} confusion sets{decided}; the bigram rule's margin was {data['default_margin']:g} "
+            "(log10).", ""] + table(
+        ["text", "decided by", "members with an accent", "put back, %", "members without", "given one, %"], rows,
         right={2, 3, 4, 5})
 
 

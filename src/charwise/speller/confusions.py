@@ -1,6 +1,7 @@
 """Real-word errors and contractions decided by one fitted model: which member of a confusion set
 the sentence around a word means (``their`` / ``there`` / ``they're``, ``its`` / ``it's``,
-``your`` / ``you're``, ``then`` / ``than``, ``could of`` / ``could have``), in English.
+``your`` / ``you're``, ``then`` / ``than``, ``could of`` / ``could have``), in English; in Spanish,
+which accent twin (``esta`` / ``está``, ``el`` / ``él``) a word written without its accent is.
 
 A dictionary cannot see these errors: every member is a valid word. The sentence can. For each set
 a multinomial logistic model (:class:`ConfusionModel`) gives each member a probability from the
@@ -47,6 +48,8 @@ from typing import TYPE_CHECKING, Container, Iterable, Sequence
 import numpy as np
 
 from charwise.errors import ConfigError
+from charwise.speller.lexicon import ACCENTED, strip_accents
+from charwise.speller.real_words import CONFUSION_SETS
 
 if TYPE_CHECKING:
     from charwise.speller.confusion_lm import LMDecision
@@ -72,6 +75,9 @@ SETS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("weather", "whether"), ("chose", "choose"), ("passed", "past"), ("peace", "piece"),
         ("principal", "principle"), ("though", "through"), ("no", "know"), ("new", "knew"), ("of", "have"),
     ),
+    # Spanish: a word and its accented twin (el/él, esta/está, mas/más), the real-word checker's sets;
+    # only an accent left out is put back (a writer who writes one means it)
+    "es": CONFUSION_SETS["es"],
 }
 #: Words the written text puts before a verb where ``have`` was meant (``could of`` -> ``could
 #: have``): ``of`` there is a member of the set {of, have}, read only after one of these.
@@ -134,11 +140,14 @@ class WordClasses:
 
 
 def features(words: Sequence[str], index: int, members: Sequence[str], classes: WordClasses | None,
-             context: NgramContext | None) -> dict[str, float]:
+             context: NgramContext | None, fold_accents: bool = False) -> dict[str, float]:
     """The evidence for the member at ``words[index]`` (lower-case, normal): its neighbours, their
-    classes and pairs of them, and each member's bigram fit between the neighbours."""
+    classes and pairs of them, and each member's bigram fit between the neighbours. With
+    ``fold_accents`` the neighbours are read without their accents (a writer who leaves out one
+    accent leaves out the others: ``mi mama esta en casa`` reads as ``mi mamá está en casa`` would)."""
     def at(i: int) -> str:
-        return START if i < 0 else END if i >= len(words) else words[i]
+        word = START if i < 0 else END if i >= len(words) else words[i]
+        return strip_accents(word) if fold_accents else word
 
     l2, l1, r1, r2 = at(index - 2), at(index - 1), at(index + 1), at(index + 2)
     found = {"bias": 1.0, f"l1={l1}": 1.0, f"r1={r1}": 1.0, f"l2={l2}": 1.0, f"r2={r2}": 1.0,
@@ -202,7 +211,8 @@ class ConfusionModel:
         if k is None:
             return None
         members = self.sets[k]
-        found = features(words, index, members, self.classes, self.context if self.uses_context else None)
+        found = features(words, index, members, self.classes, self.context if self.uses_context else None,
+                         self.language in ACCENTED)
         table = self.weights[k]
         logits = self.intercepts[k].astype(np.float64).copy()
         for name, value in found.items():
@@ -327,7 +337,7 @@ def fit(language: str, sentences: Sequence[Sequence[str]], classes: WordClasses 
                                                         if w[i] in standard))
     for words, i, k in found:
         rows, labels = grouped.setdefault(k, ([], []))
-        rows.append(features(words, i, sets[k], classes, context))
+        rows.append(features(words, i, sets[k], classes, context, language in ACCENTED))
         labels.append(sets[k].index(words[i]))
     weights: list[dict[str, np.ndarray]] = []
     intercepts: list[np.ndarray] = []
@@ -369,19 +379,27 @@ def reads(entry: WordCorrection, members: Container[str]) -> bool:
             and (written.islower() or written.istitle()))
 
 
+def decided_by_model(model: ConfusionModel) -> frozenset[str]:
+    """The members of the sets the model decides (without a language model)."""
+    return frozenset(w for members, decided in zip(model.sets, model.decides) if decided for w in members)
+
+
 def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]], allowed: Sequence[str],
                      lm: ContextModel | None = None) -> None:
     """Change in place each word of ``corrected`` (the speller's output) that belongs to a set the
     model decides and that the sentence, as corrected so far, says the writer meant as another
-    member (:meth:`ConfusionModel.change`): kind ``real_word``, when ``allowed``. Words the speller
+    member (:meth:`ConfusionModel.change`): kind ``real_word``, or ``accent`` when the member only
+    puts back accents the word lacks (in a language with accents, the only change made), when
+    ``allowed``. Words the speller
     looked at or changed, protected words and words in capitals (``IT'S GONNA BE``: shouting, read
     by nothing the model learned from) are left. With a language model ``lm`` and a decision fitted
     for one (:attr:`ConfusionModel.lm`), the sets that decision decides are decided by it alone
     (:func:`~charwise.speller.confusion_lm.decide_with_lm`)."""
     from charwise.speller.confusion_lm import decide_with_lm, decided_members
-    from charwise.speller.corrections import same_case
+    from charwise.speller.corrections import restores_accents, same_case
 
-    if "real_word" not in allowed:
+    accents_only = model.language in ACCENTED
+    if ("accent" if accents_only else "real_word") not in allowed:
         return
     members = model._set_of  # most words are no member: that is asked first
     if lm is not None and model.lm is not None:
@@ -397,9 +415,11 @@ def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]
             if words is None:  # no word before this one was changed: the sentence as it came
                 words = [normal(e.correction) for e in entries]
             found = model.change(words, i)
-            if found is not None:
-                entry.correction, entry.kind, entry.probability = same_case(written, found[0]), "real_word", found[1]
+            kind = "accent" if found is not None and restores_accents(words[i], found[0]) else "real_word"
+            if found is not None and kind in allowed and (kind == "accent" or not accents_only):
+                entry.correction, entry.kind, entry.probability = same_case(written, found[0]), kind, found[1]
+                classes = ", their word classes" if model.classes is not None else ""
                 entry.decided_by = (f"confusion model ({'/'.join(model.sets[model._set_of[words[i]]])}): "
-                                    f"{found[1]:.2f} >= {model.threshold:.2f} (the neighbours, their word classes, "
+                                    f"{found[1]:.2f} >= {model.threshold:.2f} (the neighbours{classes}, "
                                     "the bigram counts)")
                 words[i] = found[0]

@@ -30,7 +30,9 @@ word whose best candidate only puts back its missing accents (``despues`` -> ``d
 
 Valid words can be the wrong word too (``went to there house``): in English, a known word of a
 confusion set is changed to another member when the sentence's bigram counts favour it a hundred
-times over (:mod:`charwise.speller.real_words`); such changes have ``kind="real_word"``.
+times over (:mod:`charwise.speller.real_words`); such changes have ``kind="real_word"``. Contractions and the
+sets a fitted model decides (:mod:`charwise.speller.confusions`: ``its``/``it's``; in Spanish the accent twins,
+``esta en casa`` -> ``está``, kind ``accent``) are that model's alone.
 
 Text as people write it (``u``, ``dont``, ``goin``, ``soooo``, ``youcould``) is normalised in English by
 one fitted judge over candidates from annotated tweets and rules (:mod:`charwise.speller.normalise`);
@@ -67,7 +69,7 @@ from charwise.errors import ConfigError
 from charwise.speller.candidates import CandidateIndex
 from charwise.speller.confusion_lm import decided_members
 from charwise.speller.confusions import SETS as CONFUSION_MODELS
-from charwise.speller.confusions import ConfusionModel, decide_sentences
+from charwise.speller.confusions import ConfusionModel, decide_sentences, decided_by_model
 from charwise.speller.context import neighbours
 from charwise.speller.corrections import (
     CorrectedText,
@@ -412,11 +414,12 @@ class Speller:
                              capitals=self.settings.capitals_min_length if self.settings.read_capitals else 0)
         confusions = self.confusion_model  # contractions and real-word errors the fitted model decides
         checker = self.real_word_checker  # valid words the sentence says are another of their confusion set
-        if checker is not None:  # with a language model, the members the fitted model decides are its alone
+        if checker is not None:  # the members a fitted decision decides (the model's, the LM's) are its alone
+            decided = frozenset() if confusions is None else decided_by_model(confusions) | (
+                decided_members(confusions) if self.context_model else frozenset())
             check_sentences(checker, out, allowed, self.settings.real_word_margin,
                             accents_only=self.language in ACCENTED, lm=self.context_model,
-                            lm_margin=self.settings.real_word_lm_margin,
-                            skip=decided_members(confusions) if confusions and self.context_model else frozenset())
+                            lm_margin=self.settings.real_word_lm_margin, skip=decided)
         if confusions is not None:
             decide_sentences(confusions, out, allowed, self.context_model)
         if "merge" in allowed and self.context_model is not None:  # split words joined: only a model judges
@@ -428,9 +431,10 @@ class Speller:
     @property
     def confusion_model(self) -> ConfusionModel | None:
         """The fitted model of contractions and real-word errors (:mod:`charwise.speller.confusions`,
-        loaded on first use), or None when ``settings.changes`` leaves out ``real_word`` or the
-        language has none."""
-        if "real_word" not in self.settings.changes or self.language not in CONFUSION_MODELS:
+        loaded on first use), or None when ``settings.changes`` leaves out ``real_word`` (``accent``
+        in Spanish, where it puts back accents: ``esta en casa`` -> ``está``) or the language has none."""
+        kind = "accent" if self.language in ACCENTED else "real_word"
+        if kind not in self.settings.changes or self.language not in CONFUSION_MODELS:
             return None
         if self._confusion_model is None:
             self._confusion_model = ConfusionModel.load(self.language)
