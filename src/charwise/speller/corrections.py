@@ -151,3 +151,18 @@ def same_case(word: str, correction: str) -> str:
     if word[:1].isupper():
         return correction[:1].upper() + correction[1:]
     return correction
+
+
+SPELLER_CANDIDATES = 3  # the speller's suggestions the normalisation judge reads
+
+
+def speller_candidates(entry: WordCorrection, k: int = SPELLER_CANDIDATES) -> dict[str, float]:
+    """The speller's best suggestions for a word it looked at, with their probabilities (its own
+    correction first when it made one): the candidates the normalisation judge takes from it."""
+    found: dict[str, float] = {}
+    if entry.kind == "spelling":
+        found[entry.correction.lower()] = entry.probability
+    if entry.looked_at:
+        for suggestion in entry.suggestions[:k]:
+            found.setdefault(suggestion.word, suggestion.probability)
+    return found

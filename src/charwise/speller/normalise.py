@@ -49,7 +49,13 @@ import numpy as np
 
 from charwise.cache import LRUCache
 from charwise.errors import ConfigError
-from charwise.speller.corrections import WordCorrection, restores_accents, same_case, starts_after
+from charwise.speller.corrections import (  # noqa: F401 (speller_candidates: re-exported)
+    WordCorrection,
+    restores_accents,
+    same_case,
+    speller_candidates,
+    starts_after,
+)
 from charwise.speller.frequent_twins import frequent_twins, twin_probability
 from charwise.speller.lexicon import ACCENTED, strip_accents
 from charwise.speller.looking import shouted
@@ -90,7 +96,6 @@ if TYPE_CHECKING:
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 NORMALISED = ("en", "es")  # languages with a shipped normalisation model (charwise/data/normalisation-LANG)
-SPELLER_CANDIDATES = 3  # the speller's suggestions the judge reads
 ABBREVIATIONS = 3  # words offered for an abbreviation, the most frequent first
 ABBREVIATION_ZIPF = 3.5  # ... among words at least this frequent (a rare word is no abbreviation's meaning)
 PASSES = 2  # Normaliser.apply: passes over each sentence (see there)
@@ -99,18 +104,6 @@ MAX_SPLIT_CHARS = 24  # longer run-together strings are hashtags or noise, not t
 RESPELLINGS = 5  # phonetic respellings offered, the most frequent first
 ACCENT_ZIPF_GAP = 1.5  # an accented word proposed beside a plain word at most this much rarer
 SPLIT_ZIPF = 4.0  # both parts of a split at least this frequent (``li vin``, ``sm th`` are no split)
-
-
-def speller_candidates(entry: WordCorrection, k: int = SPELLER_CANDIDATES) -> dict[str, float]:
-    """The speller's best suggestions for a word it looked at, with their probabilities (its own
-    correction first when it made one)."""
-    found: dict[str, float] = {}
-    if entry.kind == "spelling":
-        found[entry.correction.lower()] = entry.probability
-    if entry.looked_at:
-        for suggestion in entry.suggestions[:k]:
-            found.setdefault(suggestion.word, suggestion.probability)
-    return found
 
 
 class Normaliser:
