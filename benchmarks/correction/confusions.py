@@ -206,10 +206,11 @@ def development_sentences(model: Any, sentences: Sequence[Sequence[str]]) -> dic
 
 
 def read_labels(path: Path | None = None) -> dict[str, bool]:
+    """change -> whether it is right, from lines ``right|wrong<TAB>change[<TAB>why]``."""
     labels = {}
     for line in (path or LABELS).read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
-            label, _, change = line.partition("\t")
+            label, change, *_ = line.split("\t")
             labels[change.strip()] = label == "right"
     return labels
 
@@ -272,18 +273,26 @@ def choose(model: Any, changes: list[dict[str, Any]], labels: dict[str, bool]) -
 
 def sweep_choice(changes: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str, Any]:
     """At each threshold of a sweep, the sets whose labelled changes (``changes``: probability, set,
-    change) are right at least 90 % of the time, none unlabelled; the threshold whose sets make
-    the most right changes is chosen."""
+    change, and the development ``text`` they were made in when there are several) are right at
+    least 90 % of the time in every text, none unlabelled; the threshold whose sets make the most
+    right changes is chosen."""
+    def good(row: dict[str, int]) -> bool:
+        return row["unlabelled"] == 0 and row["right"] >= 0.9 * (row["right"] + row["wrong"])
+
     sweep = []
     for threshold in [round(0.5 + 0.05 * k, 2) for k in range(10)] + [0.99]:
         per_set: dict[str, dict[str, int]] = {}
+        per_text: dict[tuple[str, str], dict[str, int]] = {}
         for change in changes:
             if change["probability"] >= threshold:
-                row = per_set.setdefault(change["set"], {"right": 0, "wrong": 0, "unlabelled": 0})
                 label = labels.get(change["change"])
-                row["unlabelled" if label is None else "right" if label else "wrong"] += 1
-        decided = {name: row for name, row in per_set.items() if row["unlabelled"] == 0
-                   and row["right"] >= 0.9 * (row["right"] + row["wrong"])}
+                outcome = "unlabelled" if label is None else "right" if label else "wrong"
+                for row in (per_set.setdefault(change["set"], {"right": 0, "wrong": 0, "unlabelled": 0}),
+                            per_text.setdefault((change["set"], change.get("text", "")),
+                                                {"right": 0, "wrong": 0, "unlabelled": 0})):
+                    row[outcome] += 1
+        decided = {name: row for name, row in per_set.items()
+                   if all(good(r) for (s, _), r in per_text.items() if s == name)}
         sweep.append({"threshold": threshold, "per_set": per_set, "decided": sorted(decided),
                       "right": sum(r["right"] for r in decided.values()),
                       "wrong": sum(r["wrong"] for r in decided.values())})
