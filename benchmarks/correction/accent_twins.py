@@ -154,7 +154,8 @@ def fit_model(texts: dict[str, list[list[str]]]) -> tuple[Any, dict[str, Any]]:
     unlabelled = [c["change"] for c in written if c["change"] not in labels]
     return model, {"threshold": model.threshold, "decided": chosen["decided"], "right": chosen["right"],
                    "wrong": chosen["wrong"], "unlabelled_tweet_changes": unlabelled,
-                   "sweep": [{k: row[k] for k in ("threshold", "decided", "right", "wrong")} for row in choice["sweep"]]}
+                   "sweep": [{k: row[k] for k in ("threshold", "decided", "right", "wrong")}
+                             for row in choice["sweep"]]}
 
 
 def main(argv: list[str] | None = None) -> int:
