@@ -243,6 +243,7 @@ def _fit_logistic(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[np.ndarray, 
 
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale < 1e-6] = 1.0
+    # C=1.0: scikit-learn's default strength, not tuned
     model = LogisticRegression(C=1.0, max_iter=2000, random_state=seed).fit((x - mean) / scale, y)
     return mean, scale, model.coef_[0], float(model.intercept_[0])
 
