@@ -257,6 +257,12 @@ def run_one(task: str, setting: str, seed: int, args: argparse.Namespace, data: 
     runs = [dict(run, wall_minutes=round((time.time() - started) / 60, 3))]
     for policy in args.test_policies:
         tagger.hybrid.policy = test_policy(policy, seed)
+        if tagger.hybrid.policy.needs_encoder and tagger.hybrid.encoder is None:
+            from charwise.encoders.shipped import resolve_encoder
+
+            # a tagger trained without characters, tested with them: the encoder of the teacher it was tuned from
+            tagger.hybrid.encoder = resolve_encoder(args.teacher, tagger.hybrid.teacher,
+                                                    needed_by=f"policy '{policy}'", option="--teacher")
         runs.append(dict(run, setting=f"{setting}@{policy}", test_policy=policy,
                          test=test_scores(tagger, data, args), wall_minutes=round((time.time() - started) / 60, 3)))
     if not args.keep_models:
