@@ -117,3 +117,24 @@ def test_a_fitted_scorer_assigned_gives_its_scores(speller, monkeypatch):
     assert best(speller)[1] > 1e-6
     with pytest.raises(ConfigError, match="'es'"):
         fit_scorer(speller.featurizer, ScorerTraining(language="es"))
+
+
+def test_the_dev_report_lists_changes_the_scorer_did_not_make(monkeypatch):
+    """A change another decision made (an accent twin: no suggestions of the speller's own) is listed
+    with the others, not an error."""
+    import charwise.training.scorer as training
+    from charwise.speller.corrections import WordCorrection
+    from charwise.training.scorer import ScorerTraining, dev_changes
+
+    class Corrected:  # what dev_changes reads of a speller: its threshold and its corrections
+        threshold = 0.65
+
+        @staticmethod
+        def correct_words(sentences):
+            entries = [WordCorrection(w, w, False) for w in sentences[0]]
+            entries[2].correction, entries[2].kind, entries[2].probability = "está", "accent", 0.99
+            return [entries]
+
+    monkeypatch.setattr(training, "clean_dev_words", lambda language: [["mi", "madre", "esta", "aqui"]])
+    info = dev_changes(Corrected(), ScorerTraining(language="es"))  # type: ignore[arg-type]
+    assert info["changes"] == [(0.99, "esta", "está")] and (info["dev_words"], info["dev_changed"]) == (4, 1)

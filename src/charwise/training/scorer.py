@@ -378,8 +378,8 @@ def dev_changes(speller: Speller, config: ScorerTraining) -> dict[str, Any]:
     sentences = clean_dev_words(config.language)
     total = sum(len(s) for s in sentences)
     corrected = [w for words in speller.correct_words(sentences) for w in words]
-    changes = sorted(((round(w.probability, 3), w.word, w.suggestions[0].word) for w in corrected if w.changed),
-                     reverse=True)
+    # every change, the speller's own and those other decisions make (an accent twin has no suggestions)
+    changes = sorted(((round(w.probability, 3), w.word, w.correction) for w in corrected if w.changed), reverse=True)
     return {"threshold": speller.threshold, "dev_words": total, "dev_looked_at": sum(w.looked_at for w in corrected),
             "dev_changed": len(changes), "dev_changed_share": round(len(changes) / max(1, total), 6),
             "changes": changes}
