@@ -93,6 +93,16 @@ COMMANDS: dict[str, list[str]] = {
         "python -m benchmarks.tagging.tagging --tasks ewt-upos --settings base-first --seeds 0 1 --epochs 1 \\",
         "    --test-policies repair --json benchmarks/results/tagging_repair_ewt.json",
     ],
+    "tagging_repair_oov": [
+        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings base-first --seeds 0 --epochs 5 \\",
+        "    --test-policies repair repair+oov --json benchmarks/results/tagging_repair_oov.json --threads 1",
+        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings base-first --seeds 1 --epochs 5 \\",
+        "    --test-policies repair repair+oov --json benchmarks/results/tagging_repair_oov.json --threads 1",
+    ],
+    "tagging_repair_oov_ewt": [
+        "python -m benchmarks.tagging.tagging --tasks ewt-upos --settings base-first --seeds 0 1 --epochs 1 \\",
+        "    --test-policies repair repair+oov --json benchmarks/results/tagging_repair_oov_ewt.json --threads 1",
+    ],
     "tagging_ewt_full": [
         "python -m benchmarks.tagging.tagging --tasks ewt-upos --settings base-first --seeds 0 1 2 --epochs 1 \\",
         "    --json runs/ewt_base.json         # and --settings s2w+chars --json runs/ewt_chars.json alongside",
