@@ -195,6 +195,8 @@ def test_confusions_read_the_sentence_as_changed_so_far():
     seen: list[list[str]] = []
 
     class Recording:
+        language = "en"
+        classes = None
         sets = (("its", "it's"), ("your", "you're"))
         _set_of = {"its": 0, "it's": 0, "your": 1, "you're": 1}
         threshold = 0.5
