@@ -71,7 +71,7 @@ def test_shipped_encoder_repairs_typos_in_both_languages(shipped):
     mean1, mean10 = first_hits(shipped, typos, intended, vectors=piece_mean_vectors(teacher, typos))
     # Measured with the shipped encoder: 10 / 20 of 37 (4 / 13 after its first 4,000 steps), the
     # piece mean 1 / 7 (docs/multilingual.md).
-    assert top1 >= 3 and top10 >= 11, (top1, top10)
+    assert top1 >= 8 and top10 >= 17, (top1, top10)
     assert top10 >= mean10 + 4 and top1 > mean1, ((top1, top10), (mean1, mean10))
 
 
