@@ -116,19 +116,13 @@ def written_changes(model: Any, texts: Sequence[Sequence[str]]) -> list[dict[str
     """Every change of at least 0.5 the model makes in ``texts`` as written (any set), that puts back
     an accent in a word in lower case or capitalised, as the speller reads them; keyed as labelled
     by hand in ``accent_labels.tsv``."""
-    from benchmarks.correction.confusions import shown_change
+    from benchmarks.correction.confusions import sentence_changes
     from charwise.speller.confusions import normal
 
-    changes = []
-    for words in texts:
-        low = [normal(w) for w in words]
-        for i, word in enumerate(words):
-            found = model.best(low, i)
-            if (found is not None and found[1] >= 0.5 and restores_accents(low[i], found[0])
-                    and (word.islower() or word.istitle())):
-                changes.append({"probability": found[1], "set": "/".join(model.sets[model.set_of(low, i)]),
-                                "change": shown_change(words, i, found[0]), "text": "tweets"})
-    return changes
+    def admits(word: str, member: str) -> bool:
+        return restores_accents(normal(word), member) and (word.islower() or word.istitle())
+
+    return [dict(change, text="tweets") for change in sentence_changes(model, texts, 0.5, admits)]
 
 
 def fit_model(texts: dict[str, list[list[str]]]) -> tuple[Any, dict[str, Any]]:

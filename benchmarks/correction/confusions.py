@@ -44,7 +44,7 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, ROOT, SPELLING_DATA
@@ -221,19 +221,26 @@ def shown_change(words: Sequence[str], i: int, member: str) -> str:
     return f"{' '.join(words[max(0, i - 5):i])} [{words[i]} -> {member}] {' '.join(words[i + 1:i + 5])}".strip()
 
 
-def tweet_changes(model: Any, names: Sequence[str], floor: float) -> list[dict[str, Any]]:
-    """Every change the model would make at ``floor`` in WNUT17's raw tweets ``names``, any set."""
+def sentence_changes(model: Any, sentences: Sequence[Sequence[str]], floor: float,
+                     admits: Callable[[str, str], bool] = lambda word, member: True) -> list[dict[str, Any]]:
+    """Every change the model would make at ``floor`` in ``sentences`` (words as written), any set,
+    that ``admits(written word, member)``."""
     from charwise.speller.confusions import normal
 
     found = []
-    for words in raw_tweets(names):
+    for words in sentences:
         low = [normal(w) for w in words]
         for i in range(len(low)):
             best = model.best(low, i)
-            if best is not None and best[1] >= floor:
+            if best is not None and best[1] >= floor and admits(words[i], best[0]):
                 found.append({"probability": best[1], "set": "/".join(model.sets[model.set_of(low, i)]),
                               "change": shown_change(words, i, best[0])})
     return found
+
+
+def tweet_changes(model: Any, names: Sequence[str], floor: float) -> list[dict[str, Any]]:
+    """Every change the model would make at ``floor`` in WNUT17's raw tweets ``names``, any set."""
+    return sentence_changes(model, raw_tweets(names), floor)
 
 
 def made_changes(model: Any, sentences: Sequence[Sequence[str]]) -> list[str]:

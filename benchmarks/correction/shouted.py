@@ -17,7 +17,7 @@ text that hold such a word (letters only):
 A change is right when the word in capitals is the one meant, written as LexNorm 2015's annotators
 write it (``GONNA -> GOING TO``, ``CAUSE -> BECAUSE`` where it means ``because``), as the judge
 learned from them; wrong otherwise (``HYPE -> HAPPY``). The labels are keyed by the word, its change
-and its kind; one that depends on its sentence is keyed with it too (``in_context``).
+and its kind, and by its sentence (``in_context``) where the label depends on it (``*`` elsewhere).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common.labels import in_context, tally
+from benchmarks.common.labels import in_context, read_labels, tally
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, ROOT
 from benchmarks.common.report import pyplot, save_figure, write_result
@@ -42,18 +42,6 @@ READ_ELSEWHERE = 5000  # yt-filter's first lines, read by the confusion benchmar
 BATCH = 200  # lines corrected at a time
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-
-def read_labels() -> dict[tuple[str, ...], tuple[str, str]]:
-    """(written, correction, kind[, context]) -> (label, why): a line's fourth field is its label, or
-    the context that the label after it holds for."""
-    labels = {}
-    for line in LABELS.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            fields = line.split("\t")
-            keys = 3 if fields[3] in ("right", "wrong") else 4
-            labels[tuple(fields[:keys])] = (fields[keys], fields[keys + 1] if len(fields) > keys + 1 else "")
-    return labels
 
 
 def texts() -> dict[str, dict[str, list[str]]]:
@@ -95,7 +83,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from charwise.speller import Speller
 
     speller = Speller.load("en")
-    labels = read_labels()
+    labels = read_labels(LABELS, keys=4)  # (written, correction, kind, context or *)
     result: dict[str, Any] = {"command": " ".join(["python -m benchmarks.correction.shouted", *args.argv]),
                               "capitals_min_length": speller.settings.capitals_min_length, "roles": {}}
     for role, named in texts().items():
@@ -103,7 +91,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             read, found = changes(speller, lines[:args.limit], speller.settings.capitals_min_length)
             for item in found:
                 key = (item["written"], item["correction"], item["kind"])
-                item["label"], item["why"] = labels.get(key + (item["context"],), labels.get(key, ("not labelled", "")))
+                item["label"], item["why"] = labels.get(key + (item["context"],),
+                                                        labels.get(key + ("*",), ("not labelled", "")))
             kinds = sorted({f["kind"] for f in found})
             by_kind = {kind: tally(f for f in found if f["kind"] == kind) for kind in kinds}
             result["roles"][f"{role}: {name}"] = {"lines": len(lines[:args.limit]), "words in capitals read": read,
