@@ -154,7 +154,7 @@ def test_repair_on_two_workers_gives_what_one_process_gives():
     tolerance = shared_speller("en").encoder.dim * float(np.finfo(np.float32).eps)
     for a, b in zip(one, two):
         assert [w.probability for w in b.words] == pytest.approx([w.probability for w in a.words], abs=tolerance)
-    assert one[0].corrected == "I received teh package tomorrow"
+    assert one[0].corrected == "I received the package tomorrow"
 
 
 def test_tagger_with_repair_keeps_one_label_per_written_word(bert_teacher, speller):

@@ -1,4 +1,4 @@
-"""Where a speller's candidates come from, all three sources: :class:`CandidateFinder`.
+"""Where a speller's candidates come from, all four sources: :class:`CandidateFinder`.
 
 For a batch of lower-case written words, :meth:`CandidateFinder.gather` returns a
 :class:`CandidateBatch`: every word's candidates concatenated into flat arrays, with per-word
@@ -12,11 +12,13 @@ word's candidates are listed (a candidate found twice is listed once, with both 
 * **sounds**: the lexicon words that share the written word's sound key
   (:func:`charwise.typos.sounds.sound_key`: the realistic model's rules, phonetic, doubled letters,
   accents, undone at once), the ``per_key`` most frequent of them;
+* **listed**: the corrections a list of known misspellings gives the written word
+  (:mod:`charwise.speller.known_misspellings`; English), when the lexicon holds them;
 * **neighbours**: the encoder's ``neighbours`` nearest whole-word rows of the teacher that are
   lexicon words (cosine with the written word's projected vector,
   :class:`~charwise.speller.vectors.LexiconVectors`), nearest first.
 
-The first two lexicon sources (:class:`CandidateIndex`) are torch-free and consider only the
+The first three sources (:class:`CandidateIndex`) are torch-free and consider only the
 lexicon's words that wordfreq lists (a word it has never seen is accepted as written but never
 suggested, unless it is one of your own words). The symmetric-delete index is made on the first
 lookup (a text whose words are all known never pays for it): read from disk where an earlier
@@ -35,6 +37,7 @@ import numpy as np
 from charwise.encoders.manifold import SCORE_BLOCK
 from charwise.errors import ConfigError
 from charwise.speller.index_files import sound_keys
+from charwise.speller.known_misspellings import listed_corrections
 from charwise.speller.lexicon import USER
 from charwise.typos.sounds import sound_key
 
@@ -42,11 +45,12 @@ if TYPE_CHECKING:
     from charwise.speller.lexicon import Lexicon
     from charwise.speller.vectors import LexiconVectors
 
-EDITS, SOUNDS, NEIGHBOURS, WRITTEN = 1, 2, 4, 8  # candidate source flags
+EDITS, SOUNDS, NEIGHBOURS, WRITTEN, LISTED = 1, 2, 4, 8, 16  # candidate source flags
 
 
 class CandidateIndex:
-    """Lexicon words near a written word, by edits and by sound (see the module docstring)."""
+    """Lexicon words near a written word, by edits, by sound and by the list of known misspellings
+    (see the module docstring)."""
 
     def __init__(self, lexicon: Lexicon, max_distance: int = 2, per_key: int = 10, prefix_length: int = 7,
                  cache: bool = True) -> None:
@@ -108,6 +112,9 @@ class CandidateIndex:
             found[item.term] = found.get(item.term, 0) | EDITS
         for candidate in self.same_sound(word):
             found[candidate] = found.get(candidate, 0) | SOUNDS
+        for candidate in listed_corrections(word, self.lexicon.language):
+            if candidate in self.lexicon.entries:
+                found[candidate] = found.get(candidate, 0) | LISTED
         return found
 
 
@@ -123,7 +130,7 @@ class CandidateBatch:
     offsets: np.ndarray  # (len(words) + 1,) int64: word i's candidates are offsets[i]:offsets[i + 1]
     names: list[str]  # the candidates, flat
     ids: np.ndarray  # (len(names),) int64: each one's lexicon position
-    flags: np.ndarray  # (len(names),) int64: source flags (EDITS | SOUNDS | NEIGHBOURS | WRITTEN)
+    flags: np.ndarray  # (len(names),) int64: source flags (EDITS | SOUNDS | NEIGHBOURS | WRITTEN | LISTED)
     neighbour_rank: np.ndarray  # (len(names),) int64: rank among the word's nearest rows (0: nearest), or -1
     rows: np.ndarray  # (len(names), features) float32
 
@@ -165,7 +172,7 @@ def _offsets(counts: np.ndarray) -> np.ndarray:
 
 
 class CandidateFinder:
-    """Candidates from all three sources for a batch of written words (see the module docstring)."""
+    """Candidates from all four sources for a batch of written words (see the module docstring)."""
 
     def __init__(self, index: CandidateIndex, vectors: LexiconVectors) -> None:
         self.index = index

@@ -16,6 +16,8 @@ Candidate features (:data:`RANK_FEATURES`), for the lower-case written word ``w`
   the length difference, the same first and last letter, whether the sound keys match
   (:func:`charwise.typos.sounds.sound_key`), whether ``c`` is ``w`` itself;
 * frequency: wordfreq's Zipf frequency of ``c`` (and whether wordfreq lacks it);
+* the list of known misspellings (:mod:`charwise.speller.known_misspellings`): ``listed``, the
+  share ``c`` has of the corrections the list gives ``w`` (0 when it gives none or others);
 * shape: the share of ``w`` that ``c`` starts with, whether the one edit swaps a vowel for another,
   the Dice overlap of their letter pairs;
 * against the other candidates: ``c``'s Zipf frequency and encoder cosine minus the best of all;
@@ -28,7 +30,8 @@ best candidate's score and its margin over the second, the best's softmax share,
 sound-key match and Zipf frequency, the written word's own Zipf frequency and how much more
 frequent the best candidate is (wordfreq lists names, slang and common misspellings alike,
 ``recieved`` at 2.8: what tells a common misspelling from a rare valid word is a far more frequent
-word one slip away, ``received`` at 5.0), its length and the number of candidates.
+word one slip away, ``received`` at 5.0), whether the list of known misspellings holds the written
+word and gives the best candidate, its length and the number of candidates.
 
 Example::
 
@@ -48,6 +51,7 @@ import numpy as np
 from charwise.errors import ConfigError
 from charwise.speller.candidates import WRITTEN, CandidateBatch, CandidateFinder, CandidateIndex
 from charwise.speller.context import CONTEXT_FEATURES, NgramContext
+from charwise.speller.known_misspellings import listed_corrections, listed_share
 from charwise.typos.distance import levenshtein_distance, osa_distance
 from charwise.typos.keyboards import neighbours as keyboard_neighbours
 from charwise.typos.sounds import sound_key
@@ -60,13 +64,13 @@ LAYOUT = {"en": "us", "es": "es"}  # the keyboard of a language's slips
 RANK_FEATURES: tuple[str, ...] = (
     "dl1", "dl2", "dl3+", "transposition", "keyboard", "len_diff", "same_first", "same_last", "same_sound",
     "written", "zipf", "zipf_missing", "cos_encoder", "cos_row", "has_row", "neighbour",
-    "zipf_gap", "cos_gap", "prefix", "vowel_swap", "bigram_dice", *CONTEXT_FEATURES,
+    "zipf_gap", "cos_gap", "prefix", "vowel_swap", "bigram_dice", *CONTEXT_FEATURES, "listed",
 )
 #: the judge's context features: how well the best candidate fits between the word's neighbours
 CONTEXT_WORD_FEATURES: tuple[str, ...] = ("best_ctx", "best_ctx_gap", "best_ctx_seen", "has_context")
 WORD_FEATURES: tuple[str, ...] = (
     "best_score", "margin", "best_share", "best_dl", "best_same_sound", "best_zipf", "written_zipf",
-    "length", "log_candidates", "frequency_gain", *CONTEXT_WORD_FEATURES,
+    "length", "log_candidates", "frequency_gain", *CONTEXT_WORD_FEATURES, "best_listed", "written_listed",
 )
 VOWELS = frozenset("aeiouyáéíóúü")
 _RANK = {name: i for i, name in enumerate(RANK_FEATURES)}
@@ -248,6 +252,8 @@ class Featurizer:
         columns["written"] = (batch.flags & WRITTEN) > 0
         columns["zipf"] = zipf / 8
         columns["zipf_missing"] = zipf == 0
+        columns["listed"] = np.fromiter((listed_share(w, c, self.language) for w, c in zip(written, batch.names)),
+                                        dtype=np.float64, count=len(batch.names))
         columns.update(self.encoder_columns(batch, raw, projected))
         # how a candidate compares with the best of its word's candidates: frequency and encoder cosine
         scaled = columns["zipf"].astype(np.float32)
@@ -302,6 +308,8 @@ class Featurizer:
             "best_ctx_gap": rows[:, _RANK["ctx_gap"]],
             "best_ctx_seen": rows[:, _RANK["ctx_seen_left"]] + rows[:, _RANK["ctx_seen_right"]],
             "has_context": rows[:, _RANK["ctx_present"]],
+            "best_listed": rows[:, _RANK["listed"]],
+            "written_listed": np.array([bool(listed_corrections(w, self.language)) for w in written], dtype=np.float64),
         }
         return stack(columns, WORD_FEATURES)
 

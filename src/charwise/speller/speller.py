@@ -50,9 +50,9 @@ Example (run by tests/test_doctests.py)::
 
     >>> speller = Speller.load("en")
     >>> speller.suggest(["recieve"])[0][0]     # the best candidate and its probability
-    Suggestion(word='receive', probability=0.8...)
-    >>> speller.correct("I recieved teh pakage").corrected   # teh: the, tech, ten... too ambiguous to change
-    'I received teh package'
+    Suggestion(word='receive', probability=0.9...)
+    >>> speller.correct("I recieved teh pakage").corrected   # teh: a known misspelling of the
+    'I received the package'
     >>> speller.correct("i dont know wat u mean").corrected    # informal spellings normalised
     "i don't know what you mean"
 """

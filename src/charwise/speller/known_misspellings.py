@@ -1,0 +1,94 @@
+"""Known misspellings: the forms people write for a word often enough that editors list them
+(``wierd`` -> ``weird``, ``definately`` -> ``definitely``, ``teh`` -> ``the``).
+
+Web word lists hold such forms as words (wordfreq gives ``wierd`` a Zipf frequency of 3.1), so a
+speller that trusts frequency alone takes them for rare valid words. A list of known misspellings
+is evidence of another kind: the written form is one people are known to get wrong, and the list
+says what they meant. It enters the speller as a candidate source (the listed corrections of a
+written word, flag :data:`~charwise.speller.candidates.LISTED`) and as features of the one fitted
+scorer (``listed``: the candidate is a listed correction of the written word, weighted by how many
+corrections the list gives; ``best_listed``, ``written_listed``); the scorer decides, never the
+list alone.
+
+The list is codespell's main dictionary (``codespell_lib/data/dictionary.txt``, 64,980 entries in
+codespell 2.4.3, 62,936 of them a word corrected by single words; derived from Wikipedia's lists
+of common misspellings; the dictionary is released under CC BY-SA 3.0, the program under
+GPL-2.0), read from the installed ``codespell`` package at run
+time and never copied into charwise. Only English has a list; other languages get none.
+
+Example::
+
+    >>> listed_corrections("definately")
+    ('definitely',)
+    >>> listed_corrections("weird")
+    ()
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+from charwise.errors import ConfigError
+
+#: the language whose misspellings the list holds
+LANGUAGE = "en"
+
+
+def parse_entry(line: str) -> tuple[str, tuple[str, ...]] | None:
+    """``(misspelling, corrections)`` of one line of a codespell dictionary, or None for a line
+    that is no entry. codespell's format: ``wrong->right``; ``wrong->a, b,`` (several corrections,
+    a trailing comma); ``wrong->right, reason`` (one correction and why it is not applied
+    automatically: the reason is dropped)."""
+    wrong, arrow, rest = line.strip().partition("->")
+    if not arrow or not wrong or not rest:
+        return None
+    parts = [p.strip() for p in rest.split(",")]
+    corrections = [p for p in parts if p] if rest.rstrip().endswith(",") else parts[:1]
+    return wrong.strip().lower(), tuple(c.lower() for c in corrections)
+
+
+@lru_cache(maxsize=1)
+def known_misspellings() -> dict[str, tuple[str, ...]]:
+    """Every listed misspelling -> its corrections (lower-case, in the list's order), for words
+    written with letters and inner apostrophes only and corrected by single words (an entry with a
+    correction of several words, ``alot`` -> ``a lot, allot``, is left out: its other corrections
+    are not what writers mean)."""
+    try:
+        text = (resources.files("codespell_lib") / "data" / "dictionary.txt").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError) as error:
+        raise ConfigError("the list of known misspellings comes from the codespell package: "
+                          "pip install codespell") from error
+    table: dict[str, tuple[str, ...]] = {}
+    for line in text.lower().splitlines():
+        wrong, arrow, rest = line.partition("->")
+        if "," in rest:  # several corrections, or one and a reason: the slow path
+            entry = parse_entry(line)
+            if entry is None:
+                continue
+            wrong, corrections = entry
+        else:  # one correction, most entries
+            wrong, corrections = wrong.strip(), (rest.strip(),)
+        words = tuple(c for c in corrections if c != wrong)
+        if arrow and _one_word(wrong) and words and all(map(_one_word, words)):
+            table[wrong] = words
+    return table
+
+
+def _one_word(form: str) -> bool:
+    return form.replace("'", "").isalpha() and form[0] != "'" and form[-1] != "'"
+
+
+def listed_corrections(word: str, language: str = LANGUAGE) -> tuple[str, ...]:
+    """The listed corrections of lower-case ``word`` (none when the list lacks it or the language
+    has no list)."""
+    if language != LANGUAGE:
+        return ()
+    return known_misspellings().get(word, ())
+
+
+def listed_share(word: str, candidate: str, language: str = LANGUAGE) -> float:
+    """1 / (the number of listed corrections of ``word``) when ``candidate`` is one of them, else 0:
+    a form listed with one correction says more than one listed with five."""
+    corrections = listed_corrections(word, language)
+    return 1.0 / len(corrections) if candidate in corrections else 0.0
