@@ -68,7 +68,7 @@ def test_real_speller_leaves_a_foreign_sentence_whole():
     for text in (GERMAN, FRENCH, PORTUGUESE):
         result = speller.correct(text)
         assert result.corrected == text and all(w.protected for w in result.words)
-    assert speller.correct("I recieved teh pakage from Müller").corrected == "I received teh package from Müller"
+    assert speller.correct("I recieved teh pakage from Müller").corrected == "I received the package from Müller"
 
 
 def test_the_cached_table_gives_wordfreqs_own_frequencies():

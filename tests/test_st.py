@@ -201,6 +201,8 @@ def test_prepare_workers_give_the_vectors_of_one_process(tiny_bert_dir, monkeypa
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the long texts are truncated
         expected = alone.encode(texts, batch_size=4)
+        # other batches pad to other lengths, which moves a model's float sums by an ulp: same batches
+        reversed_expected = alone.encode(texts[::-1], batch_size=3)
         with SentenceEncoder(str(tiny_bert_dir), policy="repair", max_length=64, prepare_workers=2) as enc:
             def asked_here(*args, **kwargs):
                 raise AssertionError("the speller was asked in the model's process")
@@ -209,7 +211,7 @@ def test_prepare_workers_give_the_vectors_of_one_process(tiny_bert_dir, monkeypa
             assert torch.equal(enc.encode(texts, batch_size=4), expected)
             pool = enc._pool
             assert pool is not None
-            assert torch.equal(enc.encode(texts[::-1], batch_size=3, overlap=True), expected.flip(0))
+            assert torch.equal(enc.encode(texts[::-1], batch_size=3, overlap=True), reversed_expected)
             assert enc._pool is pool  # started once, kept for every call
             assert enc.encode([]).shape == (0, 16)
         assert enc._pool is None  # the with block stopped the processes

@@ -17,6 +17,9 @@ COMMANDS: dict[str, list[str]] = {
         "charwise eval e5-multilingual --words-from runs/bible_es.txt --max-words 2000 \\",
         "    --json benchmarks/results/eval_e5_es.json",
     ],
+    "eval_smollm2_v2": [
+        "charwise eval runs/v2/src/charwise/pretrained/smollm2 --json benchmarks/results/eval_smollm2_v2.json",
+    ],
     "eval_e5_en": [
         "cut -f3 src/charwise/data/bible_es_en/bible.es-en.tsv | tail -n +2 > runs/bible_en.txt",
         "charwise eval e5-multilingual --words-from runs/bible_en.txt --max-words 2000 \\",
@@ -31,6 +34,10 @@ BEFORE: dict[str, list[str]] = {
     "eval_smollm2_v1": [
         "mkdir -p runs/v1",
         "git archive 3714bfe src/charwise/pretrained | tar -x -C runs/v1    # the v1 encoders (charwise 0.2)",
+    ],
+    "eval_smollm2_v2": [
+        "mkdir -p runs/v2",
+        "git archive 746b787 src/charwise/pretrained | tar -x -C runs/v2    # SmolLM2's v2 encoder (v1 weights + projection)",
     ],
 }
 

@@ -141,5 +141,7 @@ def eval_commands(stem: str, data: dict[str, Any]) -> Lines:
 
 def eval_describe(stem: str, data: dict[str, Any]) -> str:
     version = ("the v1 encoder, shipped with charwise 0.2" if stem.endswith("_v1")
-               else "the shipped v2 encoder" if stem.endswith("_v2") else "a shipped encoder")
+               else "the v2 encoder, shipped until 2026-11-29" if stem == "eval_smollm2_v2"
+               else "the shipped v2 encoder" if stem.endswith("_v2")
+               else "the shipped v3 encoder" if stem.endswith("_v3") else "a shipped encoder")
     return f"The `charwise eval` report (the one `charwise train` writes as `eval.json`) of {version}."
