@@ -37,7 +37,7 @@ BEFORE: dict[str, list[str]] = {
     ],
     "eval_smollm2_v2": [
         "mkdir -p runs/v2",
-        "git archive 746b787 src/charwise/pretrained | tar -x -C runs/v2    # SmolLM2's v2 encoder (v1 weights + projection)",
+        "git archive 746b787 src/charwise/pretrained | tar -x -C runs/v2    # SmolLM2's v2 encoder",
     ],
 }
 
