@@ -66,7 +66,7 @@ class WordCorrection:
     kind: str = ""  # what the change is (one of CHANGE_KINDS); "" while the word is unchanged
     protected: bool = False  # inside a URL, e-mail, @handle, #hashtag, path, identifier... never changed
     # for a change: what decided it, where its candidate came from and the evidence, in words
-    # ("spelling scorer: 0.89 >= 0.75 (candidates: edits, sound keys, encoder neighbours)")
+    # ("spelling scorer: 0.89 >= 0.75 (candidates: edits, sound keys, known misspellings, encoder neighbours)")
     decided_by: str = ""
 
     @property

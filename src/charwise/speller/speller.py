@@ -396,7 +396,7 @@ class Speller:
                             entry.correction, entry.kind = same_case(word, best), kind
                             needed = self.needed_probability(word, here, best)
                             entry.decided_by = (f"spelling scorer: {p:.2f} >= {needed:.2f} (candidates: edits, "
-                                                "sound keys, encoder neighbours)")
+                                                "sound keys, known misspellings, encoder neighbours)")
                 flat.append(entry)
             out.append(flat)
         normaliser = self.normaliser
