@@ -92,3 +92,21 @@ def test_common_misspellings_at_a_sentence_start_are_corrected(real_speller, tex
 ])
 def test_names_and_valid_words_the_list_holds_stay(real_speller, text):
     assert real_speller.correct(text).corrected == text
+
+
+def test_a_missing_codespell_package_says_how_to_install_it(monkeypatch):
+    import charwise.speller.known_misspellings as module
+    from charwise.errors import ConfigError
+
+    def missing(name):
+        raise ModuleNotFoundError(f"No module named {name!r}")
+
+    monkeypatch.setattr(module.resources, "files", missing)
+    module.known_misspellings.cache_clear()
+    try:
+        with pytest.raises(ConfigError, match="pip install codespell"):
+            module.known_misspellings()
+    finally:
+        monkeypatch.undo()
+        module.known_misspellings.cache_clear()
+    assert module.listed_corrections("wierd") == ("weird",)  # read again once the package is there
