@@ -1,7 +1,7 @@
 """Known misspellings: the forms people write for a word often enough that editors list them
 (``wierd`` -> ``weird``, ``definately`` -> ``definitely``, ``teh`` -> ``the``).
 
-Web word lists hold such forms as words (wordfreq gives ``wierd`` a Zipf frequency of 3.1), so a
+Web word lists hold such forms as words (wordfreq gives ``wierd`` a Zipf frequency of 2.6), so a
 speller that trusts frequency alone takes them for rare valid words. A list of known misspellings
 is evidence of another kind: the written form is one people are known to get wrong, and the list
 says what they meant. It enters the speller as a candidate source (the listed corrections of a
@@ -13,8 +13,8 @@ list alone.
 The list is codespell's main dictionary (``codespell_lib/data/dictionary.txt``, 64,980 entries in
 codespell 2.4.3, 62,936 of them a word corrected by single words; derived from Wikipedia's lists
 of common misspellings; the dictionary is released under CC BY-SA 3.0, the program under
-GPL-2.0), read from the installed ``codespell`` package at run
-time and never copied into charwise. Only English has a list; other languages get none.
+GPL-2.0), read from the installed ``codespell`` package at run time and never copied into
+charwise. Only English has a list; other languages get none.
 
 Example::
 
