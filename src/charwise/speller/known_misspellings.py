@@ -40,12 +40,14 @@ def parse_entry(line: str) -> tuple[str, tuple[str, ...]] | None:
     that is no entry. codespell's format: ``wrong->right``; ``wrong->a, b,`` (several corrections,
     a trailing comma); ``wrong->right, reason`` (one correction and why it is not applied
     automatically: the reason is dropped)."""
-    wrong, arrow, rest = line.strip().partition("->")
+    wrong, arrow, rest = line.partition("->")
+    wrong, rest = wrong.strip().lower(), rest.strip().lower()
     if not arrow or not wrong or not rest:
         return None
+    if "," not in rest:  # one correction: most entries
+        return wrong, (rest,)
     parts = [p.strip() for p in rest.split(",")]
-    corrections = [p for p in parts if p] if rest.rstrip().endswith(",") else parts[:1]
-    return wrong.strip().lower(), tuple(c.lower() for c in corrections)
+    return wrong, tuple(p for p in parts if p) if rest.endswith(",") else (parts[0],)
 
 
 @lru_cache(maxsize=1)
@@ -60,17 +62,13 @@ def known_misspellings() -> dict[str, tuple[str, ...]]:
         raise ConfigError("the list of known misspellings comes from the codespell package: "
                           "pip install codespell") from error
     table: dict[str, tuple[str, ...]] = {}
-    for line in text.lower().splitlines():
-        wrong, arrow, rest = line.partition("->")
-        if "," in rest:  # several corrections, or one and a reason: the slow path
-            entry = parse_entry(line)
-            if entry is None:
-                continue
-            wrong, corrections = entry
-        else:  # one correction, most entries
-            wrong, corrections = wrong.strip(), (rest.strip(),)
+    for line in text.splitlines():
+        entry = parse_entry(line)
+        if entry is None:
+            continue
+        wrong, corrections = entry
         words = tuple(c for c in corrections if c != wrong)
-        if arrow and _one_word(wrong) and words and all(map(_one_word, words)):
+        if _one_word(wrong) and words and all(map(_one_word, words)):
             table[wrong] = words
     return table
 
