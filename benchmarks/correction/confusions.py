@@ -14,9 +14,17 @@ tweets; everything else ships with charwise):
   LexNorm tweets, normalised. Every member there is read twice: as written (a change is a false
   alarm) and swapped at random for another member of its set (a change back is a fix).
 
+**The decision** (:attr:`charwise.speller.confusions.ConfusionModel.decision`): a logistic model
+(scikit-learn, its default strength) over the context model's log-odds of another member against the
+written one, the bigram fit's gain, whether its pairs were counted, the unigram gap and whether only
+an apostrophe differs (``confusion_rows.py``), fitted on the development sentences below: every
+member read as written (label 0 for each other member) and swapped at random (label 1 for the
+member meant).
+
 **The threshold and the sets decided**, chosen together on real development tweets (WNUT17's raw
 ``rigo.10000``, which the model does not learn from): every change the model makes there with a
-probability of at least 0.5 in a set, read and labelled by hand (``confusion_labels.tsv``; a change
+probability of at least 0.5 in a set, read and labelled by hand (``confusion_labels.tsv``, and
+``confusion_lm_labels.tsv`` for the changes the language-model decision made there; a change
 that is not labelled is reported as such and makes its set ineligible at that threshold). At each
 threshold of the sweep, a set is decided when its labelled changes are right at least 90 % of the
 time (the rule for changing a valid word); the threshold kept is the one whose decided sets make the
@@ -60,6 +68,7 @@ STANDARD_COUNT = 5  # EWT's slips are rarer than this: whats 2, hows 0 (lets 7 a
 TRAIN_TWEETS = ("gurez.10000", "ile.10000", "palm.10000")  # learned from; rigo.10000 is read by hand
 DEV_TWEETS = ("rigo.10000",)  # the changes made there, labelled by hand, choose the threshold
 LABELS = Path(__file__).resolve().parent / "confusion_labels.tsv"
+LM_LABELS = Path(__file__).resolve().parent / "confusion_lm_labels.tsv"  # the same tweets, the LM's changes
 EWT = ROOT / "src" / "charwise" / "data" / "ud_en_ewt"
 FRESH = ("yt-filter", "redd.tok.uniq", "stacko-src")
 FRESH_LABELS = Path(__file__).resolve().parent / "confusion_fresh_labels.tsv"
@@ -310,7 +319,8 @@ def sweep_choice(changes: list[dict[str, Any]], labels: dict[str, bool]) -> dict
 
 
 def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
-    from charwise.speller.confusions import fit
+    from benchmarks.correction.confusion_rows import ClozeGains, development_rows, fit_weights
+    from charwise.speller.confusions import CLOZE_FEATURES, fit
     from charwise.speller.context import NgramContext
 
     found = corpora(language, data)
@@ -318,8 +328,11 @@ def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
     model = fit(language, found["train"], classes, NgramContext.load(language), STRENGTH, found["written"],
                 standard_words())
     report: dict[str, Any] = {"sources": found["sources"], "features": sum(len(t) for t in model.weights)}
+    rows, targets, _ = development_rows(model, ClozeGains(model), found["dev"], "cloze_gain")
+    model.decision = fit_weights(rows, targets, CLOZE_FEATURES)
+    report["decision"] = {"weights": model.decision[0], "bias": model.decision[1], "rows": len(rows)}
     changes = tweet_changes(model, DEV_TWEETS, 0.5)
-    labels = read_labels()
+    labels = {**read_labels(LM_LABELS), **read_labels()}  # a change read by hand, whichever decision made it
     report["choice"] = choose(model, changes, labels)
     report["unlabelled_development_changes"] = [c for c in changes if c["change"] not in labels][:400]
     chosen = report["choice"]["chosen"]

@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -39,6 +38,7 @@ from typing import Any, Sequence
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, ROOT, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.correction.confusion_rows import development_rows, fit_weights, members_of, scored
 from benchmarks.correction.confusions import corpora, ewt, raw_tweets, read_labels, shown_change, sweep_choice
 
 WRITES = ("confusions_lm",)
@@ -80,70 +80,10 @@ class Gains:
         return [self.known[k] for k in keys]
 
 
-def members_of(model: Any, sentences: Sequence[Sequence[str]]) -> list[tuple[list[str], int, int]]:
-    """(sentence as written, position, set) of every member the speller would read (lower case or
-    capitalised; ``of`` after a modal)."""
-    from charwise.speller.confusions import normal
-
-    found = []
-    for words in sentences:
-        low = [normal(w) for w in words]
-        for i, word in enumerate(words):
-            k = model.set_of(low, i) if (word.islower() or word.istitle()) else None
-            if k is not None:
-                found.append((list(words), i, k))
-    return found
-
-
-def scored(model: Any, gains: Gains, found: Sequence[tuple[list[str], int, int]]) -> list[list[tuple[str, dict]]]:
-    """Per member found: (other member, its features) for each other member of its set."""
-    from charwise.speller.confusion_lm import lm_features
-    from charwise.speller.confusions import normal
-
-    targets = [(w, i, [m for m in model.sets[k] if m != normal(w[i])]) for w, i, k in found]
-    out = []
-    for (words, i, cands), row in zip(targets, gains(targets)):
-        low = [normal(w) for w in words]
-        out.append([(m, lm_features(low, i, m, row[m], model.context)) for m in cands])
-    return out
-
-
-def development_rows(model: Any, gains: Gains, sentences: Sequence[Sequence[str]]) -> tuple[list, list, list]:
-    """Features and labels: each member as written (every other member 0) and swapped at random
-    (the member meant 1, any third 0); and, per swap, which member was meant."""
-    from charwise.speller.confusions import normal
-    from charwise.speller.corrections import same_case
-
-    rng = random.Random(0)
-    written = members_of(model, sentences)
-    swapped, meant = [], []
-    for words, i, k in written:
-        other = rng.choice([m for m in model.sets[k] if m != normal(words[i])])
-        copy = list(words)
-        copy[i] = same_case(words[i], other)
-        swapped.append((copy, i, k))
-        meant.append(normal(words[i]))
-    written_scores, swapped_scores = scored(model, gains, written), scored(model, gains, swapped)
-    rows, labels = [], []
-    for found in written_scores:
-        rows += [f for _, f in found]
-        labels += [0] * len(found)
-    for found, member in zip(swapped_scores, meant):
-        rows += [f for _, f in found]
-        labels += [int(m == member) for m, _ in found]
-    names = ["/".join(model.sets[k]) for _, _, k in written]
-    return rows, labels, list(zip(written_scores, swapped_scores, meant, names))
-
-
 def fit_decision(rows: list[dict[str, float]], labels: list[int]) -> Any:
-    import numpy as np
-    from sklearn.linear_model import LogisticRegression
-
     from charwise.speller.confusion_lm import LM_FEATURES, LMDecision
 
-    x = np.array([[r[name] for name in LM_FEATURES] for r in rows])
-    fitted = LogisticRegression(C=1.0, max_iter=2000).fit(x, np.array(labels))  # scikit-learn's default strength
-    return LMDecision({n: float(w) for n, w in zip(LM_FEATURES, fitted.coef_[0])}, float(fitted.intercept_[0]))
+    return LMDecision(*fit_weights(rows, labels, LM_FEATURES))
 
 
 def best_change(decision: Any, found: list[tuple[str, dict]]) -> tuple[float, str]:

@@ -57,8 +57,7 @@ class LMDecision:
     decides: tuple[str, ...] = ()
 
     def probability(self, row: dict[str, float]) -> float:
-        z = self.bias + sum(self.weights.get(name, 0.0) * value for name, value in row.items())
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+        return logistic(self.weights, self.bias, row)
 
     def to_dict(self) -> dict[str, object]:
         return {"features": list(LM_FEATURES), "weights": {k: round(v, 5) for k, v in self.weights.items()},
@@ -77,11 +76,19 @@ class LMDecision:
             raise ConfigError(f"cannot read the language-model confusion decision {path}: {e}") from None
 
 
+def logistic(weights: dict[str, float], bias: float, row: dict[str, float]) -> float:
+    """A logistic model's probability for a row of named features (a name without a weight counts 0)."""
+    z = bias + sum(weights.get(name, 0.0) * value for name, value in row.items())
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
 def lm_features(words: Sequence[str], index: int, member: str, gain: float,
-                context: "NgramContext") -> dict[str, float]:
+                context: "NgramContext", gain_name: str = "lm_gain") -> dict[str, float]:
     """The evidence for ``member`` in place of ``words[index]`` (the sentence lower-case, normal):
-    the language model's ``gain`` (nats), the bigram fit's gain (log10) and whether the member's
-    pairs were counted, the unigram gap (log10) and whether only an apostrophe differs."""
+    the ``gain`` of the member over the written word (``lm_gain``: the language model's, nats;
+    ``cloze_gain``: the confusion model's log-odds, without one), the bigram fit's gain (log10)
+    and whether the member's pairs were counted, the unigram gap (log10) and whether only an
+    apostrophe differs."""
     from charwise.speller.context import is_word
 
     written = words[index]
@@ -100,7 +107,7 @@ def lm_features(words: Sequence[str], index: int, member: str, gain: float,
 
     mine, _ = fit(written)
     theirs, seen = fit(member)
-    return {"lm_gain": gain, "bigram_gain": theirs - mine, "bigram_seen": float(seen and (left or right) is not None),
+    return {gain_name: gain, "bigram_gain": theirs - mine, "bigram_seen": float(seen and (left or right) is not None),
             "zipf_gap": context.log_unigram(member) - context.log_unigram(written),
             "apostrophe": float(member.replace("'", "") == written.replace("'", ""))}
 

@@ -16,15 +16,21 @@ as their annotators normalised them (LexNorm 2015's training tweets), and tweets
 written (WNUT17's raw tweets: mostly used as meant, the few slips outweighed);
 ``benchmarks/correction/confusions.py --ship`` fits them and chooses the threshold.
 
-The models say which member the sentence means in text where members are used as meant; a
-written member is changed to another when the sentence gives that other member a probability of at
-least :attr:`ConfusionModel.threshold`, and only in the sets the model decides
-(:attr:`ConfusionModel.decides`). Writers rarely write one member for another, so that probability
-must be high, and some sets defeat a model that learned from so little text: the threshold and the
-sets were chosen together on development tweets, every change read and labelled by hand, to make
-the most right changes while each set decided is right at least nine times in ten
-(``benchmarks/correction/confusions.py``; ``threshold_source`` in the model file says so). The
-model file holds every number it uses (``charwise/data/confusions-*``).
+The models say which member the sentence means in text where members are used as meant, not
+whether this writer slipped. That is decided by a second fitted model (:attr:`ConfusionModel.decision`,
+the shape of the language-model decision of :mod:`charwise.speller.confusion_lm`): for each other
+member, a logistic model over the context model's log-odds of that member against the written one
+(``cloze_gain``), the bigram fit's gain, whether its pairs were counted, how much more common the
+member is and whether only an apostrophe differs, fitted on development sentences where every
+member is read as written and swapped for another member. A written member is changed to the
+likeliest other member when that probability reaches :attr:`ConfusionModel.threshold`, and only in
+the sets the model decides (:attr:`ConfusionModel.decides`). Writers rarely write one member for
+another, so that probability must be high, and some sets defeat a model that learned from so little
+text: the threshold and the sets were chosen together on development tweets, every change read and
+labelled by hand, to make the most right changes while each set decided is right at least nine times
+in ten (``benchmarks/correction/confusions.py``; ``threshold_source`` in the model file says so).
+Without a decision (Spanish), the context model's probability of the other member is the one
+compared with the threshold. The model file holds every number it uses (``charwise/data/confusions-*``).
 
 Example (run by tests/test_doctests.py)::
 
@@ -39,6 +45,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -60,6 +67,9 @@ if TYPE_CHECKING:
 DATA = Path(__file__).resolve().parents[1] / "data"
 FORMAT = 1
 START, END = "<s>", "</s>"
+TINY = 1e-12  # the least probability a log is taken of (a member never seen as meant has about 1e-13)
+#: The evidence of :attr:`ConfusionModel.decision` for one other member (see the module docstring)
+CLOZE_FEATURES: tuple[str, ...] = ("cloze_gain", "bigram_gain", "bigram_seen", "zipf_gap", "apostrophe")
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 
 #: The confusion sets each model decides between (lower-case). English: Golding and Roth's sets
@@ -188,6 +198,9 @@ class ConfusionModel:
     decides: tuple[bool, ...] = ()
     #: the decision where a language model reads the sentence (:mod:`charwise.speller.confusion_lm`)
     lm: LMDecision | None = None
+    #: weights and bias of the decision without one, over :data:`CLOZE_FEATURES` (see the module
+    #: docstring); None: the context model's probability of the other member decides
+    decision: tuple[dict[str, float], float] | None = None
     _set_of: dict[str, int] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -225,13 +238,23 @@ class ConfusionModel:
         return dict(zip(members, odds.tolist()))
 
     def best(self, words: Sequence[str], index: int) -> tuple[str, float] | None:
-        """The likeliest member other than the written one and its probability, or None when the
-        word is no member."""
+        """The member other than the written one the writer likeliest meant and that probability
+        (by :attr:`decision` where the model has one), or None when the word is no member."""
         probabilities = self.probabilities(words, index)
         if probabilities is None:
             return None
         written = words[index]
-        p, member = max((p, m) for m, p in probabilities.items() if m != written)
+        others = [m for m in probabilities if m != written]
+        if self.decision is None or self.context is None:
+            p, member = max((probabilities[m], m) for m in others)
+            return member, p
+        from charwise.speller.confusion_lm import lm_features, logistic
+
+        weights, bias = self.decision
+        mine = math.log(max(probabilities[written], TINY))
+        p, member = max((logistic(weights, bias, lm_features(
+            words, index, m, math.log(max(probabilities[m], TINY)) - mine, self.context, "cloze_gain")), m)
+            for m in others)
         return member, p
 
     def change(self, words: Sequence[str], index: int) -> tuple[str, float] | None:
@@ -255,6 +278,9 @@ class ConfusionModel:
             "sets": [list(s) for s in self.sets], "threshold": self.threshold,
             "threshold_source": self.threshold_source, "decides": list(self.decides),
             "uses_context": self.uses_context,
+            **({} if self.decision is None else {"decision": {
+                "features": list(CLOZE_FEATURES), "weights": {k: round(v, 5) for k, v in self.decision[0].items()},
+                "bias": round(self.decision[1], 5)}}),
             "intercepts": [np.round(b, 5).tolist() for b in self.intercepts],
             # the weights of the sets decided (the others are read by nothing at run time)
             "weights": [{name: np.round(row, 4).tolist() for name, row in table.items() if np.any(np.abs(row) >= 1e-3)}
@@ -280,12 +306,19 @@ class ConfusionModel:
             from charwise.speller.confusion_lm import LM_FILE, LMDecision
 
             lm = LMDecision.read(folder / LM_FILE) if (folder / LM_FILE).is_file() else None
+            decision = None
+            if "decision" in data:
+                if list(data["decision"]["features"]) != list(CLOZE_FEATURES):
+                    raise ValueError(f"decision features {data['decision']['features']}, this charwise reads "
+                                     f"{list(CLOZE_FEATURES)}")
+                decision = ({str(k): float(v) for k, v in data["decision"]["weights"].items()},
+                            float(data["decision"]["bias"]))
             return cls(data["language"], tuple(tuple(s) for s in data["sets"]),
                        [{name: np.asarray(row, dtype=np.float32) for name, row in table.items()}
                         for table in data["weights"]],
                        [np.asarray(b, dtype=np.float32) for b in data["intercepts"]], float(data["threshold"]),
                        str(data["threshold_source"]), classes, context, bool(data.get("uses_context", True)),
-                       tuple(bool(d) for d in data["decides"]), lm)
+                       tuple(bool(d) for d in data["decides"]), lm, decision)
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ConfigError(f"cannot read the confusion model in {folder}: {e}") from None
 
@@ -419,7 +452,8 @@ def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]
             if found is not None and kind in allowed and (kind == "accent" or not accents_only):
                 entry.correction, entry.kind, entry.probability = same_case(written, found[0]), kind, found[1]
                 classes = ", their word classes" if model.classes is not None else ""
+                common = ", how common each member is" if model.decision is not None else ""
                 entry.decided_by = (f"confusion model ({'/'.join(model.sets[model._set_of[words[i]]])}): "
                                     f"{found[1]:.2f} >= {model.threshold:.2f} (the neighbours{classes}, "
-                                    "the bigram counts)")
+                                    f"the bigram counts{common})")
                 words[i] = found[0]
