@@ -125,6 +125,9 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "base-first": {"policy": "none", "pool": "first"},
     # Trained and tested with the default policy: words the speller is confident about read as corrected.
     "repair-first": {"policy": "repair", "pool": "first"},
+    # Trained and tested reading the speller's corrections and character vectors only for the words it
+    # looked at and could not resolve (not names): does the tagger learn to read those vectors?
+    "repair+oov-first": {"policy": "repair+oov", "pool": "first"},
     "hybrid-oov": {"policy": "oov", "pool": "first"},
     "hybrid-no-suffix": {"policy": "no-suffix", "pool": "first"},
     "hybrid-random:0.1": {"policy": "random:0.1", "pool": "first"},
