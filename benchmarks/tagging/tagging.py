@@ -154,11 +154,12 @@ NEEDS_LEMMA = {"s2w+lemma", "lemma-copy"}
 
 # (task, setting) in the order they are run.
 PRIORITY: list[tuple[str, str]] = (
-    [("wnut17", s) for s in ("base-first", "repair-first", "hybrid-oov", "hybrid-no-suffix", "hybrid-random:0.1")]
+    [("wnut17", s) for s in ("base-first", "repair-first", "repair+oov-first", "hybrid-oov", "hybrid-no-suffix",
+                             "hybrid-random:0.1")]
     + [("wnut17", "hybrid-oov-enc-lr10x"), ("wnut17", "hybrid-oov-tuned")]
     + [("wnut17", s) for s in ("base-last", "base-mean", "base-max", "base-attention", "base-gru")]
     + [("wnut17", "s2w")]
-    + [("ewt-upos", s) for s in ("base-first", "repair-first", "s2w", "s2w+lemma", "lemma-copy")]
+    + [("ewt-upos", s) for s in ("base-first", "repair-first", "repair+oov-first", "s2w", "s2w+lemma", "lemma-copy")]
     + [("ewt-upos", s) for s in ("hybrid-oov", "hybrid-no-suffix", "hybrid-random:0.1")]
     + [("ewt-upos", s) for s in ("base-last", "base-mean", "base-max", "base-attention", "base-gru")]
     + [(t, s) for s in ("chars-concat", "s2w+chars") for t in ("wnut17", "ewt-upos")]
@@ -471,7 +472,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for name in settings:
         if name not in SETTINGS:
             raise SystemExit(f"unknown setting {name!r} (known: {', '.join(SETTINGS)})")
-    jobs = [(t, s) for t, s in PRIORITY if t in args.tasks and s in settings
+    ordered = PRIORITY + [(t, s) for t in args.tasks for s in settings if (t, s) not in PRIORITY]  # none left out
+    jobs = [(t, s) for t, s in ordered if t in args.tasks and s in settings
             and not (s in NEEDS_LEMMA and t != "ewt-upos")]
     started = time.time()
     data_cache: dict[str, Any] = {}
