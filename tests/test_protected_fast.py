@@ -200,6 +200,7 @@ def test_confusions_read_the_sentence_as_changed_so_far():
         sets = (("its", "it's"), ("your", "you're"))
         _set_of = {"its": 0, "it's": 0, "your": 1, "you're": 1}
         threshold = 0.5
+        decision = None
 
         def __contains__(self, word: object) -> bool:
             return isinstance(word, str) and normal(word) in self._set_of

@@ -36,85 +36,11 @@ from typing import Any
 
 from benchmarks.common.fingerprint import code_fingerprint
 from benchmarks.common.paths import RESULTS
+from benchmarks.tagging.commands import tagging_commands as commands  # noqa: F401  (make_results reads it)
 from benchmarks.tagging.render import render_tagging as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("tagging",)
 PAGE = "tagging.md"
-# several runs joined: no single command is recorded in these JSON files
-COMMANDS: dict[str, list[str]] = {
-    "tagging": [
-        "python -m benchmarks.tagging.tagging --epochs 1 --train-sentences 2000 --dev-sentences 400 --lr 1e-4 \\",
-        "    --threads 1 --budget-minutes 95    # resumes: runs what the JSON does not have yet",
-        "# the second core: another invocation with its own JSON, joined afterwards",
-        "python -m benchmarks.tagging.tagging --epochs 1 --train-sentences 2000 --dev-sentences 400 --lr 1e-4 \\",
-        "    --threads 1 --settings chars-concat s2w+chars --json runs/fusion.json",
-        "python -m benchmarks.tagging.tagging --merge runs/fusion.json",
-    ],
-    "tagging_full": [
-        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings base-first hybrid-oov chars-concat --seeds 0 \\",  # noqa: E501
-        "    --json runs/full_s0.json --work runs/tagging_full        # and --seeds 1 on the other core",
-        "python -m benchmarks.tagging.tagging --json benchmarks/results/tagging_full.json --seeds 0 1 \\",
-        "    --merge runs/full_s0.json runs/full_s1.json",
-    ],
-    "tagging_full_v2": [
-        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings hybrid-oov chars-concat --seeds 0 \\",
-        "    --json runs/v2_s0.json --work runs/tagging_v2        # and --seeds 1 on the other core",
-        "python -m benchmarks.tagging.tagging --json benchmarks/results/tagging_full_v2.json --seeds 0 1 \\",
-        "    --merge runs/v2_s0.json runs/v2_s1.json",
-    ],
-    "tagging_2pt": [
-        "python -m benchmarks.hybrid.pretraining --run runs/2pt/full --train --mode full --steps 800",
-        "python -m benchmarks.tagging.tagging --teacher runs/2pt/full/model --tasks wnut17 --settings hybrid-oov --seeds 0 \\",  # noqa: E501
-        "    --json runs/2pt/wnut_a.json --work runs/2pt/tag_a     # --seeds 1 and --settings base-first alongside",
-        "python -m benchmarks.tagging.tagging --json benchmarks/results/tagging_2pt.json --seeds 0 1 \\",
-        "    --merge runs/2pt/wnut_a.json runs/2pt/wnut_s1.json runs/2pt/wnut_b.json",
-    ],
-    "tagging_2pt_ewt": [
-        "python -m benchmarks.tagging.tagging --teacher runs/2pt/full/model --tasks ewt-upos --settings hybrid-oov --seeds 0 \\",  # noqa: E501
-        "    --epochs 1 --json benchmarks/results/tagging_2pt_ewt.json --work runs/2pt/tag_a",
-    ],
-    "tagging_repair": [
-        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings base-first --seeds 0 1 --epochs 5 \\",
-        "    --test-policies repair --json benchmarks/results/tagging_repair.json",
-    ],
-    "tagging_repair_normalise": [
-        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings base-first --seeds 0 --epochs 5 \\",
-        "    --test-policies repair repair-normalise --json benchmarks/results/tagging_repair_normalise.json",
-    ],
-    "tagging_repair_protected": [
-        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings base-first --seeds 0 --epochs 5 \\",
-        "    --test-policies repair --json benchmarks/results/tagging_repair_protected.json --work runs/tagging_prot",
-    ],
-    "tagging_repair_normalise_ewt": [
-        "python -m benchmarks.tagging.tagging --tasks ewt-upos --settings base-first --seeds 0 --epochs 1 \\",
-        "    --test-policies repair repair-normalise --json benchmarks/results/tagging_repair_normalise_ewt.json",
-    ],
-    "tagging_repair_ewt": [
-        "python -m benchmarks.tagging.tagging --tasks ewt-upos --settings base-first --seeds 0 1 --epochs 1 \\",
-        "    --test-policies repair --json benchmarks/results/tagging_repair_ewt.json",
-    ],
-    "tagging_repair_oov": [
-        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings base-first --seeds 0 --epochs 5 \\",
-        "    --test-policies repair repair+oov --json benchmarks/results/tagging_repair_oov.json --threads 1",
-        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings base-first --seeds 1 --epochs 5 \\",
-        "    --test-policies repair repair+oov --json benchmarks/results/tagging_repair_oov.json --threads 1",
-    ],
-    "tagging_repair_oov_ewt": [
-        "python -m benchmarks.tagging.tagging --tasks ewt-upos --settings base-first --seeds 0 1 --epochs 1 \\",
-        "    --test-policies repair repair+oov --json benchmarks/results/tagging_repair_oov_ewt.json --threads 1",
-    ],
-    "tagging_ewt_full": [
-        "python -m benchmarks.tagging.tagging --tasks ewt-upos --settings base-first --seeds 0 1 2 --epochs 1 \\",
-        "    --json runs/ewt_base.json         # and --settings s2w+chars --json runs/ewt_chars.json alongside",
-        "python -m benchmarks.tagging.tagging --json benchmarks/results/tagging_ewt_full.json \\",
-        "    --merge runs/ewt_base.json runs/ewt_chars.json",
-    ],
-    "tagging_repair_context": [
-        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings base-first --seeds 0 --epochs 5 \\",
-        "    --test-policies repair --json benchmarks/results/tagging_repair_context.json --work runs/tagging_ctx",
-    ],
-}
-
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 OUT_JSON = RESULTS / "tagging.json"
@@ -125,8 +51,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "base-first": {"policy": "none", "pool": "first"},
     # Trained and tested with the default policy: words the speller is confident about read as corrected.
     "repair-first": {"policy": "repair", "pool": "first"},
-    # Trained and tested reading the speller's corrections and character vectors only for the words it
-    # looked at and could not resolve (not names): does the tagger learn to read those vectors?
+    # Trained and tested with character vectors only for the words the speller could not resolve
     "repair+oov-first": {"policy": "repair+oov", "pool": "first"},
     "hybrid-oov": {"policy": "oov", "pool": "first"},
     "hybrid-no-suffix": {"policy": "no-suffix", "pool": "first"},
