@@ -6,7 +6,6 @@ meant), each other member described by its gain over the written word and the co
 
 from __future__ import annotations
 
-import math
 import random
 from typing import Any, Callable, Sequence
 
@@ -21,15 +20,9 @@ class ClozeGains:
         self.model = model
 
     def __call__(self, targets: Targets) -> list[dict[str, float]]:
-        from charwise.speller.confusions import TINY, normal
+        from charwise.speller.confusions import normal
 
-        out = []
-        for words, i, others in targets:
-            low = [normal(w) for w in words]
-            p = self.model.probabilities(low, i)
-            mine = math.log(max(p[low[i]], TINY))
-            out.append({m: math.log(max(p[m], TINY)) - mine for m in others})
-        return out
+        return [self.model.cloze_gains([normal(w) for w in words], i) for words, i, _ in targets]
 
 
 def members_of(model: Any, sentences: Sequence[Sequence[str]]) -> list[tuple[list[str], int, int]]:

@@ -240,22 +240,30 @@ class ConfusionModel:
     def best(self, words: Sequence[str], index: int) -> tuple[str, float] | None:
         """The member other than the written one the writer likeliest meant and that probability
         (by :attr:`decision` where the model has one), or None when the word is no member."""
-        probabilities = self.probabilities(words, index)
-        if probabilities is None:
-            return None
-        written = words[index]
-        others = [m for m in probabilities if m != written]
         if self.decision is None or self.context is None:
-            p, member = max((probabilities[m], m) for m in others)
+            probabilities = self.probabilities(words, index)
+            if probabilities is None:
+                return None
+            p, member = max((p, m) for m, p in probabilities.items() if m != words[index])
             return member, p
+        gains = self.cloze_gains(words, index)
+        if gains is None:
+            return None
         from charwise.speller.confusion_lm import lm_features, logistic
 
         weights, bias = self.decision
-        mine = math.log(max(probabilities[written], TINY))
-        p, member = max((logistic(weights, bias, lm_features(
-            words, index, m, math.log(max(probabilities[m], TINY)) - mine, self.context, "cloze_gain")), m)
-            for m in others)
+        p, member = max((logistic(weights, bias, lm_features(words, index, m, gain, self.context, "cloze_gain")), m)
+                        for m, gain in gains.items())
         return member, p
+
+    def cloze_gains(self, words: Sequence[str], index: int) -> dict[str, float] | None:
+        """For each member other than the written one, its log-odds against the written one (the
+        decision's ``cloze_gain``), or None when the word is no member."""
+        probabilities = self.probabilities(words, index)
+        if probabilities is None:
+            return None
+        mine = math.log(max(probabilities[words[index]], TINY))
+        return {m: math.log(max(p, TINY)) - mine for m, p in probabilities.items() if m != words[index]}
 
     def change(self, words: Sequence[str], index: int) -> tuple[str, float] | None:
         """The member the word at ``index`` should be changed to and its probability, when the
