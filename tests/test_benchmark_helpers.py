@@ -107,3 +107,47 @@ def test_out_of_fold_never_scores_a_row_with_a_model_that_saw_it():
     oof = out_of_fold(ROWS, fit, probability)
     assert [list(p) for p in oof] == [[0.0, 0.0], [0.0], [0.0], [0.0]]
     assert len(seen_by) == 2  # two quarters, by tweet parity
+
+
+def test_fortunes_are_read_one_a_line_without_authors_pictures_or_indexes(tmp_path):
+    from benchmarks.correction.edited_text import fortunes
+
+    (tmp_path / "people").write_bytes(b"Their house is bigger than ours.\n\t\t-- Someone\n%\n"
+                                      b"A b\x08bold one\nover two lines\n")
+    (tmp_path / "people.dat").write_bytes(b"\x00\x01index")
+    (tmp_path / "art").write_text("  /\\_/\\\n ( o.o )\n")
+    (tmp_path / "off").mkdir()
+    (tmp_path / "off" / "rude").write_text("never read\n")
+    (tmp_path / "vida.fortunes").write_bytes("¿Qué es la vida?\n%\n".encode("utf-8"))
+    assert list(fortunes(tmp_path)) == ["Their house is bigger than ours.", "A bold one over two lines",
+                                        "¿Qué es la vida?"]
+
+
+def test_wordnet_glosses_and_examples_one_a_line(tmp_path):
+    from benchmarks.correction.edited_text import wordnet_glosses
+
+    licence = "  1 This software and database is being provided\n"
+    entry = "00001740 29 v 04 breathe 0 | draw air into the lungs; \"I can breathe better than you\"  \n"
+    for pos in ("noun", "verb", "adj", "adv"):
+        (tmp_path / f"data.{pos}").write_text(licence + (entry if pos == "verb" else ""))
+    assert list(wordnet_glosses(tmp_path)) == ["draw air into the lungs", "I can breathe better than you"]
+
+
+def test_only_lines_holding_a_member_are_kept():
+    from benchmarks.correction.edited_text import holding_members, lines
+
+    kept = ["they're late again", "I could of known", "better than ever"]
+    assert list(holding_members([*kept, "a line with nothing", "of course"], "en")) == kept
+    assert list(holding_members(["él está aquí", "nada aquí"], "es")) == ["él está aquí"]
+    shipped = lines("es")  # the shipped files: every line holds a member, none is empty
+    assert len(shipped) > 8000 and all(shipped)
+
+
+def test_the_set_of_a_shown_change():
+    from types import SimpleNamespace
+
+    from benchmarks.correction.confusions import change_set
+
+    model = SimpleNamespace(sets=(("their", "there", "they're"), ("its", "it's")))
+    assert change_set(model, "[ not a change ] so [It's -> its] grate") == "its/it's"
+    assert change_set(model, "we went [there -> their] later") == "their/there/they're"

@@ -39,12 +39,13 @@ from typing import Any, Callable, Sequence
 
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.correction.edited_text import lines
 from benchmarks.correction.render import render_accent_twins as render  # noqa: F401  (make_results reads it)
 from benchmarks.correction.tweetnorm import read_development
 from charwise.speller.corrections import restores_accents
 from charwise.speller.lexicon import strip_accents
 
-WRITES = ("accent_twins",)
+WRITES = ("accent_twins", "accent_twins_edited")
 PAGE = "correction-experiments.md"
 MARGINS = (0.5, 1.0, 2.0, 3.0)
 STRENGTH = 1.0  # scikit-learn's C (inverse L2 strength): its default, not tuned, as the English model's
@@ -157,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=SPELLING_DATA / "tweetnorm_es")
     parser.add_argument("--ship", action="store_true", help="write the model to charwise/data/confusions-es")
     parser.add_argument("--out", type=Path, default=RESULTS / "accent_twins.json")
+    parser.add_argument("--edited-text", action="store_true",
+                        help="learn from the lines of fortunes-es too (charwise/data/edited_es)")
     args = parser.parse_args(argv)
     given = argv if argv is not None else sys.argv[1:]
     command = " ".join(["python -m benchmarks.correction.accent_twins", *given])
@@ -175,13 +178,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     members = frozenset(checker.alternatives)
     parts = split_pairs(read_pairs())
     texts = {split: [source_words(p.source) for p in parts[split]] for split in ("train", "dev", "test")}
+    if getattr(args, "edited_text", False):  # modern Spanish beside the verses of 1909 (tried, not shipped)
+        texts["train"] += [source_words(line) for line in lines("es")]
     tweets, _, _ = read_development(args.data)
     texts["all tweets"] = [[raw for raw, _ in t] for t in tweets]
     texts["tweets"] = [t for t in texts["all tweets"] if any(strip_accents(w) != w for w in t)]
     model, choice = fit_model(texts)
     if args.ship:
         model.save(DATA / "confusions-es", "Rebuilt by: python -m benchmarks.correction.accent_twins --ship "
-                   "(trained on the Spanish side of the Bible's training verses)")
+                   "(trained on the Spanish side of the Bible's training verses"
+                   + (" and the lines of fortunes-es that hold a member: charwise/data/edited_es)" if args.edited_text
+                      else ")"))
     default = SpellerSettings().real_word_margin
     measured = ("dev", "test", "tweets")
     return {

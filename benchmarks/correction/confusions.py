@@ -41,14 +41,18 @@ make (wrong), and members they changed that the model left (missed).
 **Fresh text**, read after the model was shipped: every change the shipped model makes on
 WNUT17's raw YouTube, Reddit and Stack Exchange texts (``FRESH``: informal text it neither learned
 from nor was chosen on), each read by hand (``confusion_fresh_labels.tsv`` lists the wrong ones;
-every other change was judged right), and every change on clean edited text and tweets (UD EWT
-test, WNUT17 test), listed for reading.
+every other change was judged right), counted per set, and every change on clean edited text and tweets
+(UD EWT test, WNUT17 test), listed for reading. A change of a valid word must be right nine times in ten on
+fresh informal text too: a set the development tweets would decide whose changes here fall short of
+that is not decided (``FAILED_ON_FRESH``, each with its count), so for the choice of the sets this text
+is development text as well; the held-out everyday lines, LexNorm's test folds and the clean text stay unseen.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -72,6 +76,12 @@ LM_LABELS = Path(__file__).resolve().parent / "confusion_lm_labels.tsv"  # the s
 EWT = ROOT / "src" / "charwise" / "data" / "ud_en_ewt"
 FRESH = ("yt-filter", "redd.tok.uniq", "stacko-src")
 FRESH_LABELS = Path(__file__).resolve().parent / "confusion_fresh_labels.tsv"
+#: Sets the development tweets would decide that the fresh text, every change read, found right less
+#: than nine times in ten (the model that also learned from fortunes and WordNet, at 0.85): never decided
+FAILED_ON_FRESH = {
+    "no/know": "5 right of 20 (Jamaican patois: `mi know`, `Jah know`)",
+    "lose/loose": "3 right of 4", "whose/who's": "2 right of 3",
+}
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -182,11 +192,17 @@ def corpora(language: str, data: Path) -> dict[str, Any]:
     if language == "en":
         tweets = tweet_pairs(data / "lexnorm2015_en" / "sentences.tsv")
         cut = int(TRAIN_SHARE * len(tweets))
-        return {"train": ewt("train") + [n for _, n in tweets[:cut]],
+        from benchmarks.correction.edited_text import lines
+        from charwise.words import split_words
+
+        edited = [split_words(line).words for line in lines("en")]
+        return {"train": ewt("train") + [n for _, n in tweets[:cut]] + edited,
                 "written": raw_tweets(TRAIN_TWEETS) + wnut_train(),
                 "dev": ewt("dev") + [n for _, n in tweets[cut:]],
                 "train_tweets": tweets[:cut], "dev_tweets": tweets[cut:], "tweets_name": "LexNorm 2015",
-                "sources": {"train": "UD EWT train + LexNorm 2015 tweets (first 80 %, normalised); as written, for "
+                "sources": {"train": "UD EWT train + LexNorm 2015 tweets (first 80 %, normalised) + the lines of "
+                                     "fortunes and of WordNet's glosses that hold a member (charwise/data/edited_en); "
+                                     "as written, for "
                                      f"the sets of standard words: WNUT17's raw tweets ({', '.join(TRAIN_TWEETS)}) "
                                      "and WNUT17 NER's training tweets",
                             "dev": "UD EWT dev + LexNorm 2015 tweets (last 20 %, normalised)"}}
@@ -267,6 +283,15 @@ def made_changes(model: Any, sentences: Sequence[Sequence[str]]) -> list[str]:
     return found
 
 
+def change_set(model: Any, change: str) -> str:
+    """The set of a change shown by :func:`shown_change` (``... [its -> it's] ...`` -> ``its/it's``)."""
+    for written in re.findall(r"\[(\S+) -> ", change):
+        for members in model.sets:
+            if written.lower() in members:
+                return "/".join(members)
+    raise ValueError(f"no member of a set changed in {change!r}")
+
+
 def fresh_and_clean(model: Any) -> dict[str, Any]:
     """The shipped model's changes on fresh informal text (right / wrong by the labels) and on clean text."""
     from charwise.tagging.data import load_task
@@ -276,14 +301,20 @@ def fresh_and_clean(model: Any) -> dict[str, Any]:
     task = load_task("wnut17", splits=("test",))
     clean = {"UD EWT test": made_changes(model, ewt("test")),
              "WNUT17 test": made_changes(model, [s.words for s in task.test])}
+    per_set: dict[str, dict[str, int]] = {}
+    for change in fresh:
+        row = per_set.setdefault(change_set(model, change), {"right": 0, "wrong": 0})
+        row["wrong" if change in wrong else "right"] += 1
     return {"fresh": {"texts": list(FRESH), "words": sum(len(s) for s in raw_tweets(FRESH)), "changes": len(fresh),
-                      "wrong": sum(c in wrong for c in fresh), "wrong_changes": [c for c in fresh if c in wrong]},
+                      "wrong": sum(c in wrong for c in fresh), "per_set": per_set,
+                      "wrong_changes": [c for c in fresh if c in wrong]},
             "clean": {name: {"changes": len(found), "listed": found} for name, found in clean.items()}}
 
 
 def choose(model: Any, changes: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str, Any]:
-    """The threshold and the decided sets (see the module docstring); sets ``model`` with them."""
-    found = sweep_choice(changes, labels)
+    """The threshold and the decided sets (see the module docstring), none of :data:`FAILED_ON_FRESH`;
+    sets ``model`` with them."""
+    found = sweep_choice([c for c in changes if c["set"] not in FAILED_ON_FRESH], labels)
     model.threshold = found["chosen"]["threshold"]
     model.decides = tuple("/".join(members) in found["chosen"]["decided"] for members in model.sets)
     return found
@@ -340,7 +371,8 @@ def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
         f"benchmarks/correction/confusions.py: chosen with the sets decided on WNUT17's raw tweets "
         f"{', '.join(DEV_TWEETS)} (not learned from), every change labelled by hand (confusion_labels.tsv): the "
         f"threshold whose sets, each right at least 90 % of the time, make the most right changes "
-        f"({chosen['right']} right, {chosen['wrong']} wrong)")
+        f"({chosen['right']} right, {chosen['wrong']} wrong); sets right less often on fresh informal text left out "
+        f"({', '.join(sorted(FAILED_ON_FRESH))}: FAILED_ON_FRESH)")
     report["threshold"] = model.threshold
     report["decided"] = ["/".join(m) for m, d in zip(model.sets, model.decides) if d]
     report["development_sentences"] = development_sentences(model, found["dev"])

@@ -11,8 +11,9 @@ part-of-speech tag of each word in UD English-EWT's training sentences, and for 
 the tag its last three letters most often carry there), pairs of them (``could`` before a verb,
 a determiner after the word), and how often each member was seen between the two neighbours in
 the bigram counts of :class:`~charwise.speller.context.NgramContext`. The models learn from
-text where the members are used as meant: edited English (UD EWT's training sentences) and tweets
-as their annotators normalised them (LexNorm 2015's training tweets), and tweets as
+text where the members are used as meant: edited English (UD EWT's training sentences, and the
+lines of the ``fortunes`` collection and of WordNet's glosses that hold a member: ``charwise/data/edited_en``),
+tweets as their annotators normalised them (LexNorm 2015's training tweets), and tweets as
 written (WNUT17's raw tweets: mostly used as meant, the few slips outweighed);
 ``benchmarks/correction/confusions.py --ship`` fits them and chooses the threshold.
 
@@ -28,7 +29,8 @@ the sets the model decides (:attr:`ConfusionModel.decides`). Writers rarely writ
 another, so that probability must be high, and some sets defeat a model that learned from so little
 text: the threshold and the sets were chosen together on development tweets, every change read and
 labelled by hand, to make the most right changes while each set decided is right at least nine times
-in ten (``benchmarks/correction/confusions.py``; ``threshold_source`` in the model file says so).
+in ten there and on fresh informal text (``benchmarks/correction/confusions.py``; ``threshold_source`` in
+the model file says so).
 Without a decision (Spanish), the context model's probability of the other member is the one
 compared with the threshold. The model file holds every number it uses (``charwise/data/confusions-*``).
 
