@@ -181,3 +181,17 @@ def describe_retrieval(stem: str, data: dict[str, Any]) -> str | None:
         return None
     return (f"Sentence retrieval with {data['benchmark'].removeprefix('retrieval with ')}: find the clean UD EWT "
             "sentence from a copy whose words are misspelled.")
+
+
+def render_entity_vectors(data: dict[str, Any]) -> Lines:
+    lines = [f"Teacher {data['teacher']}; WNUT17 test, words the `oov` policy builds from characters; a common "
+             f"word: Zipf >= {data['common_zipf']}.", ""]
+    rows = [[group, f"{data['built_from_characters_percent'][group]} %", str(s["words"]),
+             f"{s['capitalised_percent']} %", f"{s['nearest_common_percent']} %", f"{s['spelled_alike_percent']} %",
+             f"{s['nearest_cosine']:.3f}", f"{s['piece_mean_cosine']:.3f}"] for group, s in data["groups"].items()]
+    lines += table(["words", "of the group's tokens built", "n", "capitalised", "nearest row a common word",
+                    "nearest row spelled alike", "cosine to nearest row", "cosine to own piece mean"], rows,
+                   right=set(range(1, 8)))
+    for group, s in data["groups"].items():
+        lines += ["", f"First {group} words and their nearest rows: " + ", ".join(f"`{e}`" for e in s["examples"][:12])]
+    return lines
