@@ -2,8 +2,10 @@
 
     OMP_NUM_THREADS=1 python -m benchmarks.hybrid.entity_vectors    # -> results/entity_vectors.json + .png
 
-The ``oov`` policy hands every word the teacher splits into pieces to the character encoder. For each
-such word of WNUT17's test tweets, entity words (tagged ``B-``/``I-``) and the others apart, this reads:
+The ``oov`` policy hands every word the teacher splits into pieces to the character encoder
+(``repair+oov`` only those of them the speller looked at and left: their share is counted too). For
+each word ``oov`` builds in WNUT17's test tweets, entity words (tagged ``B-``/``I-``) and the others
+apart, this reads:
 
 * the **nearest whole-word row** of the teacher's table to the word's charwise vector (cosine), and how
   common that row's word is (wordfreq's Zipf frequency; >= 4.0, about once in 100,000 words, is a
@@ -46,13 +48,13 @@ def word_rows(teacher: Any) -> tuple[list[str], Any]:
     return list(rows), torch.nn.functional.normalize(table, dim=1)
 
 
-def read_words(hybrid: Any, sentences: list[Any]) -> list[dict[str, Any]]:
-    """Every word of ``sentences`` the ``oov`` policy builds from characters, with its group."""
+def read_words(hybrid: Any, sentences: list[Any], policy: Any) -> list[dict[str, Any]]:
+    """Every word of ``sentences`` that ``policy`` builds from characters, with its group."""
     teacher = hybrid.teacher
     chosen = []
     for sentence in sentences:
         pieces = hybrid.word_pieces(sentence.words, [True] * len(sentence.words))
-        selected = hybrid.policy.select(sentence.words, pieces, teacher)
+        selected = policy.select(sentence.words, pieces, teacher)
         for word, tag, ids, built in zip(sentence.words, sentence.tags, pieces, selected):
             if built and word.isalpha():
                 chosen.append({"word": word, "entity": tag != "O", "pieces": ids,
@@ -103,17 +105,22 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from charwise import HybridModel
+    from charwise.hybrid.policies import get_policy
     from charwise.tagging.data import load_task
 
     hybrid = HybridModel.from_teacher(args.teacher, policy="oov")
     test = load_task("wnut17", splits=("test",)).test
     tokens = Counter("entity" if t != "O" else "other" for s in test for t in s.tags)
-    chosen = read_words(hybrid, test)
+    chosen = read_words(hybrid, test, hybrid.policy)
     measure(hybrid, chosen)
     groups = {"entity": [c for c in chosen if c["entity"]], "other": [c for c in chosen if not c["entity"]]}
+    # the policy in front of the tagger runs: only the words the speller looked at and left
+    unsure = read_words(hybrid, test, get_policy("repair+oov"))
     return {"command": "python -m benchmarks.hybrid.entity_vectors", "teacher": args.teacher,
             "tokens": dict(tokens), "common_zipf": COMMON_ZIPF,
             "built_from_characters_percent": {g: round(100 * len(rows) / tokens[g], 1) for g, rows in groups.items()},
+            "built_by_repair_oov_percent": {g: round(100 * sum(c["entity"] == (g == "entity") for c in unsure)
+                                                     / tokens[g], 1) for g in groups},
             "groups": {g: summary(rows) for g, rows in groups.items()},
             "zipf": {g: [round(r["nearest_zipf"], 2) for r in rows] for g, rows in groups.items()}}
 
