@@ -56,7 +56,7 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Container, Sequence
 
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, ROOT, SPELLING_DATA
@@ -311,10 +311,11 @@ def fresh_and_clean(model: Any) -> dict[str, Any]:
             "clean": {name: {"changes": len(found), "listed": found} for name, found in clean.items()}}
 
 
-def choose(model: Any, changes: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str, Any]:
-    """The threshold and the decided sets (see the module docstring), none of :data:`FAILED_ON_FRESH`;
-    sets ``model`` with them."""
-    found = sweep_choice([c for c in changes if c["set"] not in FAILED_ON_FRESH], labels)
+def choose(model: Any, changes: list[dict[str, Any]], labels: dict[str, bool],
+           excluded: Container[str] = ()) -> dict[str, Any]:
+    """The threshold and the decided sets (see the module docstring), none of ``excluded`` (English:
+    :data:`FAILED_ON_FRESH`); sets ``model`` with them."""
+    found = sweep_choice([c for c in changes if c["set"] not in excluded], labels)
     model.threshold = found["chosen"]["threshold"]
     model.decides = tuple("/".join(members) in found["chosen"]["decided"] for members in model.sets)
     return found
@@ -364,7 +365,7 @@ def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
     report["decision"] = {"weights": model.decision[0], "bias": model.decision[1], "rows": len(rows)}
     changes = tweet_changes(model, DEV_TWEETS, 0.5)
     labels = {**read_labels(LM_LABELS), **read_labels()}  # a change read by hand, whichever decision made it
-    report["choice"] = choose(model, changes, labels)
+    report["choice"] = choose(model, changes, labels, FAILED_ON_FRESH)
     report["unlabelled_development_changes"] = [c for c in changes if c["change"] not in labels][:400]
     chosen = report["choice"]["chosen"]
     model.threshold_source = (
