@@ -121,6 +121,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "built_from_characters_percent": {g: round(100 * len(rows) / tokens[g], 1) for g, rows in groups.items()},
             "built_by_repair_oov_percent": {g: round(100 * sum(c["entity"] == (g == "entity") for c in unsure)
                                                      / tokens[g], 1) for g in groups},
+            "built_by_repair_oov": {g: {"tokens": sum(c["entity"] == (g == "entity") for c in unsure),
+                                        "capitalised": sum(c["capitalised"] and c["entity"] == (g == "entity")
+                                                           for c in unsure)} for g in groups},
             "groups": {g: summary(rows) for g, rows in groups.items()},
             "zipf": {g: [round(r["nearest_zipf"], 2) for r in rows] for g, rows in groups.items()}}
 

@@ -193,8 +193,10 @@ def render_entity_vectors(data: dict[str, Any]) -> Lines:
                     "nearest row spelled alike", "cosine to nearest row", "cosine to own piece mean"], rows,
                    right=set(range(1, 8)))
     if "built_by_repair_oov_percent" in data:
-        lines += ["", "Built from characters by `repair+oov`: " + ", ".join(
-            f"{g} {v} %" for g, v in data["built_by_repair_oov_percent"].items()) + " of the group's tokens."]
+        counts = data.get("built_by_repair_oov", {})
+        shares = [f"{g} {v} %" + (f" ({counts[g]['tokens']} tokens, {counts[g]['capitalised']} capitalised)"
+                                  if g in counts else "") for g, v in data["built_by_repair_oov_percent"].items()]
+        lines += ["", "Built from characters by `repair+oov`: " + ", ".join(shares) + " of the group's tokens."]
     for group, s in data["groups"].items():
         lines += ["", f"First {group} words and their nearest rows: " + ", ".join(f"`{e}`" for e in s["examples"][:12])]
     return lines
