@@ -102,6 +102,20 @@ def test_repair_plus_oov_builds_unsure_split_words_from_characters(bert_teacher,
     assert inputs.selected[0] == [False, False, True, False]
 
 
+def test_repair_plus_oov_lower_leaves_capitalised_unsure_words_their_pieces(bert_teacher, speller, make_encoder):
+    encoder = make_encoder("cnn", info=bert_teacher.describe(), dim=bert_teacher.dim)
+    policy = get_policy("repair+oov-lower")
+    assert isinstance(policy, RepairPolicy) and policy.lower_only and policy.name == "repair+oov-lower"
+    policy._speller = speller
+    model = hybrid(bert_teacher, policy, encoder)
+    speller.settings.neighbours = 0  # no candidate at all for these: unsure
+    with torch.inference_mode():
+        inputs = model.prepare([["Xqzvkwj", "said", "xqzvkwj"]])
+    assert inputs.selected[0] == [False, False, True]  # the sentence start looks like a name: its pieces stay
+    with pytest.raises(ConfigError, match="chars_for_unsure"):
+        RepairPolicy(speller=speller, lower_only=True)
+
+
 def test_threshold_decides(bert_teacher, speller):
     never = hybrid(bert_teacher, RepairPolicy(threshold=1.0, speller=speller))
     always = hybrid(bert_teacher, RepairPolicy(threshold=0.0, speller=speller))

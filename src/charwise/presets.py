@@ -83,6 +83,6 @@ TRANSLATION_LENGTH_PENALTY = 1.0
 DEFAULT_POLICY = "repair"
 #: How the command line describes the policies (``charwise.hybrid.policies.get_policy`` parses them).
 POLICY_HELP = ("repair (default: read confidently misspelled words as their correction; repair:es for Spanish), "
-               "repair+oov, none, oov, multi, no-suffix, random:P or all")
+               "repair+oov, repair+oov-lower, none, oov, multi, no-suffix, random:P or all")
 #: Training the character encoder needs a policy that picks words for it.
 CHAR_POLICY_HELP = "which words are built from characters: oov, multi, no-suffix, random:P or all"

@@ -164,21 +164,27 @@ class RepairPolicy(Policy):
     input. Every other word keeps its pieces.
 
     With ``chars_for_unsure`` (``repair+oov``) the words the speller looked at but did not correct
-    and that the tokenizer splits are built from characters, as ``oov`` builds them.
+    and that the tokenizer splits are built from characters, as ``oov`` builds them; with
+    ``lower_only`` as well (``repair+oov-lower``), only those written without a capital (a capital
+    is the one sign of a name the text gives: unknown names keep their pieces).
     """
 
     def __init__(self, language: str = "en", threshold: float | None = None, *, chars_for_unsure: bool = False,
-                 speller: "Speller | None" = None) -> None:
+                 lower_only: bool = False, speller: "Speller | None" = None) -> None:
         from charwise.languages import check_language
         from charwise.speller.settings import check_threshold
 
         self.language = check_language(language)
         self.threshold = check_threshold(threshold, "repair threshold")
+        if lower_only and not chars_for_unsure:
+            raise ConfigError("lower_only chooses which unsure words get character vectors: it needs chars_for_unsure")
         self.chars_for_unsure = chars_for_unsure
+        self.lower_only = lower_only
         self.needs_encoder = chars_for_unsure
         self._speller = speller
         self.speller_given = speller is not None  # not the shared speller of the language: this process's only
-        self.name = ("repair+oov" if chars_for_unsure else "repair") + ("" if language == "en" else f":{language}")
+        family = "repair+oov-lower" if lower_only else "repair+oov" if chars_for_unsure else "repair"
+        self.name = family + ("" if language == "en" else f":{language}")
 
     @property
     def speller(self) -> "Speller":
@@ -202,7 +208,8 @@ class RepairPolicy(Policy):
             return [False] * len(words)
         normal = teacher.vocab.kinds
         unsure = self.speller.looked_at(list(words))  # repaired words are known: not looked at again
-        return [u and (len(p) != 1 or normal[p[0]] != "normal") for u, p in zip(unsure, pieces)]
+        return [u and (len(p) != 1 or normal[p[0]] != "normal") and not (self.lower_only and w != w.lower())
+                for u, p, w in zip(unsure, pieces, words)]
 
 
 # --- in worker processes: a repair policy's speller away from the model's process -------------------
@@ -227,7 +234,7 @@ def repairs_of(policy: RepairPolicy,
 
 _NAMED: dict[str, type[Policy]] = {"none": NoPolicy, "oov": OOVPolicy, "multi": MultiPolicy,
                                    "no-suffix": NoSuffixPolicy, "all": AllPolicy}
-POLICY_NAMES = ("repair", "repair:LANG", "repair+oov", "repair+oov:LANG", *_NAMED, "random:P")
+POLICY_NAMES = ("repair", "repair:LANG", "repair+oov", "repair+oov:LANG", "repair+oov-lower", *_NAMED, "random:P")
 
 
 def get_policy(spec: str | Policy, seed: int = 0) -> Policy:
@@ -240,10 +247,10 @@ def get_policy(spec: str | Policy, seed: int = 0) -> Policy:
     if spec in _NAMED:
         return _NAMED[spec]()
     family, _, language = spec.partition(":")
-    if family in ("repair", "repair+oov"):
+    if family in ("repair", "repair+oov", "repair+oov-lower"):
         if ":" in spec and not language:
             raise ConfigError(f"bad policy '{spec}': expected {family}:LANG, e.g. {family}:es")
-        return RepairPolicy(language or "en", chars_for_unsure=family == "repair+oov")
+        return RepairPolicy(language or "en", chars_for_unsure=family != "repair", lower_only=family.endswith("-lower"))
     if spec.startswith("random:"):
         try:
             p = float(spec.split(":", 1)[1])

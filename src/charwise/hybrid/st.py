@@ -332,7 +332,8 @@ class CharwiseHybrid(nn.Module):
             policy = get_policy(config["policy"]["name"], int(config["policy"].get("seed", 0)))
             threshold = config["policy"].get("threshold")
             if threshold is not None and isinstance(policy, RepairPolicy):
-                policy = RepairPolicy(policy.language, float(threshold), chars_for_unsure=policy.chars_for_unsure)
+                policy = RepairPolicy(policy.language, float(threshold), chars_for_unsure=policy.chars_for_unsure,
+                                      lower_only=policy.lower_only)
             adapter = ModelAdapter(**config["adapter"])
         except (KeyError, TypeError, ValueError) as e:
             raise CheckpointError(f"bad CharwiseHybrid config '{config_path}': {e}") from None
