@@ -84,6 +84,11 @@ COMMANDS: dict[str, list[str]] = {
         "python -m benchmarks.tagging.tagging --json benchmarks/results/tagging_oov_trained.json \\",
         "    --merge runs/tagging_oov_trained_s1.json --seeds 0 1",
     ],
+    "tagging_spare_names": [
+        "python -m benchmarks.tagging.tagging --tasks wnut17 --settings base-first --seeds 0 1 --epochs 5 \\",
+        "    --test-policies repair repair+oov repair+oov-lower --threads 1 \\",
+        "    --json benchmarks/results/tagging_spare_names.json --work runs/tagging_spare",
+    ],
 }
 
 
