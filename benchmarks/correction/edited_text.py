@@ -87,10 +87,15 @@ def holding_members(lines: Iterable[str], language: str) -> Iterator[str]:
 
 
 def unpacked(package: str, work: Path) -> Path:
-    """Download ``package`` with apt-get and unpack it under ``work``."""
-    subprocess.run(["apt-get", "download", package], cwd=work, check=True, capture_output=True)
-    deb = next(work.glob(f"{package}_*.deb"))
-    subprocess.run(["dpkg-deb", "-x", str(deb), str(work / package)], check=True)
+    """Download ``package`` with apt-get and unpack it under ``work`` (a one-line SystemExit without them)."""
+    try:
+        subprocess.run(["apt-get", "download", package], cwd=work, check=True, capture_output=True)
+        deb = next(work.glob(f"{package}_*.deb"))
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(work / package)], check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError, StopIteration) as e:
+        said = (getattr(e, "stderr", b"") or b"").decode(errors="replace").strip().splitlines()
+        raise SystemExit(f"edited_text: cannot download and unpack the Debian package {package!r} "
+                         f"(needs apt-get and dpkg-deb with a package source): {said[-1] if said else e}") from None
     return work / package
 
 
