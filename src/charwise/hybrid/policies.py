@@ -166,7 +166,8 @@ class RepairPolicy(Policy):
     With ``chars_for_unsure`` (``repair+oov``) the words the speller looked at but did not correct
     and that the tokenizer splits are built from characters, as ``oov`` builds them; with
     ``lower_only`` as well (``repair+oov-lower``), only those written without a capital (a capital
-    is the one sign of a name the text gives: unknown names keep their pieces).
+    is the one sign of a name the text gives). On WNUT17 tweets it scores as ``repair+oov`` does:
+    tweets write most names in lower case (docs/tagging.md).
     """
 
     def __init__(self, language: str = "en", threshold: float | None = None, *, chars_for_unsure: bool = False,
