@@ -105,3 +105,47 @@ def test_reading_capitals_can_be_switched_off(real_speller):
                     SpellerSettings(read_capitals=False), featurizer=real_speller.featurizer)
     assert plain.correct("The SERVISE was SLOWW").corrected == "The SERVISE was SLOWW"
     assert real_speller.correct("The SERVISE was SLOWW").corrected == "The SERVICE was SLOW"
+
+
+# --- capitalised sentence starts: the capitals decision ---------------------------------------------------
+def test_the_capitals_decision_is_read_and_checked():
+    from charwise.speller.capital_decision import SCORER_THRESHOLD, CapitalDecision
+
+    rule = CapitalDecision.from_dict(None)  # a scorer without a fitted decision: its probability at 0.925
+    assert rule.reads_scorer_only and rule.threshold == SCORER_THRESHOLD
+    assert rule.probability(0.93, listed=1.0, written_zipf=3.0, best_zipf=6.0) == pytest.approx(0.93)
+    fitted = CapitalDecision.from_dict({"weights": [1.0, 2.0, -0.5, 0.5], "bias": -1.0, "threshold": 0.8,
+                                        "source": "a test"})
+    # the list's evidence lifts a listed form; a form written often on the web is slang or a name
+    assert fitted.probability(0.8, 1.0, 0.0, 5.0) > fitted.probability(0.8, 0.0, 0.0, 5.0)
+    assert fitted.probability(0.8, 0.0, 4.0, 5.0) < fitted.probability(0.8, 0.0, 0.0, 5.0)
+    assert CapitalDecision.from_dict(fitted.to_dict()) == fitted
+    for bad, message in (({"weights": [1.0], "bias": 0, "threshold": 0.5, "source": ""}, "4 finite weights"),
+                         ({"weights": [1, 0, 0, 0], "bias": 0, "threshold": 2, "source": ""}, "probability"),
+                         ({"weights": [1, 0, 0, 0]}, "needs weights, bias, threshold and source")):
+        with pytest.raises(ConfigError, match=message):
+            CapitalDecision.from_dict(bad)
+
+
+def test_a_scorer_without_a_decision_keeps_the_scorer_rule(tiny_speller):
+    from charwise.speller.capital_decision import SCORER_THRESHOLD
+
+    assert tiny_speller.capital_decision.reads_scorer_only
+    tiny_speller.settings.capital_threshold = None
+    assert tiny_speller.decision("Recieve", 0.9, 0.5, "receive") == (0.9, SCORER_THRESHOLD)
+    assert tiny_speller.decision("recieve", 0.9, 0.5, "receive") == (0.9, 0.5)
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("text, expected", [
+    ("Wierd how nobody noticed.", "Weird how nobody noticed."),  # a listed misspelling: 0.88 by the scorer
+    ("Teh meeting starts at noon.", "The meeting starts at noon."),
+    ("Definately the best pizza in town.", "Definitely the best pizza in town."),
+    ("Jahmaal met us at the station.", "Jahmaal met us at the station."),  # a name: left
+    ("Welp we tried.", "Welp we tried."),  # slang people write: left (the scorer's best: well)
+    ("Hancocks opened late.", "Hancocks opened late."),
+])
+def test_capitalised_sentence_starts_are_decided_by_the_fitted_decision(real_speller, text, expected):
+    assert real_speller.capital_decision.threshold >= real_speller.threshold  # never below the scorer's own
+    assert "capitals.py" in real_speller.capital_decision.source
+    assert real_speller.correct(text).corrected == expected

@@ -62,7 +62,8 @@ class SpellScorerConfig(PretrainedConfig):
 
     def __init__(self, rank_features: list[str] | None = None, word_features: list[str] | None = None,
                  language: str = "en", encoder: str = "minilm", threshold: float = 0.5, rank_hidden: int = 0,
-                 alone_threshold: float | None = None, **kwargs: Any) -> None:
+                 alone_threshold: float | None = None, capital_decision: dict | None = None,
+                 **kwargs: Any) -> None:
         self.rank_features = list(rank_features if rank_features is not None else RANK_FEATURES)
         self.word_features = list(word_features if word_features is not None else WORD_FEATURES)
         self.language = language
@@ -72,6 +73,9 @@ class SpellScorerConfig(PretrainedConfig):
         # a text that is one word alone (a word list, a lookup) is changed at this probability;
         # None: at ``threshold`` (no sentence says whether such a word is a name or a misspelling)
         self.alone_threshold = alone_threshold
+        # how a capitalised sentence start is decided with this scorer's probabilities, fitted on
+        # development text (charwise.speller.capital_decision); None: the scorer's rule
+        self.capital_decision = capital_decision
         super().__init__(**kwargs)
 
     def check(self) -> None:

@@ -32,14 +32,13 @@ class SpellerSettings:
     max_distance: int = 2  # edit distance of the symmetric-delete lookup
     suggestions: int = 10  # candidates kept per word
     threshold: float | None = None  # correct at this probability; None: the scorer's tuned one
-    # a capitalised first word of a sentence is changed only at this probability: names start
-    # sentences too (Bisconti, Jahmaal), far more often than misspelled words do. Chosen on development
-    # text: the lowest threshold at which the changes of the 2,171 capitalised sentence starts of UD EWT
-    # dev and WNUT17 dev, read by hand, are wrong for at most 0.3 % of them, the normalisation judge's
-    # criterion (benchmarks/correction/capitals.py, capital_labels.tsv). A word in capitals needs it
-    # too: at the plain threshold a quarter of the scorer's changes to them were names and foreign
-    # words (benchmarks/correction/shouted.py, every change read: 151 of 202 right; at 0.925, 73 of 80)
-    capital_threshold: float = 0.925
+    # names start sentences too (Bisconti, Jahmaal), far more often than misspelled words do: a
+    # capitalised first word of a sentence is changed when the capitals decision fitted with the
+    # scorer (charwise.speller.capital_decision) reaches this probability, a word in capitals when the
+    # scorer does (at the plain threshold a quarter of its changes to them were names and foreign
+    # words: benchmarks/correction/shouted.py). None: the thresholds chosen on development text (the
+    # decision's own, recorded with its source in the scorer's config; 0.925 for words in capitals)
+    capital_threshold: float | None = None
     # a missing accent put back (despues -> después, in Spanish) needs only this probability: the
     # lexicon holds the written word's accented form and not the word, and the scorer, trained on
     # other slips, is unsure of such a small change (días from dias: 0.04)

@@ -19,9 +19,11 @@ reaches the threshold (tuned on dev text so that clean text is left alone). Word
 look when they are known to the lexicon, not alphabetic, shorter than ``min_length`` or longer than
 ``max_length``, with a capital after the first letter (``McDonal``) or capitalised inside a sentence
 (``Wycombe``, ``Shiite``: names far more often than errors) or, in English, with letters outside ASCII
-(``Jürgen``: a foreign word or name); a capitalised first word of a sentence is read lower-case, changed only
-at ``capital_threshold`` (0.925, chosen on development text) and keeps its capital. A word written in capitals
-is read as its lower-case form, changed at ``capital_threshold`` too (names are written in capitals) and
+(``Jürgen``: a foreign word or name); a capitalised first word of a sentence is read lower-case, changed when
+a decision fitted on development text (:mod:`charwise.speller.capital_decision`: the scorer's probability, the
+list of known misspellings, how often the written form and the candidate are written) finds it a misspelling
+rather than a name (``Wierd``, not ``Jahmaal``), and keeps its capital. A word written in capitals
+is read as its lower-case form, changed at the scorer's probability 0.925 (names are written in capitals) and
 corrected in capitals (``SERVISE`` -> ``SERVICE``; the normaliser reads it too: ``CANT`` -> ``CAN'T``)
 from ``capitals_min_length`` letters (4) up: shorter ones (``FBI``) and those the lexicon knows in any case
 (``NASA``) are acronyms; ``read_capitals=False`` leaves every such word as written. In Spanish, an unknown
@@ -67,6 +69,7 @@ import numpy as np
 from charwise.cache import LRUCache
 from charwise.errors import ConfigError
 from charwise.speller.candidates import CandidateIndex
+from charwise.speller.capital_decision import SCORER_THRESHOLD, CapitalDecision
 from charwise.speller.confusion_lm import decided_members
 from charwise.speller.confusions import SETS as CONFUSION_MODELS
 from charwise.speller.confusions import ConfusionModel, decide_sentences, decided_by_model
@@ -82,6 +85,7 @@ from charwise.speller.corrections import (
 )
 from charwise.speller.features import Featurizer, rank_order, segment_max
 from charwise.speller.foreign import ForeignSentences
+from charwise.speller.known_misspellings import listed_share
 from charwise.speller.lexicon import ACCENTED, Lexicon
 from charwise.speller.loading import SHIPPED_SCORERS, load_speller  # noqa: F401 (SHIPPED_SCORERS: re-exported)
 from charwise.speller.looking import WordKinds, one_word, shouted  # noqa: F401 (shouted: re-exported)
@@ -166,6 +170,8 @@ class Speller:
         check_scorer_language(scorer, self.language)
         self._scorer = scorer
         self._scored.clear()
+        #: how a capitalised sentence start is decided (fitted with the scorer's probabilities)
+        self.capital_decision = CapitalDecision.from_dict(getattr(scorer.config, "capital_decision", None))
 
     @property
     def threshold(self) -> float:
@@ -279,17 +285,31 @@ class Speller:
     def changes(self, word: str, probability: float, threshold: float | None = None,
                 suggestion: str | None = None) -> bool:
         """Whether a looked-at ``word`` whose best suggestion (``suggestion``) has ``probability`` is
-        changed (at ``threshold``, default :attr:`threshold`; a suggestion that only puts back the
-        word's missing accents, at ``settings.accent_threshold``)."""
-        return probability >= self.needed_probability(word, threshold, suggestion)
+        changed (see :meth:`decision`)."""
+        value, needed = self.decision(word, probability, threshold, suggestion)
+        return value >= needed
 
-    def needed_probability(self, word: str, threshold: float | None = None, suggestion: str | None = None) -> float:
-        """The probability a change of looked-at ``word`` to ``suggestion`` needs (see :meth:`changes`)."""
+    def decision(self, word: str, probability: float, threshold: float | None = None,
+                 suggestion: str | None = None) -> tuple[float, float]:
+        """``(the probability that decides, the probability it needs)`` for changing looked-at
+        ``word`` to its best ``suggestion``, which the scorer gives ``probability``: that probability
+        at ``threshold`` (default :attr:`threshold`); in Spanish, a suggestion that only puts back the
+        word's missing accents at ``settings.accent_threshold``; a capitalised sentence start the
+        :attr:`capital_decision`'s probability at its threshold, a word in capitals the scorer's at
+        :data:`~charwise.speller.capital_decision.SCORER_THRESHOLD` (``settings.capital_threshold``,
+        where given, for both); never below ``threshold``."""
         if suggestion is not None and self.language in ACCENTED and restores_accents(word.lower(), suggestion):
-            return self.settings.accent_threshold
+            return probability, self.settings.accent_threshold
         base = self.threshold if threshold is None else threshold
-        # a capitalised word may be a name, and so may a word in capitals (read as its lower-case form)
-        return max(base, self.settings.capital_threshold) if word[:1].isupper() else base
+        if not word[:1].isupper():
+            return probability, base
+        own, rule = self.settings.capital_threshold, self.capital_decision
+        if suggestion is None or shouted(word) or rule.reads_scorer_only:
+            return probability, max(base, SCORER_THRESHOLD if own is None else own)
+        lower = word.lower()
+        value = rule.probability(probability, listed_share(lower, suggestion, self.language),
+                                 self.lexicon.zipf(lower), self.lexicon.zipf(suggestion))
+        return value, max(base, rule.threshold if own is None else own)
 
     def looked_at(self, words: list[str], start: bool = True) -> list[bool]:
         """Which words the speller considers (see the module docstring); ``start``: whether the
@@ -394,9 +414,10 @@ class Speller:
                         kind = "accent" if restores_accents(word.lower(), best) else "spelling"
                         if kind in allowed:
                             entry.correction, entry.kind = same_case(word, best), kind
-                            needed = self.needed_probability(word, here, best)
-                            entry.decided_by = (f"spelling scorer: {p:.2f} >= {needed:.2f} (candidates: edits, "
-                                                "sound keys, known misspellings, encoder neighbours)")
+                            value, needed = self.decision(word, p, here, best)
+                            judged = f", capitals decision: {value:.2f}" if value != p else ""
+                            entry.decided_by = (f"spelling scorer: {p:.2f}{judged} >= {needed:.2f} (candidates: "
+                                                "edits, sound keys, known misspellings, encoder neighbours)")
                 flat.append(entry)
             out.append(flat)
         normaliser = self.normaliser

@@ -1,0 +1,102 @@
+"""A capitalised word at a sentence start: a misspelling (``Teh``, ``Definately``, ``Wierd``) or a
+name (``Bisconti``)? One fitted decision over the evidence, not a higher threshold.
+
+The scorer gives a looked-at word the probability that it is a misspelling of its best candidate;
+it learned that from lower-case words. At a sentence start unknown words are names far more often,
+and the scorer cannot tell (``Bisconti`` 0.97 as ``Visconti``, ``Wierd`` 0.88). The capitals
+decision is a logistic model over
+
+* the scorer's log-odds;
+* ``listed``: the best candidate is a correction the list of known misspellings gives for the
+  written form (:func:`~charwise.speller.known_misspellings.listed_share`: ``wierd`` -> ``weird``);
+* the written form's Zipf frequency (wordfreq): a form written often on the web is slang or a name
+  people write (``Plz``, ``Ive``), rarely a slip;
+* the best candidate's Zipf frequency,
+
+fitted on development text (``python -m benchmarks.correction.capitals --ship``: the capitalised
+sentence starts of UD EWT dev and WNUT17 dev, each change read by hand, and real and synthetic
+misspellings put in their place), with its threshold chosen there: the lowest at which those
+sentence starts are changed wrongly at most 0.3 % of the time, and never below the scorer's own.
+The fit and its threshold's source live in the scorer's ``config.json`` (``capital_decision``), as
+the decision reads that scorer's probabilities; a scorer without one (the Spanish one) keeps the
+earlier rule, the scorer's probability at :data:`SCORER_THRESHOLD`. A word written in capitals
+(``SERVISE``) is read by that earlier rule too: the decision was fitted on sentence starts.
+
+Example::
+
+    >>> decision = CapitalDecision.from_dict({"weights": [1.0, 2.0, 0.0, 0.0], "bias": 0.0,
+    ...                                       "threshold": 0.9, "source": "an example"})
+    >>> round(decision.probability(0.8, listed=1.0, written_zipf=2.6, best_zipf=4.0), 3)
+    0.967
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from charwise.errors import ConfigError
+
+#: what the decision reads, in the order of its weights
+FEATURES = ("scorer log-odds", "listed", "written Zipf", "best candidate Zipf")
+# The earlier rule, for a scorer without a fitted decision and for words in capitals: the lowest
+# threshold at which the scorer's changes of the 2,171 capitalised sentence starts of UD EWT dev
+# and WNUT17 dev, read by hand (capital_labels.tsv), change at most 0.3 % of them wrongly; for words
+# in capitals checked on real text, every change read (benchmarks/correction/shouted.py: 73 of 80 right).
+SCORER_THRESHOLD = 0.925
+SCORER_SOURCE = ("benchmarks/correction/capitals.py: the lowest threshold on the scorer's probability at which "
+                 "the 2,171 capitalised sentence starts of UD EWT dev and WNUT17 dev, read by hand, are changed "
+                 "wrongly at most 0.3 % of the time")
+
+
+def log_odds(p: float) -> float:
+    p = min(max(p, 1e-6), 1.0 - 1e-6)
+    return math.log(p / (1.0 - p))
+
+
+@dataclass(frozen=True)
+class CapitalDecision:
+    """The fitted decision for a capitalised sentence start (see the module docstring)."""
+
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float  # the probability of this decision a change needs
+    source: str  # where ``threshold`` and the weights come from
+
+    def probability(self, p: float, listed: float, written_zipf: float, best_zipf: float) -> float:
+        """The probability that the change to the best candidate is right."""
+        z = self.bias + sum(w * v for w, v in zip(self.weights, (log_odds(p), listed, written_zipf, best_zipf)))
+        return 1.0 / (1.0 + math.exp(-max(min(z, 60.0), -60.0)))
+
+    @classmethod
+    def scorer_rule(cls) -> "CapitalDecision":
+        """The earlier rule as a decision: the scorer's probability itself, at :data:`SCORER_THRESHOLD`."""
+        return cls((1.0, 0.0, 0.0, 0.0), 0.0, SCORER_THRESHOLD, SCORER_SOURCE)
+
+    @property
+    def reads_scorer_only(self) -> bool:
+        return self.bias == 0.0 and tuple(self.weights) == (1.0, 0.0, 0.0, 0.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"features": list(FEATURES), "weights": [round(w, 6) for w in self.weights],
+                "bias": round(self.bias, 6), "threshold": self.threshold, "source": self.source}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> "CapitalDecision":
+        """The decision a scorer's ``config.json`` holds; :meth:`scorer_rule` for None. A one-line
+        :class:`ConfigError` for anything else."""
+        if data is None:
+            return cls.scorer_rule()
+        try:
+            weights = tuple(float(w) for w in data["weights"])
+            bias, threshold = float(data["bias"]), float(data["threshold"])
+            source = str(data["source"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise ConfigError(f"capital_decision needs weights, bias, threshold and source: {e}") from None
+        if len(weights) != len(FEATURES) or not all(math.isfinite(v) for v in (*weights, bias)):
+            raise ConfigError(f"capital_decision needs {len(FEATURES)} finite weights ({', '.join(FEATURES)}), "
+                              f"got {list(data['weights'])}")
+        if not 0.0 <= threshold <= 1.0:
+            raise ConfigError(f"capital_decision's threshold must be a probability in [0, 1], got {threshold}")
+        return cls(weights, bias, threshold, source)
