@@ -120,6 +120,7 @@ def test_the_capitals_decision_is_read_and_checked():
     assert fitted.probability(0.8, 1.0, 0.0, 5.0) > fitted.probability(0.8, 0.0, 0.0, 5.0)
     assert fitted.probability(0.8, 0.0, 4.0, 5.0) < fitted.probability(0.8, 0.0, 0.0, 5.0)
     assert CapitalDecision.from_dict(fitted.to_dict()) == fitted
+    assert fitted.capitals_threshold is None  # words in capitals keep the scorer's rule without their own
     for bad, message in (({"weights": [1.0], "bias": 0, "threshold": 0.5, "source": ""}, "4 finite weights"),
                          ({"weights": [1, 0, 0, 0], "bias": 0, "threshold": 2, "source": ""}, "probability"),
                          ({"weights": [1, 0, 0, 0]}, "needs weights, bias, threshold and source")):
@@ -134,6 +135,9 @@ def test_a_scorer_without_a_decision_keeps_the_scorer_rule(tiny_speller):
     tiny_speller.settings.capital_threshold = None
     assert tiny_speller.decision("Recieve", 0.9, 0.5, "receive") == (0.9, SCORER_THRESHOLD)
     assert tiny_speller.decision("recieve", 0.9, 0.5, "receive") == (0.9, 0.5)
+    assert tiny_speller.decision("RECIEVE", 0.9, 0.5, "receive") == (0.9, SCORER_THRESHOLD)
+    tiny_speller.settings.capital_threshold = 0.6  # the user's threshold in place of either
+    assert tiny_speller.decision("Recieve", 0.9, 0.5, "receive") == (0.9, 0.6)
 
 
 @pytest.mark.real
@@ -144,8 +148,10 @@ def test_a_scorer_without_a_decision_keeps_the_scorer_rule(tiny_speller):
     ("Jahmaal met us at the station.", "Jahmaal met us at the station."),  # a name: left
     ("Welp we tried.", "Welp we tried."),  # slang people write: left (the scorer's best: well)
     ("Hancocks opened late.", "Hancocks opened late."),
+    ("SEE YOU ON WENSDAY", "SEE YOU ON WEDNESDAY"),  # in capitals: a listed misspelling, 0.90 by the scorer
 ])
 def test_capitalised_sentence_starts_are_decided_by_the_fitted_decision(real_speller, text, expected):
-    assert real_speller.capital_decision.threshold >= real_speller.threshold  # never below the scorer's own
-    assert "capitals.py" in real_speller.capital_decision.source
+    decision = real_speller.capital_decision
+    assert decision.threshold >= real_speller.threshold and decision.capitals_threshold >= real_speller.threshold
+    assert "capitals.py" in decision.source
     assert real_speller.correct(text).corrected == expected

@@ -100,12 +100,9 @@ def rows(speller: Any, data: Path, seed: int) -> list[dict[str, Any]]:
         if words[0][:1].isupper() and words[0].isalpha():
             add(words, None, "clean")
     rng = random.Random(seed)
-    pairs = [line.split("\t") for line in (data / "norvig_spell_testsets" / "pairs_testset1.tsv")
-             .read_text(encoding="utf-8").splitlines() if line.strip()]
-    for written, meant in pairs:
-        if written.isalpha() and meant.isalpha() and not speller.lexicon.accepts(written):
-            rest = rng.choice(texts)[1:]
-            add([written.capitalize(), *rest], meant.lower(), "real misspelling")
+    for written, meant in norvig_pairs(speller, data):
+        rest = rng.choice(texts)[1:]
+        add([written.capitalize(), *rest], meant.lower(), "real misspelling")
     noiser = RealisticNoiser(MisspellConfig())
     for words in texts:
         first = words[0]
@@ -122,9 +119,22 @@ def columns(row: dict[str, Any]) -> list[float]:
     return [log_odds(row["p"]), row["listed"], row["zipf"], row["best_zipf"]]
 
 
-def fit_decision(found: list[dict[str, Any]], starts: int, floor: float) -> Any:
-    """The capitals decision fitted on ``found`` and its threshold: the lowest at which the real
-    sentence starts among them are changed wrongly at most :data:`DAMAGE` of ``starts``, not below ``floor``."""
+def lowest_safe(decision: Any, clean: list[dict[str, Any]], read: int) -> float:
+    """The lowest threshold on ``decision``'s probability at which the ``clean`` rows (real words as
+    written, each change read by hand) are changed wrongly at most :data:`DAMAGE` of ``read`` words."""
+    chosen = 1.0
+    for t in sorted({round(judged(decision, r), 6) for r in clean}, reverse=True):
+        if sum(1 for r in clean if not r["label"] and judged(decision, r) >= t) > DAMAGE * read:
+            break
+        chosen = t
+    return chosen
+
+
+def fit_decision(found: list[dict[str, Any]], starts: int, floor: float,
+                 capitals: tuple[list[dict[str, Any]], int] | None = None) -> Any:
+    """The capitals decision fitted on the sentence-start rows ``found``; its threshold the
+    :func:`lowest_safe` for the ``starts`` capitalised sentence starts, not below ``floor``; with
+    ``capitals`` (the rows of real words in capitals, how many were read) their threshold too."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
@@ -133,19 +143,79 @@ def fit_decision(found: list[dict[str, Any]], starts: int, floor: float) -> Any:
     model = LogisticRegression(C=1.0, max_iter=1000).fit(np.array([columns(r) for r in found]),
                                                          np.array([r["label"] for r in found]))
     fitted = CapitalDecision(tuple(float(w) for w in model.coef_[0]), float(model.intercept_[0]), 1.0, "")
-    chosen = 1.0
-    for t in sorted({round(judged(fitted, r), 6) for r in found}, reverse=True):
-        wrong = sum(1 for r in found if r["source"] == "clean" and not r["label"] and judged(fitted, r) >= t)
-        if wrong > DAMAGE * starts:
-            break
-        chosen = t
-    threshold = max(floor, chosen)
+    chosen = lowest_safe(fitted, [r for r in found if r["source"] == "clean"], starts)
     source = (f"benchmarks/correction/capitals.py: logistic fit on {len(found)} development rows (capitalised "
               f"sentence starts of UD EWT dev and WNUT17 dev read by hand, Norvig's development misspellings "
               f"and the error model's in their place); threshold: the lowest ({chosen:.4f}) at which the "
               f"{starts} sentence starts are changed wrongly at most {DAMAGE:.1%} of the time, not below the "
               f"scorer's {floor}")
-    return CapitalDecision(fitted.weights, fitted.bias, round(threshold, 4), source)
+    in_capitals = None
+    if capitals is not None:
+        rows_in_capitals, read = capitals
+        lowest = lowest_safe(fitted, [r for r in rows_in_capitals if r["source"] == "capitals clean"], read)
+        in_capitals = round(max(floor, lowest), 4)
+        source += (f"; capitals_threshold: the lowest ({lowest:.4f}) at which the {read} words in capitals of "
+                   f"WNUT17 train + dev and UD EWT dev, each change read by hand, are changed wrongly at most "
+                   f"{DAMAGE:.1%} of the time, not below the scorer's")
+    return CapitalDecision(fitted.weights, fitted.bias, round(max(floor, chosen), 4), source, in_capitals)
+
+
+def capitals_rows(speller: Any, data: Path, seed: int) -> tuple[list[dict[str, Any]], int]:
+    """(rows, words read) for words in capitals: each one the speller looks at in shouted.py's
+    development texts (label: the scorer's candidate read by hand, in ``shouted_labels.tsv`` or
+    ``capital_labels.tsv``; unread: 0), and Norvig's development misspellings in capitals put in
+    place of a word inside a development sentence (label 1 where the candidate is the word meant)."""
+    from benchmarks.common.labels import in_context
+    from benchmarks.common.labels import read_labels as read_keyed
+    from benchmarks.correction.shouted import BATCH
+    from benchmarks.correction.shouted import LABELS as SHOUTED
+    from benchmarks.correction.shouted import texts as shouted_texts
+    from charwise.speller.looking import shouted
+
+    keyed, plain = read_keyed(SHOUTED, keys=4), read_labels()
+    minimum = speller.settings.capitals_min_length
+    found: list[dict[str, Any]] = []
+    read = 0
+
+    def add(entry: Any, meant: str | None, source: str, label: str = "") -> None:
+        best = entry.suggestions[0].word
+        found.append({"word": entry.word, "source": source, "p": entry.probability, "best": best,
+                      "listed": listed(entry.word, best), "zipf": speller.lexicon.zipf(entry.word.lower()),
+                      "best_zipf": speller.lexicon.zipf(best), "read": meant is not None or bool(label),
+                      "label": int(best == meant) if meant is not None else int(label == "right")})
+
+    for lines in shouted_texts()["dev"].values():
+        chosen = [line for line in lines if any(len(w) >= minimum and w.isalpha() and shouted(w) for w in line.split())]
+        for i in range(0, len(chosen), BATCH):
+            for result in speller.correct_lines(chosen[i:i + BATCH]):
+                words = [w.word for w in result.words]
+                for j, w in enumerate(result.words):
+                    if not (len(w.word) >= minimum and w.word.isalpha() and shouted(w.word)):
+                        continue
+                    read += 1
+                    if w.looked_at and w.suggestions:
+                        key = (w.word, w.suggestions[0].word.upper(), "spelling")
+                        label = keyed.get(key + (in_context(words, j, j + 1),), keyed.get(key + ("*",), ("",)))[0]
+                        if not label and f"{w.word} -> {w.suggestions[0].word}" in plain:
+                            label = "right" if plain[f"{w.word} -> {w.suggestions[0].word}"] else "wrong"
+                        add(w, None, "capitals clean", label)
+    rng = random.Random(seed)
+    texts = [s for s in sentences() if len(s) >= 4]
+    for written, meant in norvig_pairs(speller, data):
+        words = list(rng.choice(texts))
+        k = rng.randrange(1, len(words))
+        words[k] = written.upper()
+        entry = speller.correct_words([words], space_before=[[i > 0 for i in range(len(words))]])[0][k]
+        if entry.looked_at and entry.suggestions:
+            add(entry, meant.lower(), "capitals misspelling")
+    return found, read
+
+
+def norvig_pairs(speller: Any, data: Path) -> list[tuple[str, str]]:
+    """Norvig's development misspellings (``pairs_testset1``) the lexicon does not accept."""
+    pairs = [line.split("\t") for line in (data / "norvig_spell_testsets" / "pairs_testset1.tsv")
+             .read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [(w, m) for w, m in pairs if w.isalpha() and m.isalpha() and not speller.lexicon.accepts(w)]
 
 
 def judged(decision: Any, row: dict[str, Any]) -> float:
@@ -179,6 +249,15 @@ def outcome(found: list[dict[str, Any]], decide: Any) -> dict[str, Any]:
         if source == "clean":
             out[source]["changes"] = [f"{r['word']} -> {r['best']}" for r in changed][:60]
     return out
+
+
+def in_capitals(found: list[dict[str, Any]], decide: Any) -> dict[str, Any]:
+    """What a rule does to the words in capitals: real ones changed (right, wrong), misspellings put right."""
+    clean = [r for r in found if r["source"] == "capitals clean" and decide(r)]
+    misspelled = [r for r in found if r["source"] == "capitals misspelling"]
+    return {"changed": len(clean), "right": sum(r["label"] for r in clean),
+            "wrong": [f"{r['word']} -> {r['best']}" for r in clean if not r["label"]],
+            "misspellings": len(misspelled), "misspellings put right": sum(r["label"] for r in misspelled if decide(r))}
 
 
 def read_labels() -> dict[str, bool]:
@@ -252,19 +331,24 @@ def ship(decision: Any) -> Path:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Fit the decision on development rows; it and the scorer's rule on the same words."""
-    from charwise.speller import Speller
+    from charwise.speller import Speller, SpellerSettings
     from charwise.speller.capital_decision import SCORER_THRESHOLD
 
-    speller = Speller.load("en")
+    # the scorer's candidates and probabilities alone, whatever decides the changes (the rows do
+    # not depend on the decision being fitted): spelling changes only, no normaliser's second look
+    speller = Speller.load("en", settings=SpellerSettings(changes=("spelling",), style="standard"))
     found = rows(speller, args.data, args.seed)
     labels = read_labels()
     for r in found:  # a real sentence start's change is right where it was read to be (capital_labels.tsv)
         if r["source"] == "clean":
             r["label"] = int(labels.get(f"{r['word']} -> {r['best']}", False))
     starts = sum(1 for words in sentences() if words[0][:1].isupper() and words[0].isalpha())
-    decision = fit_decision(found, starts, speller.threshold)
+    capitals = capitals_rows(speller, args.data, args.seed)
+    decision = fit_decision(found, starts, speller.threshold, capitals)
     unread = sorted({f"{r['word']} -> {r['best']}" for r in found if r["source"] == "clean"
-                     and judged(decision, r) >= decision.threshold and f"{r['word']} -> {r['best']}" not in labels})
+                     and judged(decision, r) >= decision.threshold and f"{r['word']} -> {r['best']}" not in labels}
+                    | {f"{r['word']} -> {r['best']}" for r in capitals[0] if r["source"] == "capitals clean"
+                       and not r["read"] and judged(decision, r) >= (decision.capitals_threshold or 1.0)})
     if unread:
         raise SystemExit(f"capitals: changes not read yet, label them in {LABELS.name}: {', '.join(unread)}")
     result = {"command": " ".join(["python -m benchmarks.correction.capitals", *getattr(args, "argv", [])]),
@@ -272,7 +356,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
               "outcomes": {f"scorer's probability >= {SCORER_THRESHOLD}":
                            outcome(found, lambda r: r["p"] >= SCORER_THRESHOLD),
                            "capitals decision": outcome(found, lambda r: judged(decision, r) >= decision.threshold)},
-              "cross_validated": cross_validated(found, starts, speller.threshold, args.seed)}
+              "cross_validated": cross_validated(found, starts, speller.threshold, args.seed),
+              "words in capitals": {"read": capitals[1], "rows": len(capitals[0]), **{
+                  name: in_capitals(capitals[0], decide) for name, decide in (
+                      (f"scorer's probability >= {SCORER_THRESHOLD}", lambda r: r["p"] >= SCORER_THRESHOLD),
+                      ("capitals decision", lambda r: judged(decision, r) >= (decision.capitals_threshold or 1.0)))}}}
     result["examples"] = {}
     for text in EXAMPLES:
         words = text.split()
@@ -291,6 +379,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for name, row in result["outcomes"].items():
         print(name, {k: {kk: vv for kk, vv in v.items() if kk != "changes"} for k, v in row.items()}, flush=True)
     print("cross-validated:", result["cross_validated"], "\nexamples:", result["examples"])
+    print("words in capitals:", result["words in capitals"])
     if args.ship:
         print(f"capitals decision written into {ship(decision)}")
     return result

@@ -20,7 +20,9 @@ sentence starts are changed wrongly at most 0.3 % of the time, and never below t
 The fit and its threshold's source live in the scorer's ``config.json`` (``capital_decision``), as
 the decision reads that scorer's probabilities; a scorer without one (the Spanish one) keeps the
 earlier rule, the scorer's probability at :data:`SCORER_THRESHOLD`. A word written in capitals
-(``SERVISE``) is read by that earlier rule too: the decision was fitted on sentence starts.
+(``SERVISE``) is read by the same decision at a threshold of its own (``capitals_threshold``),
+chosen by the same criterion on the words in capitals of development tweets; where the fit has
+none, by the earlier rule.
 
 Example::
 
@@ -40,10 +42,10 @@ from charwise.errors import ConfigError
 
 #: what the decision reads, in the order of its weights
 FEATURES = ("scorer log-odds", "listed", "written Zipf", "best candidate Zipf")
-# The earlier rule, for a scorer without a fitted decision and for words in capitals: the lowest
-# threshold at which the scorer's changes of the 2,171 capitalised sentence starts of UD EWT dev
-# and WNUT17 dev, read by hand (capital_labels.tsv), change at most 0.3 % of them wrongly; for words
-# in capitals checked on real text, every change read (benchmarks/correction/shouted.py: 73 of 80 right).
+# The earlier rule, for a scorer without a fitted decision (the Spanish one): the lowest threshold at
+# which the scorer's changes of the 2,171 capitalised sentence starts of UD EWT dev and WNUT17 dev,
+# read by hand (capital_labels.tsv), change at most 0.3 % of them wrongly; for words in capitals
+# checked on real text, every change read (benchmarks/correction/shouted.py: 73 of 80 right).
 SCORER_THRESHOLD = 0.925
 SCORER_SOURCE = ("benchmarks/correction/capitals.py: the lowest threshold on the scorer's probability at which "
                  "the 2,171 capitalised sentence starts of UD EWT dev and WNUT17 dev, read by hand, are changed "
@@ -61,8 +63,11 @@ class CapitalDecision:
 
     weights: tuple[float, ...]
     bias: float
-    threshold: float  # the probability of this decision a change needs
+    threshold: float  # the probability of this decision a capitalised sentence start's change needs
     source: str  # where ``threshold`` and the weights come from
+    # the probability a word in capitals needs (its own threshold, chosen on words in capitals);
+    # None: such words keep the scorer's rule
+    capitals_threshold: float | None = None
 
     def probability(self, p: float, listed: float, written_zipf: float, best_zipf: float) -> float:
         """The probability that the change to the best candidate is right."""
@@ -80,7 +85,8 @@ class CapitalDecision:
 
     def to_dict(self) -> dict[str, Any]:
         return {"features": list(FEATURES), "weights": [round(w, 6) for w in self.weights],
-                "bias": round(self.bias, 6), "threshold": self.threshold, "source": self.source}
+                "bias": round(self.bias, 6), "threshold": self.threshold, "source": self.source,
+                "capitals_threshold": self.capitals_threshold}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> "CapitalDecision":
@@ -92,11 +98,13 @@ class CapitalDecision:
             weights = tuple(float(w) for w in data["weights"])
             bias, threshold = float(data["bias"]), float(data["threshold"])
             source = str(data["source"])
+            capitals = None if data.get("capitals_threshold") is None else float(data["capitals_threshold"])
         except (KeyError, TypeError, ValueError) as e:
             raise ConfigError(f"capital_decision needs weights, bias, threshold and source: {e}") from None
         if len(weights) != len(FEATURES) or not all(math.isfinite(v) for v in (*weights, bias)):
             raise ConfigError(f"capital_decision needs {len(FEATURES)} finite weights ({', '.join(FEATURES)}), "
                               f"got {list(data['weights'])}")
-        if not 0.0 <= threshold <= 1.0:
-            raise ConfigError(f"capital_decision's threshold must be a probability in [0, 1], got {threshold}")
-        return cls(weights, bias, threshold, source)
+        for name, value in (("threshold", threshold), ("capitals_threshold", capitals)):
+            if value is not None and not 0.0 <= value <= 1.0:
+                raise ConfigError(f"capital_decision's {name} must be a probability in [0, 1], got {value}")
+        return cls(weights, bias, threshold, source, capitals)

@@ -23,7 +23,8 @@ look when they are known to the lexicon, not alphabetic, shorter than ``min_leng
 a decision fitted on development text (:mod:`charwise.speller.capital_decision`: the scorer's probability, the
 list of known misspellings, how often the written form and the candidate are written) finds it a misspelling
 rather than a name (``Wierd``, not ``Jahmaal``), and keeps its capital. A word written in capitals
-is read as its lower-case form, changed at the scorer's probability 0.925 (names are written in capitals) and
+is read as its lower-case form, changed when the same decision, at a threshold of its own, finds it a
+misspelling (names are written in capitals too) and
 corrected in capitals (``SERVISE`` -> ``SERVICE``; the normaliser reads it too: ``CANT`` -> ``CAN'T``)
 from ``capitals_min_length`` letters (4) up: shorter ones (``FBI``) and those the lexicon knows in any case
 (``NASA``) are acronyms; ``read_capitals=False`` leaves every such word as written. In Spanish, an unknown
@@ -294,22 +295,23 @@ class Speller:
         """``(the probability that decides, the probability it needs)`` for changing looked-at
         ``word`` to its best ``suggestion``, which the scorer gives ``probability``: that probability
         at ``threshold`` (default :attr:`threshold`); in Spanish, a suggestion that only puts back the
-        word's missing accents at ``settings.accent_threshold``; a capitalised sentence start the
-        :attr:`capital_decision`'s probability at its threshold, a word in capitals the scorer's at
-        :data:`~charwise.speller.capital_decision.SCORER_THRESHOLD` (``settings.capital_threshold``,
-        where given, for both); never below ``threshold``."""
+        word's missing accents at ``settings.accent_threshold``; a capitalised sentence start or a word
+        in capitals the :attr:`capital_decision`'s probability at its threshold for that case (the
+        scorer's at :data:`~charwise.speller.capital_decision.SCORER_THRESHOLD` where the decision has
+        none; ``settings.capital_threshold``, where given, in place of either); never below ``threshold``."""
         if suggestion is not None and self.language in ACCENTED and restores_accents(word.lower(), suggestion):
             return probability, self.settings.accent_threshold
         base = self.threshold if threshold is None else threshold
         if not word[:1].isupper():
             return probability, base
         own, rule = self.settings.capital_threshold, self.capital_decision
-        if suggestion is None or shouted(word) or rule.reads_scorer_only:
+        needed = rule.capitals_threshold if shouted(word) else rule.threshold
+        if suggestion is None or needed is None or rule.reads_scorer_only:
             return probability, max(base, SCORER_THRESHOLD if own is None else own)
         lower = word.lower()
         value = rule.probability(probability, listed_share(lower, suggestion, self.language),
                                  self.lexicon.zipf(lower), self.lexicon.zipf(suggestion))
-        return value, max(base, rule.threshold if own is None else own)
+        return value, max(base, needed if own is None else own)
 
     def looked_at(self, words: list[str], start: bool = True) -> list[bool]:
         """Which words the speller considers (see the module docstring); ``start``: whether the
