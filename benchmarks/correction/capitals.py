@@ -38,7 +38,7 @@ rarely written on the web, the tweets' capitalised slang often is), so it would 
 from __future__ import annotations
 
 import argparse
-import math
+import dataclasses
 import os
 import random
 import sys
@@ -60,6 +60,7 @@ DAMAGE = 0.003
 EXAMPLES = ("Teh meeting starts at noon.", "Wierd how nobody noticed.", "Definately the best pizza in town.",
             "Bisconti scored twice in the second half.", "Jahmaal met us at the station.")
 FOLDS = 5
+CAPITALS_SWEEP = (0.8, 0.825, 0.85, 0.875, 0.9, 0.925, 0.95)  # thresholds tried for words in capitals
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -130,11 +131,9 @@ def lowest_safe(decision: Any, clean: list[dict[str, Any]], read: int) -> float:
     return chosen
 
 
-def fit_decision(found: list[dict[str, Any]], starts: int, floor: float,
-                 capitals: tuple[list[dict[str, Any]], int] | None = None) -> Any:
+def fit_decision(found: list[dict[str, Any]], starts: int, floor: float) -> Any:
     """The capitals decision fitted on the sentence-start rows ``found``; its threshold the
-    :func:`lowest_safe` for the ``starts`` capitalised sentence starts, not below ``floor``; with
-    ``capitals`` (the rows of real words in capitals, how many were read) their threshold too."""
+    :func:`lowest_safe` for the ``starts`` capitalised sentence starts, not below ``floor``."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
@@ -149,66 +148,69 @@ def fit_decision(found: list[dict[str, Any]], starts: int, floor: float,
               f"and the error model's in their place); threshold: the lowest ({chosen:.4f}) at which the "
               f"{starts} sentence starts are changed wrongly at most {DAMAGE:.1%} of the time, not below the "
               f"scorer's {floor}")
-    in_capitals = None
-    if capitals is not None:
-        rows_in_capitals, read = capitals
-        lowest = lowest_safe(fitted, [r for r in rows_in_capitals if r["source"] == "capitals clean"], read)
-        in_capitals = round(max(floor, lowest), 4)
-        source += (f"; capitals_threshold: the lowest ({lowest:.4f}) at which the {read} words in capitals of "
-                   f"WNUT17 train + dev and UD EWT dev, each change read by hand, are changed wrongly at most "
-                   f"{DAMAGE:.1%} of the time, not below the scorer's")
-    return CapitalDecision(fitted.weights, fitted.bias, round(max(floor, chosen), 4), source, in_capitals)
+    return CapitalDecision(fitted.weights, fitted.bias, round(max(floor, chosen), 4), source)
 
 
-def capitals_rows(speller: Any, data: Path, seed: int) -> tuple[list[dict[str, Any]], int]:
-    """(rows, words read) for words in capitals: each one the speller looks at in shouted.py's
-    development texts (label: the scorer's candidate read by hand, in ``shouted_labels.tsv`` or
-    ``capital_labels.tsv``; unread: 0), and Norvig's development misspellings in capitals put in
-    place of a word inside a development sentence (label 1 where the candidate is the word meant)."""
-    from benchmarks.common.labels import in_context
+def capitals_sweep(decision: Any) -> dict[str, dict[str, int]]:
+    """Every change the default speller makes to a word in capitals in shouted.py's texts
+    (development and fresh), tallied by its hand label, with words in capitals read by the
+    scorer's rule (``rule``) and by ``decision`` at each threshold of :data:`CAPITALS_SWEEP`."""
+    import dataclasses
+
     from benchmarks.common.labels import read_labels as read_keyed
-    from benchmarks.correction.shouted import BATCH
     from benchmarks.correction.shouted import LABELS as SHOUTED
+    from benchmarks.correction.shouted import changes
     from benchmarks.correction.shouted import texts as shouted_texts
-    from charwise.speller.looking import shouted
+    from charwise.speller import Speller
 
-    keyed, plain = read_keyed(SHOUTED, keys=4), read_labels()
-    minimum = speller.settings.capitals_min_length
-    found: list[dict[str, Any]] = []
-    read = 0
+    speller, keyed = Speller.load("en"), read_keyed(SHOUTED, keys=4)
+    lines = [line for named in shouted_texts().values() for text in named.values() for line in text]
+    out = {}
+    for t in (None, *CAPITALS_SWEEP):
+        speller.capital_decision = dataclasses.replace(decision, capitals_threshold=t)
+        read, found = changes(speller, lines, speller.settings.capitals_min_length)
+        labels = [keyed.get((f["written"], f["correction"], f["kind"], f["context"]),
+                            keyed.get((f["written"], f["correction"], f["kind"], "*"), ("not labelled",)))[0]
+                  for f in found]
+        unread = sorted({f"{f['written']} -> {f['correction']} ({f['kind']}): {f['context']}"
+                         for f, label in zip(found, labels) if label == "not labelled"})
+        out["rule" if t is None else str(t)] = {"read": read, "right": labels.count("right"),
+                                                 "wrong": labels.count("wrong"), "not read": unread}
+    return out
 
-    def add(entry: Any, meant: str | None, source: str, label: str = "") -> None:
-        best = entry.suggestions[0].word
-        found.append({"word": entry.word, "source": source, "p": entry.probability, "best": best,
-                      "listed": listed(entry.word, best), "zipf": speller.lexicon.zipf(entry.word.lower()),
-                      "best_zipf": speller.lexicon.zipf(best), "read": meant is not None or bool(label),
-                      "label": int(best == meant) if meant is not None else int(label == "right")})
 
-    for lines in shouted_texts()["dev"].values():
-        chosen = [line for line in lines if any(len(w) >= minimum and w.isalpha() and shouted(w) for w in line.split())]
-        for i in range(0, len(chosen), BATCH):
-            for result in speller.correct_lines(chosen[i:i + BATCH]):
-                words = [w.word for w in result.words]
-                for j, w in enumerate(result.words):
-                    if not (len(w.word) >= minimum and w.word.isalpha() and shouted(w.word)):
-                        continue
-                    read += 1
-                    if w.looked_at and w.suggestions:
-                        key = (w.word, w.suggestions[0].word.upper(), "spelling")
-                        label = keyed.get(key + (in_context(words, j, j + 1),), keyed.get(key + ("*",), ("",)))[0]
-                        if not label and f"{w.word} -> {w.suggestions[0].word}" in plain:
-                            label = "right" if plain[f"{w.word} -> {w.suggestions[0].word}"] else "wrong"
-                        add(w, None, "capitals clean", label)
+def capitals_threshold(sweep: dict[str, dict[str, Any]]) -> float | None:
+    """The lowest threshold of the sweep at which the changes the decision adds to the rule's are
+    right at least nine times in ten (right - 9 x wrong >= 0, more right than the rule), every change
+    read; None where none is."""
+    rule, chosen = sweep["rule"], None
+    for t in sorted(CAPITALS_SWEEP, reverse=True):
+        row = sweep[str(t)]
+        if row["not read"]:
+            break
+        gained, lost = row["right"] - rule["right"], row["wrong"] - rule["wrong"]
+        if gained > 0 and gained >= 9 * lost:
+            chosen = t
+    return chosen
+
+
+def misspellings_in_capitals(speller: Any, data: Path, seed: int) -> list[dict[str, Any]]:
+    """Norvig's development misspellings in capitals, each put in place of a word inside a
+    development sentence: label 1 where the scorer's candidate is the word meant."""
     rng = random.Random(seed)
     texts = [s for s in sentences() if len(s) >= 4]
+    found = []
     for written, meant in norvig_pairs(speller, data):
         words = list(rng.choice(texts))
         k = rng.randrange(1, len(words))
         words[k] = written.upper()
         entry = speller.correct_words([words], space_before=[[i > 0 for i in range(len(words))]])[0][k]
         if entry.looked_at and entry.suggestions:
-            add(entry, meant.lower(), "capitals misspelling")
-    return found, read
+            best = entry.suggestions[0].word
+            found.append({"word": entry.word, "p": entry.probability, "best": best, "listed": listed(entry.word, best),
+                          "zipf": speller.lexicon.zipf(entry.word.lower()), "best_zipf": speller.lexicon.zipf(best),
+                          "label": int(best == meant.lower())})
+    return found
 
 
 def norvig_pairs(speller: Any, data: Path) -> list[tuple[str, str]]:
@@ -249,15 +251,6 @@ def outcome(found: list[dict[str, Any]], decide: Any) -> dict[str, Any]:
         if source == "clean":
             out[source]["changes"] = [f"{r['word']} -> {r['best']}" for r in changed][:60]
     return out
-
-
-def in_capitals(found: list[dict[str, Any]], decide: Any) -> dict[str, Any]:
-    """What a rule does to the words in capitals: real ones changed (right, wrong), misspellings put right."""
-    clean = [r for r in found if r["source"] == "capitals clean" and decide(r)]
-    misspelled = [r for r in found if r["source"] == "capitals misspelling"]
-    return {"changed": len(clean), "right": sum(r["label"] for r in clean),
-            "wrong": [f"{r['word']} -> {r['best']}" for r in clean if not r["label"]],
-            "misspellings": len(misspelled), "misspellings put right": sum(r["label"] for r in misspelled if decide(r))}
 
 
 def read_labels() -> dict[str, bool]:
@@ -343,24 +336,33 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if r["source"] == "clean":
             r["label"] = int(labels.get(f"{r['word']} -> {r['best']}", False))
     starts = sum(1 for words in sentences() if words[0][:1].isupper() and words[0].isalpha())
-    capitals = capitals_rows(speller, args.data, args.seed)
-    decision = fit_decision(found, starts, speller.threshold, capitals)
+    decision = fit_decision(found, starts, speller.threshold)
     unread = sorted({f"{r['word']} -> {r['best']}" for r in found if r["source"] == "clean"
-                     and judged(decision, r) >= decision.threshold and f"{r['word']} -> {r['best']}" not in labels}
-                    | {f"{r['word']} -> {r['best']}" for r in capitals[0] if r["source"] == "capitals clean"
-                       and not r["read"] and judged(decision, r) >= (decision.capitals_threshold or 1.0)})
+                     and judged(decision, r) >= decision.threshold and f"{r['word']} -> {r['best']}" not in labels})
     if unread:
         raise SystemExit(f"capitals: changes not read yet, label them in {LABELS.name}: {', '.join(unread)}")
+    sweep = capitals_sweep(decision)
+    chosen = capitals_threshold(sweep)
+    if chosen is None and any(row["not read"] for row in sweep.values()):
+        raise SystemExit("capitals: changes of words in capitals not read yet, label them in shouted_labels.tsv: "
+                         + "; ".join(next(row["not read"] for row in sweep.values() if row["not read"])[:20]))
+    decision = dataclasses.replace(decision, capitals_threshold=chosen, source=decision.source + (
+        f"; capitals_threshold: the lowest of {list(CAPITALS_SWEEP)} at which the changes the decision adds to the "
+        f"scorer's rule among the {sweep['rule']['read']} words in capitals of WNUT17 train + dev, UD EWT dev and "
+        "WNUT17's raw YouTube, Reddit and Stack Overflow texts, every change read by hand, are right at least nine "
+        "times in ten (none: the scorer's rule)"))
+    misspelled = misspellings_in_capitals(speller, args.data, args.seed)
     result = {"command": " ".join(["python -m benchmarks.correction.capitals", *getattr(args, "argv", [])]),
               "decision": decision.to_dict(), "threshold": speller.threshold, "rows": len(found),
               "outcomes": {f"scorer's probability >= {SCORER_THRESHOLD}":
                            outcome(found, lambda r: r["p"] >= SCORER_THRESHOLD),
                            "capitals decision": outcome(found, lambda r: judged(decision, r) >= decision.threshold)},
               "cross_validated": cross_validated(found, starts, speller.threshold, args.seed),
-              "words in capitals": {"read": capitals[1], "rows": len(capitals[0]), **{
-                  name: in_capitals(capitals[0], decide) for name, decide in (
-                      (f"scorer's probability >= {SCORER_THRESHOLD}", lambda r: r["p"] >= SCORER_THRESHOLD),
-                      ("capitals decision", lambda r: judged(decision, r) >= (decision.capitals_threshold or 1.0)))}}}
+              "words in capitals": {"changes by threshold": sweep, "misspellings in capitals": len(misspelled),
+                                    "put right": {f"scorer's probability >= {SCORER_THRESHOLD}": sum(
+                                        r["label"] for r in misspelled if r["p"] >= SCORER_THRESHOLD),
+                                        **{str(t): sum(r["label"] for r in misspelled if judged(decision, r) >= t)
+                                           for t in CAPITALS_SWEEP}}}}
     result["examples"] = {}
     for text in EXAMPLES:
         words = text.split()

@@ -20,9 +20,10 @@ sentence starts are changed wrongly at most 0.3 % of the time, and never below t
 The fit and its threshold's source live in the scorer's ``config.json`` (``capital_decision``), as
 the decision reads that scorer's probabilities; a scorer without one (the Spanish one) keeps the
 earlier rule, the scorer's probability at :data:`SCORER_THRESHOLD`. A word written in capitals
-(``SERVISE``) is read by the same decision at a threshold of its own (``capitals_threshold``),
-chosen by the same criterion on the words in capitals of development tweets; where the fit has
-none, by the earlier rule.
+(``SERVISE``) is read by the same decision at a threshold of its own (``capitals_threshold``): the
+lowest at which the changes it adds to the earlier rule's, on the words in capitals of tweets,
+comments and posts read by hand, are right at least nine times in ten; where the fit has none, by
+the earlier rule.
 
 Example::
 
