@@ -336,6 +336,7 @@ def test_run_together_words_never_lose_a_word(speller):
     result = speller.correct("youcould try it")
     assert result.corrected == "you could try it"
     assert [(w.word, w.kind) for w in result.words if w.changed] == [("youcould", "split")]
+    assert "drops a word" in result.words[0].decided_by  # the split is below the threshold: said so
     assert speller.correct("i coulda done it").corrected == "i could have done it"  # not "could a", not "could"
     for text in ["iwas there", "theday after", "inthe house"]:  # split or left, never a word short
         corrected = speller.correct(text).corrected

@@ -449,8 +449,10 @@ class Normaliser:
         source = self.candidates(entry.word.lower().replace("\u2019", "'"), spelled).get(cand, "")
         also = "; the spelling candidates too" if source != "speller" and cand in spelled else ""
         entry.correction, entry.kind, entry.probability = same_case(entry.word, cand), kind, p
+        verdict = (f"{p:.2f} >= {needed:.2f}" if p >= needed else
+                   f"{p:.2f}, below {needed:.2f}, in place of the speller's change, which drops a word")
         entry.decided_by = (f"normalisation judge{' with the language model' if lm_row is not None else ''}: "
-                            f"{p:.2f} >= {needed:.2f} (candidate from: {SOURCE_NAMES.get(source, source)}{also})")
+                            f"{verdict} (candidate from: {SOURCE_NAMES.get(source, source)}{also})")
 
     def _judged_words(self, entries: list[WordCorrection], current: list[str],
                       start: bool = True, capitals: int = 0) -> Iterator[tuple[int, WordCorrection]]:
