@@ -1,13 +1,15 @@
-"""A capitalised word at a sentence start: a misspelling (``Teh``, ``Definately``, ``Wierd``) or a
-name (``Bisconti``)? The capitals decision fitted on development text and shipped with the scorer
-(:mod:`charwise.speller.capital_decision`), beside the earlier rule, a higher threshold on the
-scorer's probability.
+"""A capitalised word at a sentence start or a word in capitals: a misspelling (``Teh``,
+``Wierd``, ``WENSDAY``) or a name (``Bisconti``, ``GPSA``)? The capitals decision fitted on
+development text and shipped with the scorer (:mod:`charwise.speller.capital_decision`), beside the
+earlier rule, a higher threshold on the scorer's probability.
 
     OMP_NUM_THREADS=2 python -m benchmarks.correction.capitals          # -> results/capitals.json + .png
     OMP_NUM_THREADS=2 python -m benchmarks.correction.capitals --ship   # and writes the decision into
                                                                         # the English scorer's config.json
 
-The rows, all development text:
+The rows the decision is fitted on, all development text, each with the scorer's own best
+candidate and probability (read with spelling changes only, so that no later stage's probability
+stands in for the scorer's):
 
 * real sentence starts: the capitalised first word of every sentence of UD EWT dev and WNUT17 dev
   that the speller looks at, label 1 where its best candidate was read in its sentence to be the
@@ -20,19 +22,22 @@ The rows, all development text:
 
 The decision is a logistic model (scikit-learn's default strength, not tuned) over the scorer's
 log-odds, whether the best candidate is a listed correction of the written form (the list of known
-misspellings), the written form's Zipf frequency and the best candidate's. Its threshold is chosen
-by the criterion of the earlier rule: the lowest at which the real sentence starts are changed
-wrongly at most 0.3 % of the time (every change read), never below the scorer's own threshold.
-The earlier rule (:data:`~charwise.speller.capital_decision.SCORER_THRESHOLD`, which words in
-capitals keep) is the lowest threshold on the scorer's probability by the same criterion
-(:func:`choose_threshold`). Five-fold cross-validation over the rows (fit and threshold on four
-folds, counted on the fifth) says whether the gain holds on words the fit did not see.
+misspellings), the written form's Zipf frequency and the best candidate's. Its threshold for
+sentence starts is chosen by the criterion of the earlier rule: the lowest at which the real
+sentence starts are changed wrongly at most 0.3 % of the time (every change read), never below the
+scorer's own threshold. Its threshold for words in capitals is chosen on the final output of the
+default speller (:func:`capitals_sweep`): every change to a word in capitals of shouted.py's texts
+(development and fresh, all development text for this choice) at each threshold of
+:data:`CAPITALS_SWEEP`, read by hand; the lowest at which the changes it adds to the rule's are
+right at least nine times in ten (:func:`capitals_threshold`). Five-fold cross-validation over the
+sentence-start rows (fit and threshold on four folds, counted on the fifth) says whether the gain
+holds on words the fit did not see; the earlier rule's own threshold is re-derived beside it
+(:func:`choose_threshold`).
 
 An earlier judge over the scorer's log-odds and both Zipf frequencies, without the list, was left
-out: it gave the written form's frequency a negative weight (the development misspellings are
-rarely written on the web, the tweets' capitalised slang often is), so it would leave
-``Definately``. With the list as evidence, the listed forms people write (``definately`` 2.9 Zipf,
-``teh``, ``wierd``) are told from slang by the list, not by their frequency.
+out: it gave the written form's frequency a negative weight, so it would leave ``Definately``. With
+the list as evidence, the listed forms people write (``definately`` 2.9 Zipf, ``teh``, ``wierd``)
+are told from slang by the list.
 """
 
 from __future__ import annotations
@@ -56,7 +61,8 @@ LABELS = Path(__file__).resolve().parent / "capital_labels.tsv"
 # at most this share of the capitalised sentence starts changed wrongly: the criterion the
 # normalisation judge's threshold was chosen by (judge.json's threshold_source: <= 0.3 % of correct tokens)
 DAMAGE = 0.003
-# sentences of the everyday lines' development half whose first word is a capitalised misspelling or a name
+# sentences written for this benchmark (two from the everyday lines' development half) whose first word is a
+# capitalised misspelling or a name
 EXAMPLES = ("Teh meeting starts at noon.", "Wierd how nobody noticed.", "Definately the best pizza in town.",
             "Bisconti scored twice in the second half.", "Jahmaal met us at the station.")
 FOLDS = 5
