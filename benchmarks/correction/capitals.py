@@ -161,8 +161,6 @@ def capitals_sweep(decision: Any) -> dict[str, dict[str, int]]:
     """Every change the default speller makes to a word in capitals in shouted.py's texts
     (development and fresh), tallied by its hand label, with words in capitals read by the
     scorer's rule (``rule``) and by ``decision`` at each threshold of :data:`CAPITALS_SWEEP`."""
-    import dataclasses
-
     from benchmarks.common.labels import read_labels as read_keyed
     from benchmarks.correction.shouted import LABELS as SHOUTED
     from benchmarks.correction.shouted import changes
@@ -232,6 +230,8 @@ def judged(decision: Any, row: dict[str, Any]) -> float:
 
 def cross_validated(found: list[dict[str, Any]], starts: int, floor: float, seed: int) -> dict[str, Any]:
     """Both rules counted on words the decision was not fitted on (:data:`FOLDS` folds)."""
+    from charwise.speller.capital_decision import SCORER_THRESHOLD
+
     order = list(range(len(found)))
     random.Random(seed).shuffle(order)
     held: dict[str, list[dict[str, Any]]] = {"scorer": [], "decision": []}
@@ -239,8 +239,6 @@ def cross_validated(found: list[dict[str, Any]], starts: int, floor: float, seed
         test = set(order[k::FOLDS])
         decision = fit_decision([found[i] for i in order if i not in test], starts * (FOLDS - 1) // FOLDS, floor)
         held["decision"] += [r for i, r in enumerate(found) if i in test and judged(decision, r) >= decision.threshold]
-    from charwise.speller.capital_decision import SCORER_THRESHOLD
-
     held["scorer"] = [r for r in found if r["p"] >= SCORER_THRESHOLD]
     return {name: {source: {"changed": sum(r["source"] == source for r in rows),
                             "right": sum(r["label"] for r in rows if r["source"] == source)}
