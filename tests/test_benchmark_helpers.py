@@ -154,7 +154,7 @@ def test_the_set_of_a_shown_change():
 
 
 def test_the_capitals_threshold_is_the_lowest_whose_added_changes_are_right_nine_times_in_ten():
-    from benchmarks.correction.capitals import CAPITALS_SWEEP, capitals_threshold
+    from benchmarks.correction.capitals import CAPITALS_SWEEP, nine_in_ten
 
     def row(right, wrong, unread=()):
         return {"read": 1000, "right": right, "wrong": wrong, "not read": list(unread)}
@@ -164,8 +164,8 @@ def test_the_capitals_threshold_is_the_lowest_whose_added_changes_are_right_nine
     gains = {0.95: (5, 0), 0.925: (5, 0), 0.9: (20, 2), 0.875: (20, 2), 0.85: (27, 3), 0.825: (40, 6), 0.8: (45, 9)}
     sweep = {"rule": rule, **{str(t): row(100 + g, 10 + w) for t, (g, w) in gains.items()}}
     assert set(gains) == set(CAPITALS_SWEEP)
-    assert capitals_threshold(sweep) == 0.85  # 27 >= 9 x 3; 0.825: 40 < 54
+    assert nine_in_ten(sweep, CAPITALS_SWEEP) == 0.85  # 27 >= 9 x 3; 0.825: 40 < 54
     sweep["0.875"] = row(120, 12, unread=["CORT -> COURT (spelling): ..."])  # a change nobody read stops the sweep
-    assert capitals_threshold(sweep) == 0.9
+    assert nine_in_ten(sweep, CAPITALS_SWEEP) == 0.9
     nothing = {"rule": rule, **{str(t): row(100, 11) for t in CAPITALS_SWEEP}}  # no gain anywhere: the rule stays
-    assert capitals_threshold(nothing) is None
+    assert nine_in_ten(nothing, CAPITALS_SWEEP) is None
