@@ -88,7 +88,6 @@ def first_word(speller: Any, words: list[str]) -> Any:
 
 
 def rows(speller: Any, data: Path, seed: int) -> list[dict[str, Any]]:
-    from charwise.speller.known_misspellings import listed_share
     from charwise.typos.realistic import MisspellConfig, RealisticNoiser
 
     found = []
@@ -99,7 +98,7 @@ def rows(speller: Any, data: Path, seed: int) -> list[dict[str, Any]]:
             return
         best = entry.suggestions[0].word
         found.append({"word": words[0], "source": source, "p": entry.probability, "best": best,
-                      "listed": listed_share(words[0].lower(), best),
+                      "listed": listed(words[0], best),
                       "zipf": speller.lexicon.zipf(words[0].lower()), "best_zipf": speller.lexicon.zipf(best),
                       "label": int(meant is not None and best == meant)})
 

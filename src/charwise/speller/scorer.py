@@ -73,8 +73,8 @@ class SpellScorerConfig(PretrainedConfig):
         # a text that is one word alone (a word list, a lookup) is changed at this probability;
         # None: at ``threshold`` (no sentence says whether such a word is a name or a misspelling)
         self.alone_threshold = alone_threshold
-        # how a capitalised sentence start is decided with this scorer's probabilities, fitted on
-        # development text (charwise.speller.capital_decision); None: the scorer's rule
+        # how a capitalised sentence start or a word in capitals is decided with this scorer's
+        # probabilities, fitted on development text (charwise.speller.capital_decision); None: the scorer's rule
         self.capital_decision = capital_decision
         super().__init__(**kwargs)
 

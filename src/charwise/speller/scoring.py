@@ -116,7 +116,8 @@ class ScorerSettings:
     threshold: float = 0.5
     rank_hidden: int = 0
     alone_threshold: float | None = None  # a text that is one word alone; None: ``threshold``
-    # the fitted decision for capitalised sentence starts (charwise.speller.capital_decision); None: the scorer's rule
+    # the fitted decision for capitalised sentence starts and words in capitals
+    # (charwise.speller.capital_decision); None: the scorer's rule
     capital_decision: dict | None = None
 
 

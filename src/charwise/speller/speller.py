@@ -171,7 +171,7 @@ class Speller:
         check_scorer_language(scorer, self.language)
         self._scorer = scorer
         self._scored.clear()
-        #: how a capitalised sentence start is decided (fitted with the scorer's probabilities)
+        #: how a capitalised sentence start or a word in capitals is decided (fitted with the scorer's probabilities)
         self.capital_decision = CapitalDecision.from_dict(getattr(scorer.config, "capital_decision", None))
 
     @property
@@ -412,11 +412,11 @@ class Speller:
                     # a list of the entry's own: a caller changing it changes no other result, nor the cache
                     entry.looked_at, entry.suggestions, entry.probability = True, list(suggestions), p
                     best = suggestions[0].word if suggestions else None
-                    if best is not None and best != word.lower() and self.changes(word, p, here, best):
+                    value, needed = self.decision(word, p, here, best) if best is not None else (p, 1.0)
+                    if best is not None and best != word.lower() and value >= needed:
                         kind = "accent" if restores_accents(word.lower(), best) else "spelling"
                         if kind in allowed:
                             entry.correction, entry.kind = same_case(word, best), kind
-                            value, needed = self.decision(word, p, here, best)
                             judged = f", capitals decision: {value:.2f}" if value != p else ""
                             entry.decided_by = (f"spelling scorer: {p:.2f}{judged} >= {needed:.2f} (candidates: "
                                                 "edits, sound keys, known misspellings, encoder neighbours)")
