@@ -15,8 +15,10 @@ put back:
   tweets: at each threshold of the sweep a set is decided when its changes are right at least 90 %
   of the time in each text, and the threshold whose sets make the most right changes is kept. The
   texts: the Bible's dev verses with every member written without its accents (labelled by the
-  accent the verse wrote) and the Tweet-Norm development tweets as written (every change of at
-  least 0.5 read by hand: ``accent_labels.tsv``);
+  accent the verse wrote), their questions and exclamations as chat writes them (each ``¿ ... ?`` and
+  ``¡ ... !`` clause alone, without its marks: :func:`chat_clauses`), and the Tweet-Norm development
+  tweets as written (every change of at least 0.5 read by hand: ``accent_labels.tsv``);
+  ``--chat-clauses`` also learns from the training verses' clauses so written (tried, not shipped);
 * **the bigram rule** it replaced (``RealWordChecker.load("es")``: the other member must fit the
   bigram counts of the Bible's training verses ``margin`` log10 better), at the margin the speller
   used and others.
@@ -93,10 +95,11 @@ def model_decides(model: Any) -> Decide:
     return decide
 
 
-def accent_changes(model: Any, texts: Sequence[Sequence[str]]) -> tuple[list[dict[str, Any]], dict[str, bool]]:
+def accent_changes(model: Any, texts: Sequence[Sequence[str]], text: str = "verses"
+                   ) -> tuple[list[dict[str, Any]], dict[str, bool]]:
     """Every change of at least 0.5 the model makes when each member of ``texts`` is written without
     its accents (any set, decided or not), and whether the text wrote that member: an input of
-    :func:`benchmarks.correction.confusions.sweep_choice`."""
+    :func:`benchmarks.correction.confusions.sweep_choice`, the changes marked as made in ``text``."""
     from charwise.speller.confusions import examples
 
     changes, labels = [], {}
@@ -107,8 +110,8 @@ def accent_changes(model: Any, texts: Sequence[Sequence[str]]) -> tuple[list[dic
             continue
         found = model.best(plain, i)
         if found is not None and found[1] >= 0.5 and restores_accents(plain[i], found[0]):
-            key = f"{n}: {' '.join(plain[max(0, i - 3):i])} [{plain[i]} -> {found[0]}] {' '.join(plain[i + 1:i + 4])}"
-            changes.append({"probability": found[1], "set": "/".join(model.sets[k]), "change": key, "text": "verses"})
+            key = f"{text} {n}: {' '.join(plain[max(0, i - 3):i])} [{plain[i]} -> {found[0]}] {' '.join(plain[i + 1:i + 4])}"
+            changes.append({"probability": found[1], "set": "/".join(model.sets[k]), "change": key, "text": text})
             labels[key] = found[0] == words[i]
     return changes, labels
 
@@ -126,6 +129,27 @@ def written_changes(model: Any, texts: Sequence[Sequence[str]]) -> list[dict[str
     return [dict(change, text="tweets") for change in sentence_changes(model, texts, 0.5, admits)]
 
 
+#: the opening and closing marks of a Spanish question and exclamation
+CLAUSE_MARKS = {"\u00bf": "?", "\u00a1": "!"}
+
+
+def chat_clauses(words: Sequence[str]) -> list[list[str]]:
+    """The questions and exclamations of a sentence as chat writes them: each ``¿ ... ?`` or
+    ``¡ ... !`` clause on its own, without the marks, first word in lower case (``¿ Dónde estás
+    tú ?`` -> ``dónde estás tú``). Written so, ``dónde`` starts the text: a model that learned from
+    the verses alone has seen it only after ``¿`` (``como te llamas`` gave ``cómo`` 0.17, ``¿ como
+    te llamas`` 0.95)."""
+    out = []
+    for i, word in enumerate(words):
+        close = CLAUSE_MARKS.get(word)
+        if close is None or close not in words[i + 1:]:
+            continue
+        clause = list(words[i + 1 : i + 1 + list(words[i + 1:]).index(close)])
+        if len(clause) >= 2 and not any(w in CLAUSE_MARKS for w in clause):
+            out.append([clause[0].lower(), *clause[1:]])
+    return out
+
+
 def fit_model(texts: dict[str, list[list[str]]]) -> tuple[Any, dict[str, Any]]:
     """The Spanish model learned from the Bible's training verses, its threshold and sets chosen on
     the development verses and tweets."""
@@ -135,13 +159,19 @@ def fit_model(texts: dict[str, list[list[str]]]) -> tuple[Any, dict[str, Any]]:
 
     model = fit("es", texts["train"], None, NgramContext.load("es"), STRENGTH)
     changes, labels = accent_changes(model, texts["dev"])
+    # the dev verses' questions and exclamations as chat writes them, without their marks: the text the
+    # speller reads (tweets, chat) far more often than verses of 1909
+    clauses, clause_labels = accent_changes(model, [c for words in texts["dev"] for c in chat_clauses(words)],
+                                            "clauses")
+    changes, labels = changes + clauses, {**labels, **clause_labels}
     written = written_changes(model, texts["all tweets"])
     labels.update(read_labels(LABELS))
     choice = choose(model, changes + written, labels)
     chosen = choice["chosen"]
     model.threshold_source = (
         "benchmarks/correction/accent_twins.py: chosen with the sets decided on two development texts not learned "
-        "from, the Bible's dev verses (each member written without its accents, labelled by the text) and the "
+        "from, the Bible's dev verses (each member written without its accents, labelled by the text; and their "
+        "questions and exclamations without the marks, as chat writes them) and the "
         "Tweet-Norm development tweets as written (every change read by hand, accent_labels.tsv): the threshold whose "
         "sets, each right at least 90 % of the time in each text, make the most right changes "
         f"({chosen['right']} right, {chosen['wrong']} wrong)")
@@ -160,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS / "accent_twins.json")
     parser.add_argument("--edited-text", action="store_true",
                         help="learn from the lines of fortunes-es too (charwise/data/edited_es)")
+    parser.add_argument("--chat-clauses", action="store_true",
+                        help="learn from the verses' questions and exclamations without their marks too")
     args = parser.parse_args(argv)
     given = argv if argv is not None else sys.argv[1:]
     command = " ".join(["python -m benchmarks.correction.accent_twins", *given])
@@ -180,6 +212,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     texts = {split: [source_words(p.source) for p in parts[split]] for split in ("train", "dev", "test")}
     if getattr(args, "edited_text", False):  # modern Spanish beside the verses of 1909 (tried, not shipped)
         texts["train"] += [source_words(line) for line in lines("es")]
+    if getattr(args, "chat_clauses", False):  # the verses' questions as chat writes them, beside the verses
+        texts["train"] += [c for words in texts["train"] for c in chat_clauses(words)]
     tweets, _, _ = read_development(args.data)
     texts["all tweets"] = [[raw for raw, _ in t] for t in tweets]
     texts["tweets"] = [t for t in texts["all tweets"] if any(strip_accents(w) != w for w in t)]
