@@ -169,3 +169,14 @@ def test_the_capitals_threshold_is_the_lowest_whose_added_changes_are_right_nine
     assert nine_in_ten(sweep, CAPITALS_SWEEP) == 0.9
     nothing = {"rule": rule, **{str(t): row(100, 11) for t in CAPITALS_SWEEP}}  # no gain anywhere: the rule stays
     assert nine_in_ten(nothing, CAPITALS_SWEEP) is None
+
+
+def test_chat_clauses_drop_the_marks_and_start_the_text():
+    from benchmarks.correction.accent_twins import chat_clauses
+
+    verse = ["Y", "le", "dijo", ":", "¿", "Dónde", "estás", "tú", "?", "¡", "Ay", "de", "mí", "!"]
+    assert chat_clauses(verse) == [["dónde", "estás", "tú"], ["ay", "de", "mí"]]
+    # a mark never closed, a clause of one word, and a clause holding another opening mark give nothing
+    assert chat_clauses(["¿", "Qué", "haces"]) == []
+    assert chat_clauses(["¡", "Ay", "!"]) == []
+    assert chat_clauses(["¿", "Qué", "¡", "no", "!", "?"]) == []

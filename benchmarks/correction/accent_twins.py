@@ -110,7 +110,8 @@ def accent_changes(model: Any, texts: Sequence[Sequence[str]], text: str = "vers
             continue
         found = model.best(plain, i)
         if found is not None and found[1] >= 0.5 and restores_accents(plain[i], found[0]):
-            key = f"{text} {n}: {' '.join(plain[max(0, i - 3):i])} [{plain[i]} -> {found[0]}] {' '.join(plain[i + 1:i + 4])}"
+            before, after = " ".join(plain[max(0, i - 3):i]), " ".join(plain[i + 1:i + 4])
+            key = f"{text} {n}: {before} [{plain[i]} -> {found[0]}] {after}"
             changes.append({"probability": found[1], "set": "/".join(model.sets[k]), "change": key, "text": text})
             labels[key] = found[0] == words[i]
     return changes, labels
