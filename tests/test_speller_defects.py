@@ -10,7 +10,13 @@ import pytest
 
 from charwise.io import text_windows
 from charwise.speller import Speller
-from charwise.speller.normalisation_judge import UNDO_BELOW, UNDO_SOURCE, NormalisationJudge
+from charwise.speller.normalisation_judge import (
+    LM_UNDO_BELOW,
+    LM_UNDO_SOURCE,
+    UNDO_BELOW,
+    UNDO_SOURCE,
+    NormalisationJudge,
+)
 from charwise.speller.normalise import DATA_DIR
 from conftest import fresh_cache_unless_real
 
@@ -33,6 +39,15 @@ def test_a_judge_file_without_undo_below_gets_the_one_default_with_its_source():
     made = NormalisationJudge(silent.weights, silent.bias, silent.mean, silent.scale)
     assert silent.undo_below == made.undo_below == UNDO_BELOW > 0  # one default, read or made
     assert silent.undo_source == made.undo_source == UNDO_SOURCE != ""
+
+
+def test_the_shipped_lm_judge_undoes_at_its_own_fitted_threshold():
+    # the LM judge's probabilities for the speller's candidates run lower than the plain judge's: it was given
+    # 0.3 "as the plain judge's", never fitted; its own value comes from a sweep (benchmarks/correction/lm_undo.py)
+    data = json.loads((DATA_DIR / "normalisation-en" / "judge-lm.json").read_text(encoding="utf-8"))
+    judge = NormalisationJudge.from_dict(data)
+    assert (judge.undo_below, judge.undo_source) == (LM_UNDO_BELOW, LM_UNDO_SOURCE)
+    assert LM_UNDO_BELOW < UNDO_BELOW and "lm_undo" in LM_UNDO_SOURCE
 
 
 # --- suggestion lists: each result's own ------------------------------------------------------------------

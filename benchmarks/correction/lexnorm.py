@@ -63,7 +63,12 @@ from benchmarks.correction.render import render_lexnorm as render  # noqa: F401 
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.corrections import SPELLING
 from charwise.speller.neural import LMReranker, substitute
-from charwise.speller.normalisation_judge import UNDO_BELOW, UNDO_SOURCE  # --undo-below's default, its source
+from charwise.speller.normalisation_judge import (  # --undo-below's default, its source; the LM judge's own
+    LM_UNDO_BELOW,
+    LM_UNDO_SOURCE,
+    UNDO_BELOW,
+    UNDO_SOURCE,
+)
 from charwise.speller.normalise import (
     DATA_DIR,
     NormalisationTable,
@@ -119,10 +124,10 @@ def learned_normaliser(spelling: Speller, tweets: list[Tweet], max_damage: float
 
 
 def fit_lm_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
-                 sentences: list[list[str]], lm: Any, max_damage: float, undo_below: float,
+                 sentences: list[list[str]], lm: Any, max_damage: float, undo_below: float = LM_UNDO_BELOW,
                  data: str = "LexNorm 2015 training tweets", social_by_err: bool = False) -> dict[str, Any]:
     """Fit ``normaliser``'s LM judge on ``tweets`` with ``lm``'s gains (:func:`tweet_gains`; ``social_by_err``:
-    :func:`fit_judge`'s); its fitting's report."""
+    :func:`fit_judge`'s), undoing below ``undo_below`` (its own: :data:`LM_UNDO_BELOW`); its fitting's report."""
     gains = tweet_gains(normaliser, tweets, choices, sentences, lm)
     normaliser.lm_judge, fitting = fit_judge(normaliser, tweets, choices, max_damage, gains, data, social_by_err)
     normaliser.lm_judge.undo_below = undo_below
@@ -229,7 +234,7 @@ def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Na
                                                                  data, social_by_err, extra_pairs)
     judge = normaliser.judge
     if lm is not None:
-        lm_fitting = fit_lm_judge(normaliser, learn, choices, sentences, lm, args.max_damage, args.undo_below, data,
+        lm_fitting = fit_lm_judge(normaliser, learn, choices, sentences, lm, args.max_damage, LM_UNDO_BELOW, data,
                                   social_by_err)
     social = speller_with(spelling, normaliser, "social")
     systems: dict[str, dict[str, Any]] = {}
@@ -297,9 +302,9 @@ def ship(tweets: list[Tweet], args: argparse.Namespace) -> int:
     normaliser, fitting, choices, sentences = learned_normaliser(spelling, tweets, args.max_damage, args.undo_below)
     if not args.no_lm:
         lm_fitting = fit_lm_judge(normaliser, tweets, choices, sentences, RememberedLM(LMReranker.load("smollm2")),
-                                  args.max_damage, args.undo_below)
+                                  args.max_damage, LM_UNDO_BELOW)
         assert normaliser.lm_judge is not None
-        normaliser.lm_judge.undo_source = "as the plain judge's"
+        normaliser.lm_judge.undo_source = LM_UNDO_SOURCE
         print(f"LM judge: threshold {lm_fitting['threshold']}")
     normaliser.judge.undo_source = UNDO_SOURCE
     note = ("Counts of normal forms per written token, from the LexNorm 2015 training tweets (W-NUT 2015, Baldwin\n"

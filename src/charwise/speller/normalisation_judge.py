@@ -62,6 +62,12 @@ UNDO_BELOW = 0.3
 UNDO_SOURCE = ("chosen on development data: LexNorm 2015 training tweets (two folds: ERR 64.2 / 61.6 at 0.3, "
                "63.6 / 61.3 undoing every correction under the threshold) and UD EWT dev (the real typos' "
                "corrections kept)")
+# the LM judge's own (its probabilities for the speller's candidates run lower than the plain judge's: a
+# candidate the language model reads was, in the tweets it learned from, mostly a name's respelling)
+LM_UNDO_BELOW = 0.1
+LM_UNDO_SOURCE = ("chosen on development data: LexNorm 2015 training tweets, two folds, --context smollm2 at 0.0, "
+                  "0.02, 0.05, 0.1, 0.2, 0.3: the highest ERR summed over both, 58.76 at 0.1 against 58.42 at the "
+                  "plain judge's 0.3 (python -m benchmarks.correction.lm_undo)")
 _SERIALS = itertools.count()  # one number per judge ever made (an id() is reused once its object is freed)
 
 

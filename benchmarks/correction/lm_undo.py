@@ -1,0 +1,123 @@
+"""With SmolLM2 (``--context smollm2``), below which probability does the LM judge undo the speller's own
+correction in a social sentence? Swept on the LexNorm 2015 training tweets' two held-out halves.
+
+    OMP_NUM_THREADS=2 python -m benchmarks.correction.lm_undo     # -> results/lm_undo.json/.png
+
+The plain judge's ``undo_below`` (0.3) was chosen on these folds; the LM judge had been given the same
+number without a fit of its own, and its probabilities for the speller's candidates run lower (a
+speller candidate the language model reads was, in the tweets it learned from, mostly a name): with a
+@handle in the line, ``thanks for the recieved package`` kept ``recieved`` (0.09 < 0.3). Each fold
+learns the table, both judges and their thresholds on one half (``lexnorm.run_fold``'s protocol) and
+runs ``charwise --style social --context smollm2`` on the other at each ``undo_below`` of the sweep;
+the language model's window scores are remembered, so the sweep costs one reading. Chosen: the value
+of the highest ERR summed over both folds (MultiLexNorm's measure, which counts a wrong change
+against a right one, as the plain judge's was), the lower damage on a tie: shipped as
+``charwise.speller.normalisation_judge.LM_UNDO_BELOW`` (``lexnorm.py --ship`` writes it into ``judge-lm.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common.paths import RESULTS, SPELLING_DATA
+from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.correction.lexnorm import (
+    SPELLING,
+    TWEETS,
+    RememberedLM,
+    fit_lm_judge,
+    learned_normaliser,
+    read_tweets,
+    score_changes,
+    speller_outputs,
+    speller_with,
+)
+from charwise.speller import Speller, SpellerSettings
+from charwise.speller.normalisation_judge import UNDO_BELOW
+
+WRITES = ("lm_undo",)
+PAGE = "correction-experiments.md"
+UNDOS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3)
+
+
+class ScoredOnce:
+    """The context model for the speller, its window scores remembered (``RememberedLM``) and
+    everything else the language model's own."""
+
+    def __init__(self, remembered: RememberedLM) -> None:
+        self.remembered = remembered
+
+    def score(self, *args: Any, **kwargs: Any) -> Any:
+        return self.remembered.score(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.remembered.lm, name)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    from charwise.speller.neural import LMReranker
+
+    tweets = read_tweets(args.data / TWEETS)
+    lm = RememberedLM(LMReranker.load("smollm2"))
+    half = len(tweets) // 2
+    halves = [tweets[:half], tweets[half:]]
+    per_undo: dict[str, list[dict[str, Any]]] = {str(u): [] for u in UNDOS}
+    for k in (0, 1):
+        learn, test = halves[k], halves[1 - k]
+        spelling = Speller.load("en", settings=SpellerSettings(changes=SPELLING))
+        normaliser, _, choices, sentences = learned_normaliser(spelling, learn, args.max_damage, UNDO_BELOW)
+        fit_lm_judge(normaliser, learn, choices, sentences, lm, args.max_damage, UNDO_BELOW)
+        assert normaliser.lm_judge is not None
+        with_lm = speller_with(spelling, normaliser, "social", ScoredOnce(lm))
+        for undo in UNDOS:
+            normaliser.lm_judge.undo_below = undo
+            with_lm.clear_cache()
+            scores = score_changes(test, speller_outputs(with_lm, test)[0])
+            per_undo[str(undo)].append(scores)
+            print(f"fold {k}, undo_below {undo}: ERR {scores['err']}, misspellings fixed "
+                  f"{scores['misspellings_fixed']}, damage {scores['damage']}", file=sys.stderr, flush=True)
+    summed = {}
+    for undo, folds in per_undo.items():
+        needing = sum(f["needing"] for f in folds)
+        correct = sum(f["tokens"] - f["needing"] for f in folds)
+        summed[undo] = {
+            "err": round(sum(f["err"] * f["needing"] for f in folds) / needing, 2),
+            "misspellings_fixed": round(sum(f["misspellings_fixed"] * f["misspellings"] for f in folds)
+                                        / sum(f["misspellings"] for f in folds), 2),
+            "damage": round(100 * sum(f["changed_wrongly"] for f in folds) / correct, 3),
+            "folds": [{k: f[k] for k in ("err", "misspellings_fixed", "damage", "changed_wrongly")} for f in folds]}
+    chosen = max(summed, key=lambda u: (summed[u]["err"], -summed[u]["damage"]))
+    return {"data": "lexnorm2015_en/train.norm (development / training split), two halves", "tweets": len(tweets),
+            "max_damage": args.max_damage, "undo_below": summed, "chosen": float(chosen)}
+
+
+def plot(result: dict[str, Any], path: Path) -> None:
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    undos = [float(u) for u in result["undo_below"]]
+    rows = list(result["undo_below"].values())
+    ax.plot(undos, [r["err"] for r in rows], "o-", label="ERR")
+    ax.plot(undos, [r["misspellings_fixed"] for r in rows], "s-", label="misspellings fixed (%)")
+    ax.axvline(result["chosen"], color="grey", linestyle=":", label=f"chosen: {result['chosen']}")
+    ax.set_xlabel("LM judge's undo_below")
+    ax.set_title("--context smollm2 on LexNorm 2015, held-out halves")
+    ax.legend(fontsize=8)
+    save_figure(fig, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=SPELLING_DATA)
+    parser.add_argument("--max-damage", type=float, default=0.003, help="damage allowed when choosing the threshold")
+    parser.add_argument("--out", type=Path, default=RESULTS / "lm_undo.json")
+    args = parser.parse_args(argv)
+    given = argv if argv is not None else sys.argv[1:]
+    command = " ".join(["python -m benchmarks.correction.lm_undo", *given])
+    return write_result(args.out, {"command": command, **run(args)}, plot)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
