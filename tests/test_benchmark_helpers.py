@@ -180,3 +180,11 @@ def test_chat_clauses_drop_the_marks_and_start_the_text():
     assert chat_clauses(["¿", "Qué", "haces"]) == []
     assert chat_clauses(["¡", "Ay", "!"]) == []
     assert chat_clauses(["¿", "Qué", "¡", "no", "!", "?"]) == []
+
+
+def test_the_sets_the_normaliser_reads_are_those_annotators_split_a_non_member_between():
+    from benchmarks.correction.confusions import normaliser_sets
+
+    sets = [("your", "you're"), ("its", "it's"), ("then", "than")]
+    counts = {"ur": {"your": 25, "you're": 9, "you": 1}, "its": {"it's": 6, "its": 22}, "thn": {"then": 3}}
+    assert normaliser_sets(sets, counts) == {"your/you're"}  # its is a member; thn has one member

@@ -4,6 +4,7 @@ shipped English model on sentences written for the test (marked ``real``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 
@@ -206,3 +207,44 @@ def test_every_change_says_what_decided_it(speller):
     assert "table learned from annotated tweets" in by_kind["normalisation"]
     assert by_kind["merge"].startswith("web counts")
     assert result.to_dict()["words"][0]["decided_by"] == by_kind["real_word"]
+
+
+# --- the members of a set a written word stands for (ur: your or you're), as the sentence reads them ------
+def test_shares_split_between_members_by_the_context_and_only_for_a_word_that_is_no_member(tiny):
+    assert tiny.shares(["itz", "so", "cold"], 0, ["its", "it's"]) is None  # a set the normaliser does not read
+    tiny = dataclasses.replace(tiny, normaliser_reads=frozenset({"its/it's"}))
+    cold = tiny.shares(["itz", "so", "cold"], 0, ["its", "it's", "itz"])  # written itz: annotators gave both
+    tail = tiny.shares(["the", "dog", "wagged", "itz", "tail"], 3, ["its", "it's"])
+    assert cold is not None and tail is not None and set(cold) == {"its", "it's"}
+    assert abs(sum(cold.values()) - 1) < 1e-9 and cold["it's"] > 0.5 and tail["its"] > 0.5
+    assert tiny.shares(["its", "so", "cold"], 0, ["its", "it's"]) is None  # the written word is a member
+    assert tiny.shares(["itz", "so", "cold"], 0, ["its", "itz"]) is None  # one member among the forms
+
+
+def test_a_saved_model_keeps_the_weights_of_the_sets_the_normaliser_reads(tmp_path):
+    yours = [["is", "this", "your", "phone"], ["i", "love", "your", "hair"], ["you're", "a", "legend"],
+             ["you're", "the", "best"]] * 3
+    model = fit("en", TRAIN + yours, None, None, 1.0)
+    model.decides = tuple(members == ("its", "it's") for members in model.sets)  # your/you're: not decided
+    for read, expected in ((frozenset(), {"its/it's"}), (frozenset({"your/you're"}), {"its/it's", "your/you're"})):
+        model.normaliser_reads = read
+        model.save(tmp_path / "model", "a test model")
+        data = json.loads((tmp_path / "model" / "model.json").read_text())
+        assert {"/".join(s) for s, table in zip(data["sets"], data["weights"]) if table} == expected
+    back = ConfusionModel.read(tmp_path / "model")
+    assert back.normaliser_reads == {"your/you're"}
+    assert back.shares(["ur", "a", "legend"], 0, ["your", "you're"])["you're"] > 0.5
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("text, expected", [
+    ("i think ur a legend mate", "i think you're a legend mate"),
+    ("ur the best", "you're the best"),
+    ("is this ur phone", "is this your phone"),
+    ("i love ur hair", "i love your hair"),
+])
+def test_the_normaliser_reads_ur_as_the_sentence_means_it(speller, text, expected):
+    result = speller.correct(text)
+    assert result.corrected == expected
+    changed = [w for w in result.words if w.changed]
+    assert len(changed) == 1 and "the sentence's share" in changed[0].decided_by

@@ -410,6 +410,22 @@ def main(argv: list[str] | None = None) -> int:
     return write_result(args.out, run(args), plot)
 
 
+def normaliser_sets(sets: Sequence[Sequence[str]], counts: dict[str, dict[str, int]]) -> frozenset[str]:
+    """The sets (``your/you're``) two or more of whose members annotators gave as the normal form of
+    one written word that is no member (``ur``, ``u``; ``counts``: a normalisation table's): the
+    normaliser reads their members' probabilities in the sentence (``ConfusionModel.shares``), so
+    their weights are shipped too."""
+    from charwise.speller.confusions import member_index
+
+    index_of = member_index(sets)
+    found = set()
+    for written, normals in counts.items():
+        if written not in index_of:
+            by_set = Counter(index_of[n] for n in normals if n in index_of)
+            found.update("/".join(sets[k]) for k, n in by_set.items() if n >= 2)
+    return frozenset(found)
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Fit each language's model, choose its threshold and sets, measure it (and ship it with --ship)."""
     result: dict[str, Any] = {"command": " ".join(["python -m benchmarks.correction.confusions",
@@ -419,7 +435,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result["languages"][language] = report
         if args.ship:
             from charwise.speller.confusions import DATA
+            from charwise.speller.normalisation_judge import read_model
+            from charwise.speller.normalise import DATA_DIR
 
+            table = read_model(DATA_DIR / f"normalisation-{language}")[0]
+            model.normaliser_reads = normaliser_sets(model.sets, table.counts)
             model.save(DATA / f"confusions-{language}", "Rebuilt by: python -m benchmarks.correction.confusions "
                        f"--ship (trained on {report['sources']['train']})")
     return result

@@ -48,8 +48,9 @@ def candidate_rows(normaliser: Normaliser, tweets: list[Tweet], choices: list[li
                 if found:
                     left, right = adjacent_words(words, i)
                     lm = gains.get((t, i)) if gains is not None else None
-                    rows.append((t, i, list(found), normaliser.features(raw, found, left, right, choice[i], lm),
-                                 normal))
+                    shares = normaliser.shares(raw, words, i)
+                    rows.append((t, i, list(found), normaliser.features(raw, found, left, right, choice[i], lm,
+                                                                        shares), normal))
             finally:
                 if leave_one_out and normal in own:
                     own[normal] += 1

@@ -203,6 +203,8 @@ class ConfusionModel:
     #: weights and bias of the decision without one, over :data:`CLOZE_FEATURES` (see the module
     #: docstring); None: the context model's probability of the other member decides
     decision: tuple[dict[str, float], float] | None = None
+    #: the sets (``your/you're``) whose members' probabilities the normaliser reads (:meth:`shares`)
+    normaliser_reads: frozenset[str] = frozenset()
     _set_of: dict[str, int] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -267,6 +269,25 @@ class ConfusionModel:
         mine = math.log(max(probabilities[words[index]], TINY))
         return {m: math.log(max(p, TINY)) - mine for m, p in probabilities.items() if m != words[index]}
 
+    def shares(self, words: Sequence[str], index: int, forms: Iterable[str]) -> dict[str, float] | None:
+        """For a word that is no member (``ur``), when two or more of ``forms`` (its candidates) are
+        members of one set of :attr:`normaliser_reads`: each of those members' probability at
+        ``words[index]`` (the sentence lower-case, normal), among them (``you're`` before ``a
+        legend``); else None."""
+        if words[index] in self._set_of:
+            return None
+        found: dict[int, list[str]] = {}
+        for form in forms:
+            if form in self._set_of:
+                found.setdefault(self._set_of[form], []).append(form)
+        for k, members in found.items():
+            if len(members) >= 2 and "/".join(self.sets[k]) in self.normaliser_reads:
+                probabilities = self.probabilities([*words[:index], self.sets[k][0], *words[index + 1:]], index)
+                if probabilities is not None:
+                    total = sum(probabilities[m] for m in members)
+                    return {m: probabilities[m] / total for m in members}
+        return None
+
     def change(self, words: Sequence[str], index: int) -> tuple[str, float] | None:
         """The member the word at ``index`` should be changed to and its probability, when the
         model decides its set and that probability reaches :attr:`threshold`; else None."""
@@ -278,8 +299,9 @@ class ConfusionModel:
 
     # --- files ----------------------------------------------------------------------------------
     def save(self, folder: Path, description: str) -> None:
-        """Write the model to ``folder`` (``model.json``: the weights of the sets it decides, the
-        threshold and its source; ``classes.tsv``: the word classes), atomically."""
+        """Write the model to ``folder`` (``model.json``: the weights of the sets it decides and of
+        those the normaliser reads, the threshold and its source; ``classes.tsv``: the word classes),
+        atomically."""
         from charwise.io import atomic_file, write_json
 
         folder.mkdir(parents=True, exist_ok=True)
@@ -287,14 +309,15 @@ class ConfusionModel:
             "format": FORMAT, "language": self.language, "description": description,
             "sets": [list(s) for s in self.sets], "threshold": self.threshold,
             "threshold_source": self.threshold_source, "decides": list(self.decides),
-            "uses_context": self.uses_context,
+            "uses_context": self.uses_context, "normaliser_reads": sorted(self.normaliser_reads),
             **({} if self.decision is None else {"decision": {
                 "features": list(CLOZE_FEATURES), "weights": {k: round(v, 5) for k, v in self.decision[0].items()},
                 "bias": round(self.decision[1], 5)}}),
             "intercepts": [np.round(b, 5).tolist() for b in self.intercepts],
-            # the weights of the sets decided (the others are read by nothing at run time)
+            # the weights of the sets decided or read by the normaliser (the others are read by nothing at run time)
             "weights": [{name: np.round(row, 4).tolist() for name, row in table.items() if np.any(np.abs(row) >= 1e-3)}
-                        if decided else {} for table, decided in zip(self.weights, self.decides)]})
+                        if decided or "/".join(members) in self.normaliser_reads else {}
+                        for table, decided, members in zip(self.weights, self.decides, self.sets)]})
         if self.classes is not None:
             with atomic_file(folder / "classes.tsv", "w") as f:
                 f.write("".join(f"word\t{w}\t{t}\n" for w, t in sorted(self.classes.tags.items())))
@@ -328,7 +351,8 @@ class ConfusionModel:
                         for table in data["weights"]],
                        [np.asarray(b, dtype=np.float32) for b in data["intercepts"]], float(data["threshold"]),
                        str(data["threshold_source"]), classes, context, bool(data.get("uses_context", True)),
-                       tuple(bool(d) for d in data["decides"]), lm, decision)
+                       tuple(bool(d) for d in data["decides"]), lm, decision,
+                       frozenset(str(name) for name in data.get("normaliser_reads", ())))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ConfigError(f"cannot read the confusion model in {folder}: {e}") from None
 

@@ -268,10 +268,14 @@ def write_model(folder: Path, rows: Iterable[tuple[str, str, int]], judge: Norma
 
 def candidate_features(normaliser: Normaliser, word: str, candidates: dict[str, str], left: str | None,
                        right: str | None, speller: dict[str, float] | None = None,
-                       lm: dict[str, float] | None = None) -> np.ndarray:
+                       lm: dict[str, float] | None = None, shares: dict[str, float] | None = None) -> np.ndarray:
     """One row of :data:`FEATURES` per candidate of lower-case ``word`` between ``left`` and
     ``right``, as ``normaliser`` reads them (its table, lexicon and bigram fit); ``lm``: each
-    candidate's language-model gain over the written word (:func:`lm_gains`)."""
+    candidate's language-model gain over the written word (:func:`lm_gains`); ``shares``: members of a
+    confusion set among the candidates, with the probability the sentence gives each among them
+    (:meth:`ConfusionModel.shares <charwise.speller.confusions.ConfusionModel.shares>`): the table's
+    share of those members is split between them as the sentence says (``ur``: ``your`` 25 times,
+    ``you're`` 9, and ``you're`` before ``a legend``)."""
     import math
 
     from charwise.speller.normalisation_rules import edit_distance
@@ -282,13 +286,17 @@ def candidate_features(normaliser: Normaliser, word: str, candidates: dict[str, 
     lexicon = normaliser.lexicon
     written_zipf = lexicon.zipf(word)
     base = normaliser._fit(word, left, right)
+    share = {c: counts.get(c, 0) / total if total else 0.0 for c in candidates}
+    if shares:
+        pooled = sum(counts.get(c, 0) for c in shares) / total if total else 0.0
+        share.update({c: pooled * p for c, p in shares.items() if c in share})
     rows = np.zeros((len(candidates), len(normaliser.feature_names)), dtype=np.float64)
     for j, (cand, source) in enumerate(candidates.items()):
         parts = cand.split(" ")
         fit, seen = normaliser._fit(cand, left, right)
         values = {
             f"src_{source}": 1.0,
-            "table_share": counts.get(cand, 0) / total if total else 0.0,
+            "table_share": share[cand],
             "table_changed": (total - kept) / total if total else 0.0,
             "table_seen": math.log1p(total),
             "written_known": float(lexicon.knows(word)),

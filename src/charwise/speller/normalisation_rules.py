@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Collection, Sequence
 
@@ -42,7 +43,10 @@ from charwise.words import PROTECTED_PATTERNS
 
 if TYPE_CHECKING:
     from charwise.speller.context import NgramContext
+    from charwise.speller.lexicon import Lexicon
 
+ABBREVIATIONS = 3  # words offered for an abbreviation, the most frequent first
+ABBREVIATION_ZIPF = 3.5  # ... among words at least this frequent (a rare word is no abbreviation's meaning)
 # log10: how much more often the counts must see a word before "have" than before "a" for its run-together
 # final "a" to be read as "have" (three times: should have)
 REDUCED_MARGIN = 0.5
@@ -259,3 +263,28 @@ def social_sentences(style: str, sentences: Sequence[Sequence[str]], informal: C
     ``informal`` words)."""
     return [style == "social" or (style == "auto" and informal is not None and looks_informal(words, informal))
             for words in sentences]
+
+
+class Abbreviations:
+    """The most frequent words a written word abbreviates: same first letter, its letters in order,
+    longer (``smth`` -> ``something``, ``yu`` -> ``you``); at most :data:`ABBREVIATIONS`, each at
+    least :data:`ABBREVIATION_ZIPF` frequent."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        frequent = sorted(((w, e.zipf) for w, e in lexicon.entries.items()
+                           if e.zipf >= ABBREVIATION_ZIPF and w.isalpha()), key=lambda item: -item[1])
+        self._by_initial: dict[str, list[str]] = defaultdict(list)  # by first letter, the most frequent first
+        for w, _ in frequent:
+            self._by_initial[w[0]].append(w)
+
+    def __call__(self, word: str) -> list[str]:
+        if not word.isalpha() or not 2 <= len(word) <= 6:
+            return []
+        pattern = re.compile(".*?".join(map(re.escape, word)))
+        found = []
+        for w in self._by_initial.get(word[0], ()):
+            if len(w) > len(word) and pattern.match(w):
+                found.append(w)
+                if len(found) == ABBREVIATIONS:
+                    break
+        return found

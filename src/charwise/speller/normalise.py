@@ -40,8 +40,6 @@ Example (run by tests/test_doctests.py)::
 
 from __future__ import annotations
 
-import re
-from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
@@ -76,10 +74,13 @@ from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     write_model,
 )
 from charwise.speller.normalisation_rules import (  # noqa: F401 (re-exported)
+    ABBREVIATION_ZIPF,
+    ABBREVIATIONS,
     APOSTROPHES,
     NEVER_PROPOSED,
     RULES,
     SOURCE_NAMES,
+    Abbreviations,
     beside_apostrophe,
     edit_distance,
     laugh,
@@ -96,8 +97,6 @@ if TYPE_CHECKING:
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 NORMALISED = ("en", "es")  # languages with a shipped normalisation model (charwise/data/normalisation-LANG)
-ABBREVIATIONS = 3  # words offered for an abbreviation, the most frequent first
-ABBREVIATION_ZIPF = 3.5  # ... among words at least this frequent (a rare word is no abbreviation's meaning)
 PASSES = 2  # Normaliser.apply: passes over each sentence (see there)
 JUDGED_CACHE_SIZE = 50_000  # (word, neighbours, suggestions) judged and remembered
 MAX_SPLIT_CHARS = 24  # longer run-together strings are hashtags or noise, not two words
@@ -134,12 +133,7 @@ class Normaliser:
         # known word -> its far more frequent accented or tilded twin (charwise.speller.frequent_twins)
         self._twins = frequent_twins(lexicon, accented) if lexicon.language in ACCENTED else {}
         self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.entries if "'" in w and len(w) <= 12}
-        # frequent words by first letter, the most frequent first: what an abbreviation may stand for
-        frequent = sorted(((w, e.zipf) for w, e in lexicon.entries.items()
-                           if e.zipf >= ABBREVIATION_ZIPF and w.isalpha()), key=lambda item: -item[1])
-        self._by_initial: dict[str, list[str]] = defaultdict(list)
-        for w, _ in frequent:
-            self._by_initial[w[0]].append(w)
+        self.abbreviated = Abbreviations(lexicon)  # what an abbreviation may stand for (smth -> something)
 
     @classmethod
     def load(cls, language: str, lexicon: Lexicon, path: str | Path | None = None) -> "Normaliser":
@@ -164,20 +158,6 @@ class Normaliser:
     # --- candidates ---------------------------------------------------------------------------
     def _known(self, word: str) -> bool:
         return all(self.lexicon.knows(part) for part in word.split(" "))
-
-    def abbreviated(self, word: str) -> list[str]:
-        """The most frequent words that ``word`` abbreviates: same first letter, ``word``'s letters in
-        order, longer (``smth`` -> ``something``, ``yu`` -> ``you``)."""
-        if not word.isalpha() or not 2 <= len(word) <= 6:
-            return []
-        pattern = re.compile(".*?".join(map(re.escape, word)))
-        found = []
-        for w in self._by_initial.get(word[0], ()):
-            if len(w) > len(word) and pattern.match(w):
-                found.append(w)
-                if len(found) == ABBREVIATIONS:
-                    break
-        return found
 
     def candidates(self, word: str, speller: dict[str, float] | None = None) -> dict[str, str]:
         """Candidate -> its source (:data:`SOURCES`) for a lower-case ``word``, given the speller's
@@ -270,10 +250,24 @@ class Normaliser:
 
     # --- features -------------------------------------------------------------------------------
     def features(self, word: str, candidates: dict[str, str], left: str | None, right: str | None,
-                 speller: dict[str, float] | None = None, lm: dict[str, float] | None = None) -> np.ndarray:
+                 speller: dict[str, float] | None = None, lm: dict[str, float] | None = None,
+                 shares: dict[str, float] | None = None) -> np.ndarray:
         """One row of :data:`FEATURES` per candidate of lower-case ``word`` between ``left`` and
         ``right`` (:func:`~charwise.speller.normalisation_judge.candidate_features`)."""
-        return candidate_features(self, word, candidates, left, right, speller, lm)
+        return candidate_features(self, word, candidates, left, right, speller, lm, shares)
+
+    def shares(self, word: str, sentence: Sequence[str], index: int) -> dict[str, float] | None:
+        """Where annotators wrote two or more members of a confusion set for ``word`` (``ur``: ``your``,
+        ``you're``): each one's probability at ``sentence[index]`` among them as the confusion model reads the
+        sentence, ``word`` in its place (a later pass reads it as corrected so far; ``ConfusionModel.shares``)."""
+        from charwise.speller.confusions import SETS, ConfusionModel, normal
+
+        forms = self.table.counts.get(normal(word), {})
+        sets = SETS.get(self.lexicon.language, ())
+        if len(forms) < 2 or sum(any(form in members for members in sets) for form in forms) < 2:
+            return None  # most words: no model loaded, no sentence read
+        words = [normal(w) for w in (*sentence[:index], word, *sentence[index + 1:])]
+        return ConfusionModel.load(self.lexicon.language).shares(words, index, forms)
 
     def _fit(self, text: str, left: str | None, right: str | None) -> tuple[float, bool]:
         """log10 fit of ``text`` (one or more words) between its neighbours, and whether a pair was counted."""
@@ -300,29 +294,32 @@ class Normaliser:
         return judge
 
     def best(self, word: str, left: str | None, right: str | None, speller: dict[str, float] | None = None,
-             lm: dict[str, float] | None = None) -> tuple[str, str, float] | None:
+             lm: dict[str, float] | None = None, shares: dict[str, float] | None = None
+             ) -> tuple[str, str, float] | None:
         """(candidate, change kind, probability) of the best candidate for ``word`` (read
         lower-case) between the words ``left`` and ``right`` (lower-case, None at an edge or beside
         punctuation), or None when it has none; ``lm``: the candidates' language-model gains
-        (:func:`lm_gains`), read by the LM judge."""
+        (:func:`lm_gains`), read by the LM judge; ``shares``: :meth:`shares`."""
         judge = self.judge_for(lm)
         word = word.lower().replace("\u2019", "'")
         # running text repeats its words between the same neighbours ("i dont know"): judged once
         key = (word, left, right, tuple(speller.items()) if speller else None,
-               tuple(sorted(lm.items())) if lm is not None else None, judge.serial)
+               tuple(sorted(lm.items())) if lm is not None else None, judge.serial,
+               tuple(sorted(shares.items())) if shares else None)
         hit = self._judged_cache.get(key)
         if hit is None:
-            hit = self._judge(word, left, right, speller, lm, judge)
+            hit = self._judge(word, left, right, speller, lm, judge, shares)
             self._judged_cache.put(key, hit)
         return hit or None
 
     def _judge(self, word: str, left: str | None, right: str | None, speller: dict[str, float] | None,
-               lm: dict[str, float] | None, judge: NormalisationJudge) -> tuple[str, str, float] | tuple[()]:
+               lm: dict[str, float] | None, judge: NormalisationJudge, shares: dict[str, float] | None = None
+               ) -> tuple[str, str, float] | tuple[()]:
         """:meth:`best` without the cache (``()`` for no candidate: a cache hit that is not a miss)."""
         found = self.candidates(word, speller)
         if not found:
             return ()
-        p = judge.probability(self.features(word, found, left, right, speller, lm))
+        p = judge.probability(self.features(word, found, left, right, speller, lm, shares))
         options = list(found.items())
         j = int(np.argmax(p))
         cand, source = options[j]
@@ -429,7 +426,8 @@ class Normaliser:
                 entry.decided_by = (f"accented twin: {p:.2f} >= {needed:.2f} (frequencies of both spellings and "
                                     "their fit between the neighbours)")
             return
-        found = self.best(entry.word, left, right, speller_candidates(entry), lm_row)
+        shares = self.shares(entry.word, current, i)
+        found = self.best(entry.word, left, right, speller_candidates(entry), lm_row, shares)
         # the speller changed a run-together pair into one of its words (youcould -> could):
         # the pair, split, is the change to make
         drops_word = (found is not None and entry.kind == "spelling" and found[1] == "split"
@@ -448,6 +446,8 @@ class Normaliser:
         spelled = speller_candidates(entry)
         source = self.candidates(entry.word.lower().replace("\u2019", "'"), spelled).get(cand, "")
         also = "; the spelling candidates too" if source != "speller" and cand in spelled else ""
+        if shares and cand in shares:  # the sentence split the table's share between a confusion set's members
+            also += "; the sentence's share: " + ", ".join(f"{m} {q:.2f}" for m, q in shares.items())
         entry.correction, entry.kind, entry.probability = same_case(entry.word, cand), kind, p
         verdict = (f"{p:.2f} >= {needed:.2f}" if p >= needed else
                    f"{p:.2f}, below {needed:.2f}, in place of the speller's change, which drops a word")
@@ -495,5 +495,5 @@ class Normaliser:
         if not found or not lm.has_context(sentence, index):
             return []
         left, right = adjacent_words(sentence, index)
-        best = self.best(word, left, right, speller)
+        best = self.best(word, left, right, speller, shares=self.shares(word, sentence, index))
         return list(found) if best is not None and self.lm_doubt[0] <= best[2] < self.lm_doubt[1] else []
