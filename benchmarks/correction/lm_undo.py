@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
 from benchmarks.correction.lexnorm import (
