@@ -142,10 +142,10 @@ def chat_clauses(words: Sequence[str]) -> list[list[str]]:
     te llamas`` 0.95)."""
     out = []
     for i, word in enumerate(words):
-        close = CLAUSE_MARKS.get(word)
-        if close is None or close not in words[i + 1:]:
+        close, rest = CLAUSE_MARKS.get(word), list(words[i + 1:])
+        if close is None or close not in rest:
             continue
-        clause = list(words[i + 1 : i + 1 + list(words[i + 1:]).index(close)])
+        clause = rest[:rest.index(close)]
         if len(clause) >= 2 and not any(w in CLAUSE_MARKS for w in clause):
             out.append([clause[0].lower(), *clause[1:]])
     return out

@@ -145,13 +145,17 @@ def speller_with(spelling: Speller, normaliser: Normaliser, style: str = "auto",
 
 class RememberedLM:
     """An :class:`LMReranker` whose window scores are remembered (both folds and the shipped fit read
-    the same windows); what :func:`lm_gains` calls of it, nothing else."""
+    the same windows): what :func:`lm_gains` calls of it; everything else is the language model's own,
+    so a speller may read it as its context model (``lm_undo.py``)."""
 
     def __init__(self, lm: Any) -> None:
         self.lm, self.memo = lm, {}
 
     def has_context(self, words: list[str], index: int) -> bool:
         return self.lm.has_context(words, index)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.lm, name)
 
     def score(self, sentences: list[list[str]], targets: list[tuple[int, int]], candidates: list[list[str]]
               ) -> list[list[float]]:

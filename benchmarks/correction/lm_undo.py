@@ -35,6 +35,7 @@ from benchmarks.correction.lexnorm import (
     score_changes,
     speller_outputs,
     speller_with,
+    summed,
 )
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.normalisation_judge import UNDO_BELOW
@@ -44,20 +45,6 @@ PAGE = "correction-experiments.md"
 UNDOS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3)
 
 
-class ScoredOnce:
-    """The context model for the speller, its window scores remembered (``RememberedLM``) and
-    everything else the language model's own."""
-
-    def __init__(self, remembered: RememberedLM) -> None:
-        self.remembered = remembered
-
-    def score(self, *args: Any, **kwargs: Any) -> Any:
-        return self.remembered.score(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.remembered.lm, name)
-
-
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from charwise.speller.neural import LMReranker
 
@@ -65,34 +52,31 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     lm = RememberedLM(LMReranker.load("smollm2"))
     half = len(tweets) // 2
     halves = [tweets[:half], tweets[half:]]
-    per_undo: dict[str, list[dict[str, Any]]] = {str(u): [] for u in UNDOS}
+    spelling = Speller.load("en", settings=SpellerSettings(changes=SPELLING))
+    parts: list[dict[str, Any]] = []
     for k in (0, 1):
         learn, test = halves[k], halves[1 - k]
-        spelling = Speller.load("en", settings=SpellerSettings(changes=SPELLING))
         normaliser, _, choices, sentences = learned_normaliser(spelling, learn, args.max_damage, UNDO_BELOW)
         fit_lm_judge(normaliser, learn, choices, sentences, lm, args.max_damage, UNDO_BELOW)
         assert normaliser.lm_judge is not None
-        with_lm = speller_with(spelling, normaliser, "social", ScoredOnce(lm))
+        with_lm = speller_with(spelling, normaliser, "social", lm)
+        parts.append({"systems": {}})
         for undo in UNDOS:
             normaliser.lm_judge.undo_below = undo
             with_lm.clear_cache()
             scores = score_changes(test, speller_outputs(with_lm, test)[0])
-            per_undo[str(undo)].append(scores)
+            parts[-1]["systems"][str(undo)] = scores
             print(f"fold {k}, undo_below {undo}: ERR {scores['err']}, misspellings fixed "
                   f"{scores['misspellings_fixed']}, damage {scores['damage']}", file=sys.stderr, flush=True)
-    summed = {}
-    for undo, folds in per_undo.items():
-        needing = sum(f["needing"] for f in folds)
-        correct = sum(f["tokens"] - f["needing"] for f in folds)
-        summed[undo] = {
-            "err": round(sum(f["err"] * f["needing"] for f in folds) / needing, 2),
-            "misspellings_fixed": round(sum(f["misspellings_fixed"] * f["misspellings"] for f in folds)
-                                        / sum(f["misspellings"] for f in folds), 2),
-            "damage": round(100 * sum(f["changed_wrongly"] for f in folds) / correct, 3),
-            "folds": [{k: f[k] for k in ("err", "misspellings_fixed", "damage", "changed_wrongly")} for f in folds]}
-    chosen = max(summed, key=lambda u: (summed[u]["err"], -summed[u]["damage"]))
+    sums = {}
+    for undo in map(str, UNDOS):
+        s = summed(parts, undo)
+        sums[undo] = {"err": s["err"], "misspellings_fixed": s["misspellings_fixed"], "damage": s["damage"],
+                      "folds": [{k: p["systems"][undo][k] for k in ("err", "misspellings_fixed", "damage",
+                                                                     "changed_wrongly")} for p in parts]}
+    chosen = max(sums, key=lambda u: (sums[u]["err"], -sums[u]["damage"]))
     return {"data": "lexnorm2015_en/train.norm (development / training split), two halves", "tweets": len(tweets),
-            "max_damage": args.max_damage, "undo_below": summed, "chosen": float(chosen)}
+            "max_damage": args.max_damage, "undo_below": sums, "chosen": float(chosen)}
 
 
 def plot(result: dict[str, Any], path: Path) -> None:

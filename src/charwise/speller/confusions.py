@@ -97,6 +97,10 @@ MODALS = frozenset({"could", "would", "should", "must", "might", "may", "will", 
 HAVE_SET = ("of", "have")
 
 
+#: every member of a language's sets (a cheap test before a model is loaded)
+MEMBERS: dict[str, frozenset[str]] = {lang: frozenset(m for s in sets for m in s) for lang, sets in SETS.items()}
+
+
 def member_index(sets: Sequence[Sequence[str]]) -> dict[str, int]:
     """Each member -> the first set that holds it."""
     found: dict[str, int] = {}

@@ -260,11 +260,11 @@ class Normaliser:
         """Where annotators wrote two or more members of a confusion set for ``word`` (``ur``: ``your``,
         ``you're``): each one's probability at ``sentence[index]`` among them as the confusion model reads the
         sentence, ``word`` in its place (a later pass reads it as corrected so far; ``ConfusionModel.shares``)."""
-        from charwise.speller.confusions import SETS, ConfusionModel, normal
+        from charwise.speller.confusions import MEMBERS, ConfusionModel, normal
 
         forms = self.table.counts.get(normal(word), {})
-        sets = SETS.get(self.lexicon.language, ())
-        if len(forms) < 2 or sum(any(form in members for members in sets) for form in forms) < 2:
+        members = MEMBERS.get(self.lexicon.language, frozenset())
+        if len(forms) < 2 or sum(form in members for form in forms) < 2:
             return None  # most words: no model loaded, no sentence read
         words = [normal(w) for w in (*sentence[:index], word, *sentence[index + 1:])]
         return ConfusionModel.load(self.lexicon.language).shares(words, index, forms)
