@@ -188,3 +188,47 @@ def test_the_sets_the_normaliser_reads_are_those_annotators_split_a_non_member_b
     sets = [("your", "you're"), ("its", "it's"), ("then", "than")]
     counts = {"ur": {"your": 25, "you're": 9, "you": 1}, "its": {"it's": 6, "its": 22}, "thn": {"then": 3}}
     assert normaliser_sets(sets, counts) == {"your/you're"}  # its is a member; thn has one member
+
+
+def test_the_direction_of_a_shown_change():
+    from benchmarks.correction.confusions import change_direction
+
+    assert change_direction("so [It’s -> its] grate") == "it's->its"
+    assert change_direction("we went [there -> their] later") == "there->their"
+
+
+def test_the_writers_slips_learn_each_change_and_score_every_change_out_of_fold():
+    from benchmarks.correction.confusion_rows import fit_slips
+
+    def change(k, direction, p):
+        return {"change": f"tweet {k} [{direction}]", "direction": direction, "probability": p}
+
+    right = [change(k, "its->it's", 0.55 + 0.01 * (k % 5)) for k in range(30)]
+    wrong = [change(k, "we're->were", 0.55 + 0.01 * (k % 5)) for k in range(30)]
+    posted_often = [change(99, "its->it's", 0.6)] * 50  # one tweet posted fifty times is one row
+    labels = {c["change"]: c["direction"] == "its->it's" for c in right + wrong}
+    unread = change(7, "its->it's", 0.57)
+    (weights, bias), rescored = fit_slips(right + wrong + posted_often + [unread],
+                                          {**labels, posted_often[0]["change"]: True})
+    assert weights["change=its->it's"] > 0 > weights["change=we're->were"]
+    assert len(rescored) == 30 + 30 + 50 + 1 and rescored[-1]["change"] == unread["change"]  # every change scored
+    by_change = {c["change"]: c["probability"] for c in rescored}
+    assert all(by_change[c["change"]] > 0.5 for c in right) and all(by_change[c["change"]] < 0.5 for c in wrong)
+
+
+def test_changes_are_chosen_each_direction_on_its_own():
+    from types import SimpleNamespace
+
+    from benchmarks.correction.confusions import choose
+
+    model = SimpleNamespace(sets=(("its", "it's"), ("then", "than")))
+    def change(name, direction):
+        return {"probability": 0.9, "set": "its/it's", "direction": direction, "change": name}
+
+    changes = [change(f"a{k}", "its->it's") for k in range(9)] + [change(f"b{k}", "it's->its") for k in range(3)]
+    labels = {**{f"a{k}": True for k in range(9)}, **{f"b{k}": k == 0 for k in range(3)}}
+    assert choose(model, changes, labels)["chosen"]["decided"] == []  # the set: 10 right of 12
+    choose(model, changes, labels, by_direction=True)
+    assert model.directions == {"its->it's"} and model.decides == (True, False)
+    choose(model, changes, labels, excluded={"its->it's"}, by_direction=True)
+    assert model.directions == frozenset() and model.decides == (False, False)

@@ -100,7 +100,7 @@ def accent_changes(model: Any, texts: Sequence[Sequence[str]], text: str = "vers
     """Every change of at least 0.5 the model makes when each member of ``texts`` is written without
     its accents (any set, decided or not), and whether the text wrote that member: an input of
     :func:`benchmarks.correction.confusions.sweep_choice`, the changes marked as made in ``text``."""
-    from charwise.speller.confusions import examples
+    from charwise.speller.confusion_fitting import examples
 
     changes, labels = [], {}
     for n, (words, i, k) in enumerate(examples(texts, model.sets)):
@@ -155,7 +155,7 @@ def fit_model(texts: dict[str, list[list[str]]]) -> tuple[Any, dict[str, Any]]:
     """The Spanish model learned from the Bible's training verses, its threshold and sets chosen on
     the development verses and tweets."""
     from benchmarks.correction.confusions import choose, read_labels
-    from charwise.speller.confusions import fit
+    from charwise.speller.confusion_fitting import fit
     from charwise.speller.context import NgramContext
 
     model = fit("es", texts["train"], None, NgramContext.load("es"), STRENGTH)

@@ -93,3 +93,43 @@ def fit_weights(rows: list[dict[str, float]], labels: list[int],
     x = np.array([[r[name] for name in names] for r in rows])
     fitted = LogisticRegression(C=1.0, max_iter=2000).fit(x, np.array(labels))
     return {n: float(w) for n, w in zip(names, fitted.coef_[0])}, float(fitted.intercept_[0])
+
+
+SLIP_FOLDS = 5  # the labelled changes' folds for the out-of-fold probabilities the threshold is chosen on
+
+
+def slip_row(change: dict[str, Any], names: Sequence[str]) -> dict[str, float]:
+    """A change's row of the writers' slips: the decision's log-odds and its change's indicator."""
+    import math
+
+    p = min(max(change["probability"], 1e-9), 1 - 1e-9)
+    row = dict.fromkeys(names, 0.0)
+    row["decision"] = math.log(p / (1 - p))
+    if f"change={change['direction']}" in row:
+        row[f"change={change['direction']}"] = 1.0
+    return row
+
+
+def fit_slips(changes: list[dict[str, Any]], labels: dict[str, bool]
+              ) -> tuple[tuple[dict[str, float], float], list[dict[str, Any]]]:
+    """The writers' slips (:attr:`charwise.speller.confusions.ConfusionModel.slips`) fitted on the
+    labelled ``changes`` (each with the decision's ``probability`` and its ``direction``; each shown once), and every
+    change with its probability out of fold: rescored by slips fitted without its fold (a change shown
+    alike twice falls in one fold), what the threshold is chosen on."""
+    import zlib
+
+    from charwise.speller.confusion_lm import log_odds, sigmoid
+
+    # one row per change shown: a tweet posted sixteen times (``400 lets seeeeeeee``) is one piece of evidence
+    labelled = list({c["change"]: c for c in changes if c["change"] in labels}.values())
+    names = ["decision", *sorted({f"change={c['direction']}" for c in labelled})]
+
+    def fitted(part: list[dict[str, Any]]) -> tuple[dict[str, float], float]:
+        return fit_weights([slip_row(c, names) for c in part], [int(labels[c["change"]]) for c in part], names)
+
+    def fold(change: dict[str, Any]) -> int:
+        return zlib.crc32(change["change"].encode("utf-8")) % SLIP_FOLDS
+
+    by_fold = [fitted([c for c in labelled if fold(c) != k]) for k in range(SLIP_FOLDS)]
+    rescored = [{**c, "probability": sigmoid(log_odds(*by_fold[fold(c)], slip_row(c, names)))} for c in changes]
+    return fitted(labelled), rescored

@@ -78,7 +78,8 @@ SOURCES: dict[str, tuple[tuple[str, str, str, Callable[[Path], Iterator[str]]], 
 
 def holding_members(lines: Iterable[str], language: str) -> Iterator[str]:
     """The lines with a member of one of ``language``'s confusion sets (``of`` after a modal)."""
-    from charwise.speller.confusions import SETS, examples
+    from charwise.speller.confusion_fitting import examples
+    from charwise.speller.confusions import SETS
     from charwise.words import split_words
 
     for line in lines:

@@ -229,10 +229,11 @@ def lock_directory(directory: str | os.PathLike) -> DirectoryLock:
     return DirectoryLock(directory, fd)
 
 
-def write_json(path: str | os.PathLike, data: Any) -> None:
-    """Write ``data`` as indented UTF-8 JSON, atomically."""
+def write_json(path: str | os.PathLike, data: Any, indent: int | None = 2) -> None:
+    """Write ``data`` as UTF-8 JSON, atomically: indented, or on one line (``indent=None``: for
+    files of millions of weights)."""
     with atomic_file(path) as f:
-        json.dump(data, f, indent=2, ensure_ascii=False)
+        json.dump(data, f, indent=indent, ensure_ascii=False, separators=None if indent else (",", ":"))
         f.write("\n")
 
 

@@ -76,10 +76,18 @@ class LMDecision:
             raise ConfigError(f"cannot read the language-model confusion decision {path}: {e}") from None
 
 
+def log_odds(weights: dict[str, float], bias: float, row: dict[str, float]) -> float:
+    """A logistic model's log-odds for a row of named features (a name without a weight counts 0)."""
+    return bias + sum(weights.get(name, 0.0) * value for name, value in row.items())
+
+
+def sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
 def logistic(weights: dict[str, float], bias: float, row: dict[str, float]) -> float:
     """A logistic model's probability for a row of named features (a name without a weight counts 0)."""
-    z = bias + sum(weights.get(name, 0.0) * value for name, value in row.items())
-    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+    return sigmoid(log_odds(weights, bias, row))
 
 
 def lm_features(words: Sequence[str], index: int, member: str, gain: float,

@@ -23,14 +23,19 @@ the shape of the language-model decision of :mod:`charwise.speller.confusion_lm`
 member, a logistic model over the context model's log-odds of that member against the written one
 (``cloze_gain``), the bigram fit's gain, whether its pairs were counted, how much more common the
 member is and whether only an apostrophe differs, fitted on development sentences where every
-member is read as written and swapped for another member. A written member is changed to the
-likeliest other member when that probability reaches :attr:`ConfusionModel.threshold`, and only in
-the sets the model decides (:attr:`ConfusionModel.decides`). Writers rarely write one member for
-another, so that probability must be high, and some sets defeat a model that learned from so little
-text: the threshold and the sets were chosen together on development tweets, every change read and
-labelled by hand, to make the most right changes while each set decided is right at least nine times
-in ten there and on fresh informal text (``benchmarks/correction/confusions.py``; ``threshold_source`` in
-the model file says so).
+member is read as written and swapped for another member. Swapped at random, a member is as likely
+written for one as for the other; writers are not: they drop an apostrophe (``its`` for ``it's``)
+far more often than they add one. So the English decision's log-odds are read once more, by a
+logistic model of the writers' slips (:attr:`ConfusionModel.slips`) over those log-odds and one
+indicator per change (``its->it's``), fitted on real changes read by hand (the development tweets'
+labelled changes). A written member is changed to the likeliest other member when that probability
+reaches :attr:`ConfusionModel.threshold`, and only in the sets the model decides
+(:attr:`ConfusionModel.decides`) and, where the model names them, the changes it makes
+(:attr:`ConfusionModel.directions`). Some sets and changes defeat a model that learned from so
+little text: the threshold and the changes were chosen together on development tweets, every
+change read and labelled by hand, to make the most right changes while each change decided is right
+at least nine times in ten there and on fresh informal text (``benchmarks/correction/confusions.py``;
+``threshold_source`` in the model file says so).
 Without a decision (Spanish), the context model's probability of the other member is the one
 compared with the threshold. The model file holds every number it uses (``charwise/data/confusions-*``).
 
@@ -45,7 +50,6 @@ Example (run by tests/test_doctests.py)::
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 from collections import Counter
@@ -116,6 +120,11 @@ def set_at(index_of: dict[str, int], sets: Sequence[Sequence[str]], words: Seque
     if k is not None and tuple(sets[k]) == HAVE_SET and not (i > 0 and words[i - 1] in MODALS):
         return None
     return k
+
+
+def direction(written: str, member: str) -> str:
+    """The name of a change from one member to another (``its->it's``)."""
+    return f"{written}->{member}"
 
 
 def normal(word: str) -> str:
@@ -209,6 +218,12 @@ class ConfusionModel:
     decision: tuple[dict[str, float], float] | None = None
     #: the sets (``your/you're``) whose members' probabilities the normaliser reads (:meth:`shares`)
     normaliser_reads: frozenset[str] = frozenset()
+    #: of the decided sets' changes, those made (``its->it's``: writers drop an apostrophe far more
+    #: often than they add one, so the two directions of a set are chosen apart); empty: every one
+    directions: frozenset[str] = frozenset()
+    #: how often writers make each slip (see the module docstring): weights and bias of a logistic
+    #: model over the decision's log-odds (``decision``) and one indicator per change (``change=its->it's``)
+    slips: tuple[dict[str, float], float] | None = None
     _set_of: dict[str, int] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -217,6 +232,11 @@ class ConfusionModel:
         if len(self.decides) != len(self.sets):
             raise ConfigError(f"{len(self.decides)} decided flags for {len(self.sets)} confusion sets")
         self._set_of = member_index(self.sets)
+        decided = {direction(a, b) for members, d in zip(self.sets, self.decides) if d
+                   for a in members for b in members if a != b}
+        if self.directions - decided:
+            raise ConfigError(f"changes {sorted(self.directions - decided)} are no change between two members "
+                              "of a set the model decides")
 
     def __contains__(self, word: object) -> bool:
         return isinstance(word, str) and normal(word) in self._set_of
@@ -257,11 +277,15 @@ class ConfusionModel:
         gains = self.cloze_gains(words, index)
         if gains is None:
             return None
-        from charwise.speller.confusion_lm import lm_features, logistic
+        from charwise.speller.confusion_lm import lm_features, log_odds, sigmoid
 
-        weights, bias = self.decision
-        p, member = max((logistic(weights, bias, lm_features(words, index, m, gain, self.context, "cloze_gain")), m)
-                        for m, gain in gains.items())
+        scored = []
+        for member, gain in gains.items():
+            z = log_odds(*self.decision, lm_features(words, index, member, gain, self.context, "cloze_gain"))
+            if self.slips is not None:
+                z = log_odds(*self.slips, {"decision": z, f"change={direction(words[index], member)}": 1.0})
+            scored.append((sigmoid(z), member))
+        p, member = max(scored)
         return member, p
 
     def cloze_gains(self, words: Sequence[str], index: int) -> dict[str, float] | None:
@@ -299,7 +323,9 @@ class ConfusionModel:
         if k is None or not self.decides[k]:
             return None
         found = self.best(words, index)
-        return found if found is not None and found[1] >= self.threshold else None
+        if found is None or found[1] < self.threshold:
+            return None
+        return found if not self.directions or direction(words[index], found[0]) in self.directions else None
 
     # --- files ----------------------------------------------------------------------------------
     def save(self, folder: Path, description: str) -> None:
@@ -313,15 +339,19 @@ class ConfusionModel:
             "format": FORMAT, "language": self.language, "description": description,
             "sets": [list(s) for s in self.sets], "threshold": self.threshold,
             "threshold_source": self.threshold_source, "decides": list(self.decides),
+            **({"directions": sorted(self.directions)} if self.directions else {}),
             "uses_context": self.uses_context, "normaliser_reads": sorted(self.normaliser_reads),
             **({} if self.decision is None else {"decision": {
                 "features": list(CLOZE_FEATURES), "weights": {k: round(v, 5) for k, v in self.decision[0].items()},
                 "bias": round(self.decision[1], 5)}}),
+            **({} if self.slips is None else {"slips": {
+                "weights": {k: round(v, 5) for k, v in sorted(self.slips[0].items())},
+                "bias": round(self.slips[1], 5)}}),
             "intercepts": [np.round(b, 5).tolist() for b in self.intercepts],
             # the weights of the sets decided or read by the normaliser (the others are read by nothing at run time)
             "weights": [{name: np.round(row, 4).tolist() for name, row in table.items() if np.any(np.abs(row) >= 1e-3)}
                         if decided or "/".join(members) in self.normaliser_reads else {}
-                        for table, decided, members in zip(self.weights, self.decides, self.sets)]})
+                        for table, decided, members in zip(self.weights, self.decides, self.sets)]}, indent=None)
         if self.classes is not None:
             with atomic_file(folder / "classes.tsv", "w") as f:
                 f.write("".join(f"word\t{w}\t{t}\n" for w, t in sorted(self.classes.tags.items())))
@@ -350,13 +380,17 @@ class ConfusionModel:
                                      f"{list(CLOZE_FEATURES)}")
                 decision = ({str(k): float(v) for k, v in data["decision"]["weights"].items()},
                             float(data["decision"]["bias"]))
+            slips = data.get("slips")
+            if slips is not None:
+                slips = ({str(k): float(v) for k, v in slips["weights"].items()}, float(slips["bias"]))
             return cls(data["language"], tuple(tuple(s) for s in data["sets"]),
                        [{name: np.asarray(row, dtype=np.float32) for name, row in table.items()}
                         for table in data["weights"]],
                        [np.asarray(b, dtype=np.float32) for b in data["intercepts"]], float(data["threshold"]),
                        str(data["threshold_source"]), classes, context, bool(data.get("uses_context", True)),
                        tuple(bool(d) for d in data["decides"]), lm, decision,
-                       frozenset(str(name) for name in data.get("normaliser_reads", ())))
+                       frozenset(str(name) for name in data.get("normaliser_reads", ())),
+                       frozenset(str(change) for change in data.get("directions", ())), slips)
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ConfigError(f"cannot read the confusion model in {folder}: {e}") from None
 
@@ -377,70 +411,6 @@ def _shipped(language: str) -> ConfusionModel:
     return ConfusionModel.read(folder, NgramContext.load(language))
 
 
-def examples(sentences: Iterable[Sequence[str]],
-             sets: Sequence[Sequence[str]]) -> Iterable[tuple[list[str], int, int]]:
-    """(sentence, index, set) for every member of a set in ``sentences`` (words as written; the
-    sentence given back lower-case, normal), ``of`` only after a modal."""
-    index_of = member_index(sets)
-    for sentence in sentences:
-        words = [normal(w) for w in sentence]
-        for i in range(len(words)):
-            found = set_at(index_of, sets, words, i)
-            if found is not None:
-                yield words, i, found
-
-
-def fit(language: str, sentences: Sequence[Sequence[str]], classes: WordClasses | None,
-        context: NgramContext | None, strength: float, written: Sequence[Sequence[str]] = (),
-        standard: frozenset[str] = frozenset()) -> ConfusionModel:
-    """One multinomial logistic model per set, fitted (scikit-learn, L2 with inverse strength
-    ``strength``) on every member of a set in ``sentences`` (text where members are used as meant)
-    and in ``written`` (text as people write it: mostly as meant), each read as meant. From
-    ``written`` only the ``standard`` words are learned: a member that is not one (``whats``) is a
-    slip wherever it is written, and would be learned as meant. The threshold is left at 1
-    (nothing changed) until it is chosen."""
-    from sklearn.feature_extraction import DictVectorizer
-    from sklearn.linear_model import LogisticRegression
-
-    sets = SETS[language]
-    grouped: dict[int, tuple[list[dict[str, float]], list[int]]] = {}
-    found = itertools.chain(examples(sentences, sets), ((w, i, k) for w, i, k in examples(written, sets)
-                                                        if w[i] in standard))
-    for words, i, k in found:
-        rows, labels = grouped.setdefault(k, ([], []))
-        rows.append(features(words, i, sets[k], classes, context, language in ACCENTED))
-        labels.append(sets[k].index(words[i]))
-    weights: list[dict[str, np.ndarray]] = []
-    intercepts: list[np.ndarray] = []
-    for k, members in enumerate(sets):
-        rows, labels = grouped.get(k, ([], []))
-        table: dict[str, np.ndarray] = {}
-        intercept = np.zeros(len(members), dtype=np.float32)
-        seen = sorted(set(labels))
-        if len(seen) >= 2:
-            vectorizer = DictVectorizer()
-            x = vectorizer.fit_transform(rows)
-            model = LogisticRegression(C=strength, max_iter=2000)
-            model.fit(x, labels)
-            coef = model.coef_ if len(seen) > 2 else np.vstack([-model.coef_[0] / 2, model.coef_[0] / 2])
-            bias = model.intercept_ if len(seen) > 2 else np.array([-model.intercept_[0] / 2, model.intercept_[0] / 2])
-            for j, name in enumerate(vectorizer.get_feature_names_out()):
-                row = np.zeros(len(members), dtype=np.float32)
-                row[seen] = coef[:, j]
-                if np.any(np.abs(row) > 1e-4):
-                    table[str(name)] = row
-            intercept[seen] = bias
-            # a member never seen as meant gets no probability worth changing to
-            intercept[[m for m in range(len(members)) if m not in seen]] = -30.0
-        elif len(seen) == 1:
-            intercept[:] = -30.0
-            intercept[seen[0]] = 0.0
-        weights.append(table)
-        intercepts.append(intercept)
-    return ConfusionModel(language, sets, weights, intercepts, 1.0, "not chosen yet", classes, context,
-                          context is not None)
-
-
 def reads(entry: WordCorrection, members: Container[str]) -> bool:
     """Whether a confusion decision reads this word of the speller's output: a word of ``members``
     (normal) that the speller did not look at, change or protect, in lower case or capitalised
@@ -451,7 +421,11 @@ def reads(entry: WordCorrection, members: Container[str]) -> bool:
 
 
 def decided_by_model(model: ConfusionModel) -> frozenset[str]:
-    """The members of the sets the model decides (without a language model)."""
+    """The members the model changes (without a language model): the written members of the changes it
+    makes where it names them (``there`` stays with the bigram rule when only ``their->they're`` is
+    decided), else every member of the sets it decides."""
+    if model.directions:
+        return frozenset(change.split("->")[0] for change in model.directions)
     return frozenset(w for members, decided in zip(model.sets, model.decides) if decided for w in members)
 
 
