@@ -160,7 +160,7 @@ def test_only_the_changes_a_model_names_are_made_and_slips_move_the_decision(tin
     assert made.change(["its", "so", "cold"], 0) is not None
     assert made.best(["the", "dog", "wagged", "it's", "tail"], 3)[0] == "its"
     assert made.change(["the", "dog", "wagged", "it's", "tail"], 3) is None  # not a change it makes
-    assert decided_by_model(made) == {"its"}
+    assert decided_by_model(made) == {"its"}  # it's -> its is not a change it makes: it's is left to others
     blocked = dataclasses.replace(made, slips=({"decision": 1.0, "change=its->it's": -30.0}, 0.0))
     assert blocked.best(["its", "so", "cold"], 0)[1] < 1e-6 and blocked.change(["its", "so", "cold"], 0) is None
     blocked.save(tmp_path / "model", "a test model")

@@ -102,18 +102,31 @@ def by_distance(speller: Any, words: list[str]) -> list[list[str]]:
     return [sorted(batch.of(i)[0], key=lambda c: key(word, c)) for i, word in enumerate(lower)]
 
 
-def read_labels() -> dict[tuple[str, str], str]:
-    labels = {}
+Labels = dict[tuple[str, str], list[tuple[str, str]]]  # (written, correction) -> [(words of its sentence, kind)]
+
+
+def read_labels() -> Labels:
+    """Each change's hand-checked kinds: ``written<TAB>correction<TAB>kind``, or with a fourth column, words
+    of the sentence it was made in, for a change right in one sentence and wrong in another (``its`` ->
+    ``it's``); a line with words is read before one without."""
+    labels: Labels = {}
     for line in LABELS.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
-            written, correction, kind = line.split("\t")
-            labels[(written, correction)] = kind
+            written, correction, kind, *where = line.split("\t")
+            labels.setdefault((written, correction), []).append((where[0] if where else "", kind))
+    for found in labels.values():
+        found.sort(key=lambda entry: not entry[0])
     return labels
 
 
-def count_kinds(clean: dict[str, Any], labels: dict[tuple[str, str], str]) -> None:
+def label_of(labels: Labels, written: str, correction: str, sentence: str) -> str:
+    """The hand-checked kind of one change made in ``sentence``, or "not checked"."""
+    return next((kind for where, kind in labels.get((written, correction), []) if where in sentence), "not checked")
+
+
+def count_kinds(clean: dict[str, Any], labels: Labels) -> None:
     """Count a clean text's changes by their hand-checked kind (in place)."""
-    kinds = [labels.get((w, c), "not checked") for w, c, _, _ in clean["changes"]]
+    kinds = [label_of(labels, w, c, sentence) for w, c, _, sentence in clean["changes"]]
     clean["by_kind"] = {k: kinds.count(k) for k in sorted(set(kinds))}
     clean["changed_wrongly"] = sum(k not in (*RIGHT, "not checked") for k in kinds)
     clean["changed_wrongly_share"] = round(100 * clean["changed_wrongly"] / clean["words"], 4)

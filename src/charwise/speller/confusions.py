@@ -421,12 +421,11 @@ def reads(entry: WordCorrection, members: Container[str]) -> bool:
 
 
 def decided_by_model(model: ConfusionModel) -> frozenset[str]:
-    """The members the model changes (without a language model): the written members of the changes it
-    makes where it names them (``there`` stays with the bigram rule when only ``their->they're`` is
-    decided), else every member of the sets it decides."""
-    if model.directions:
-        return frozenset(change.split("->")[0] for change in model.directions)
-    return frozenset(w for members, decided in zip(model.sets, model.decides) if decided for w in members)
+    """The members the model alone changes (without a language model): those of the sets it decides,
+    where it names its changes only those it makes every change from (``its``: ``its->it's``; not
+    ``their``, of which only ``their->they're`` is decided: the bigram rule may still read it as ``there``)."""
+    return frozenset(w for members, decided in zip(model.sets, model.decides) if decided for w in members
+                     if not model.directions or all(direction(w, m) in model.directions for m in members if m != w))
 
 
 def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]], allowed: Sequence[str],
