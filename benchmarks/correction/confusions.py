@@ -396,7 +396,7 @@ def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
     if language == "en":
         model.slips, changes = fit_slips(changes, labels)
         report["slips"] = {"weights": model.slips[0], "bias": model.slips[1],
-                           "labelled_changes": sum(c["change"] in labels for c in changes)}
+                           "labelled_changes": len({c["change"] for c in changes if c["change"] in labels})}
     report["choice"] = choose(model, changes, labels, FAILED_ON_FRESH, by_direction=language == "en")
     report["unlabelled_development_changes"] = [c for c in changes if c["change"] not in labels][:400]
     chosen = report["choice"]["chosen"]
