@@ -234,6 +234,7 @@ def test_every_change_says_what_decided_it(speller):
     by_kind = {w.kind: w.decided_by for w in reversed(changed)}  # each kind's first change
     threshold = f">= {ConfusionModel.load('en').threshold:.2f}"
     assert by_kind["real_word"].startswith("confusion model") and threshold in by_kind["real_word"]
+    assert "how often writers make this slip" in by_kind["real_word"]
     assert "scorer" in by_kind["spelling"] or "judge" in by_kind["spelling"]
     assert "table learned from annotated tweets" in by_kind["normalisation"]
     assert by_kind["merge"].startswith("web counts")

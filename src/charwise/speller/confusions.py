@@ -464,6 +464,7 @@ def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]
                 entry.correction, entry.kind, entry.probability = same_case(written, found[0]), kind, found[1]
                 classes = ", their word classes" if model.classes is not None else ""
                 common = ", how common each member is" if model.decision is not None else ""
+                common += ", how often writers make this slip" if model.slips is not None else ""
                 entry.decided_by = (f"confusion model ({'/'.join(model.sets[model._set_of[words[i]]])}): "
                                     f"{found[1]:.2f} >= {model.threshold:.2f} (the neighbours{classes}, "
                                     f"the bigram counts{common})")
