@@ -41,6 +41,23 @@ def test_the_decision_file_round_trips_and_a_damaged_one_is_a_one_line_error(tmp
     assert "\n" not in str(caught.value) and "features" in str(caught.value)
 
 
+def test_the_writers_slips_and_the_changes_named_are_read_and_saved(tmp_path):
+    """A decision with slips reads each change's weight on its log-odds; one naming its changes makes
+    those alone; both survive the file; the words it changes alone are those it makes every change from."""
+    slips = ({"decision": 1.0, "change=its->it's": 3.0, "change=it's->its": -3.0}, 0.0)
+    decision = LMDecision({"lm_gain": 1.0}, 0.0, 0.9, "test", ("its/it's",), ("its->it's",), slips)
+    row = {"lm_gain": 0.0}
+    assert decision.probability(row, "its->it's") > 0.9 > 0.1 > decision.probability(row, "it's->its")
+    assert decision.probability(row) == pytest.approx(0.5)  # no change named: the decision alone
+    assert decision.makes("its->it's") and not decision.makes("it's->its")
+    (tmp_path / "lm.json").write_text(json.dumps(decision.to_dict()))
+    assert LMDecision.read(tmp_path / "lm.json") == decision
+    from charwise.speller.confusion_lm import decided_members
+
+    model = dataclasses.replace(ConfusionModel.load("en"), lm=decision)
+    assert decided_members(model) == {"its"}
+
+
 def test_the_evidence_reads_the_counts_and_the_apostrophe():
     context = NgramContext.load("en")
     words = "he is taller then his brother".split()
@@ -100,6 +117,7 @@ def smollm2_speller() -> Speller:
 def test_the_shipped_decision_reads_its_file_with_its_source():
     decision = ConfusionModel.load("en").lm
     assert decision is not None and decision.decides and "labelled by hand" in decision.threshold_source
+    assert decision.slips is not None and "its->it's" in decision.directions and "than->then" not in decision.directions
 
 
 @pytest.mark.real
@@ -109,6 +127,8 @@ def test_the_shipped_decision_reads_its_file_with_its_source():
     ("he is taller then his brother", "he is taller than his brother"),
     ("whats the plan for today", "what's the plan for today"),
     ("lets go to the beach", "let's go to the beach"),
+    ("I think your right about that", "I think you're right about that"),
+    ("it was to late to call", "it was too late to call"),
     ("The dog wagged its tail.", "The dog wagged its tail."),
     ("We ate first, then we went home.", "We ate first, then we went home."),
     ("Their house is bigger than ours.", "Their house is bigger than ours."),

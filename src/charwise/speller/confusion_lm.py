@@ -55,14 +55,29 @@ class LMDecision:
     threshold: float = 1.0
     threshold_source: str = "not chosen yet"
     decides: tuple[str, ...] = ()
+    #: of the decided sets' changes, those made (``its->it's``); empty: every one
+    directions: tuple[str, ...] = ()
+    #: how often writers make each slip, over this decision's log-odds (as the n-gram model's
+    #: :attr:`~charwise.speller.confusions.ConfusionModel.slips`)
+    slips: tuple[dict[str, float], float] | None = None
 
-    def probability(self, row: dict[str, float]) -> float:
-        return logistic(self.weights, self.bias, row)
+    def probability(self, row: dict[str, float], change: str = "") -> float:
+        """The probability that the writer meant the member of ``row``; ``change`` (``its->it's``):
+        read with the writers' slips, where the decision has them."""
+        return sigmoid(slipped(self.slips, log_odds(self.weights, self.bias, row), change))
+
+    def makes(self, change: str) -> bool:
+        """Whether a change (``its->it's``) of a decided set is made."""
+        return not self.directions or change in self.directions
 
     def to_dict(self) -> dict[str, object]:
         return {"features": list(LM_FEATURES), "weights": {k: round(v, 5) for k, v in self.weights.items()},
                 "bias": round(self.bias, 5), "threshold": self.threshold, "threshold_source": self.threshold_source,
-                "decides": list(self.decides)}
+                "decides": list(self.decides),
+                **({"directions": list(self.directions)} if self.directions else {}),
+                **({} if self.slips is None else {"slips": {"weights": {k: round(v, 5) for k, v in
+                                                                        sorted(self.slips[0].items())},
+                                                            "bias": round(self.slips[1], 5)}})}
 
     @classmethod
     def read(cls, path: Path) -> "LMDecision":
@@ -70,8 +85,12 @@ class LMDecision:
             data = json.loads(path.read_text(encoding="utf-8"))
             if list(data["features"]) != list(LM_FEATURES):
                 raise ValueError(f"features {data['features']}, this charwise reads {list(LM_FEATURES)}")
+            slips = data.get("slips")
             return cls({str(k): float(v) for k, v in data["weights"].items()}, float(data["bias"]),
-                       float(data["threshold"]), str(data["threshold_source"]), tuple(str(s) for s in data["decides"]))
+                       float(data["threshold"]), str(data["threshold_source"]), tuple(str(s) for s in data["decides"]),
+                       tuple(str(c) for c in data.get("directions", ())),
+                       None if slips is None else ({str(k): float(v) for k, v in slips["weights"].items()},
+                                                   float(slips["bias"])))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ConfigError(f"cannot read the language-model confusion decision {path}: {e}") from None
 
@@ -83,6 +102,14 @@ def log_odds(weights: dict[str, float], bias: float, row: dict[str, float]) -> f
 
 def sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+def slipped(slips: tuple[dict[str, float], float] | None, z: float, change: str) -> float:
+    """A decision's log-odds ``z`` for ``change`` (``its->it's``) read with the writers' slips (the
+    log-odds and the change's indicator in a logistic model of their own); ``z`` without them."""
+    if slips is None or not change:
+        return z
+    return log_odds(*slips, {"decision": z, f"change={change}": 1.0})
 
 
 def logistic(weights: dict[str, float], bias: float, row: dict[str, float]) -> float:
@@ -122,9 +149,12 @@ def lm_features(words: Sequence[str], index: int, member: str, gain: float,
 
 def decided_members(model: "ConfusionModel") -> frozenset[str]:
     """The words whose sets the language-model decision decides (none without one)."""
+    from charwise.speller.confusions import makes_every_change
+
     if model.lm is None:
         return frozenset()
-    return frozenset(w for members in model.sets if set_name(members) in model.lm.decides for w in members)
+    return frozenset(w for members in model.sets if set_name(members) in model.lm.decides for w in members
+                     if makes_every_change(members, w, model.lm.directions))
 
 
 def member_targets(model: "ConfusionModel", corrected: Sequence[Sequence["WordCorrection"]],
@@ -150,7 +180,7 @@ def decide_with_lm(model: "ConfusionModel", corrected: list[list["WordCorrection
     """Change in place each member of a set the decision decides that the sentence, read by ``lm``
     and the counts, says the writer meant as another member (kind ``real_word``); the language
     model reads every such word of every sentence in one batch."""
-    from charwise.speller.confusions import normal
+    from charwise.speller.confusions import direction, normal
     from charwise.speller.corrections import same_case
     from charwise.speller.normalisation_judge import lm_gains
 
@@ -166,13 +196,15 @@ def decide_with_lm(model: "ConfusionModel", corrected: list[list["WordCorrection
     gains = lm_gains(lm, texts, [(s, i, texts[s][i], o) for (s, i), o in zip(targets, others)])
     for (s, i), row in zip(targets, gains):
         words = lows[s]
-        scored = [(decision.probability(lm_features(words, i, normal(m), g, model.context)), m) for m, g in row.items()]
+        scored = [(decision.probability(lm_features(words, i, normal(m), g, model.context),
+                                        direction(words[i], normal(m))), m) for m, g in row.items()]
         p, member = max(scored)
-        if p < decision.threshold:
+        if p < decision.threshold or not decision.makes(direction(words[i], normal(member))):
             continue
         entry = corrected[s][i]
         k = model.set_of(words, i)
         entry.correction, entry.kind, entry.probability = same_case(entry.word, member), "real_word", p
+        slips = ", how often writers make this slip" if decision.slips else ""
         entry.decided_by = (f"confusion decision with a language model ({set_name(model.sets[k])}): {p:.2f} >= "  # type: ignore[index]
                             f"{decision.threshold:.2f} (the model's gain {row[member]:+.1f} nats, the bigram counts, "
-                            "how common each member is)")
+                            f"how common each member is{slips})")

@@ -277,14 +277,12 @@ class ConfusionModel:
         gains = self.cloze_gains(words, index)
         if gains is None:
             return None
-        from charwise.speller.confusion_lm import lm_features, log_odds, sigmoid
+        from charwise.speller.confusion_lm import lm_features, log_odds, sigmoid, slipped
 
         scored = []
         for member, gain in gains.items():
             z = log_odds(*self.decision, lm_features(words, index, member, gain, self.context, "cloze_gain"))
-            if self.slips is not None:
-                z = log_odds(*self.slips, {"decision": z, f"change={direction(words[index], member)}": 1.0})
-            scored.append((sigmoid(z), member))
+            scored.append((sigmoid(slipped(self.slips, z, direction(words[index], member))), member))
         p, member = max(scored)
         return member, p
 
@@ -425,7 +423,13 @@ def decided_by_model(model: ConfusionModel) -> frozenset[str]:
     where it names its changes only those it makes every change from (``its``: ``its->it's``; not
     ``their``, of which only ``their->they're`` is decided: the bigram rule may still read it as ``there``)."""
     return frozenset(w for members, decided in zip(model.sets, model.decides) if decided for w in members
-                     if not model.directions or all(direction(w, m) in model.directions for m in members if m != w))
+                     if makes_every_change(members, w, model.directions))
+
+
+def makes_every_change(members: Sequence[str], word: str, directions: Container[str]) -> bool:
+    """Whether a decision naming its changes (``directions``; none named: all) makes every change
+    from ``word`` to another of ``members``."""
+    return not directions or all(direction(word, m) in directions for m in members if m != word)
 
 
 def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]], allowed: Sequence[str],
