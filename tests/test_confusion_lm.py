@@ -55,7 +55,9 @@ def test_the_writers_slips_and_the_changes_named_are_read_and_saved(tmp_path):
     from charwise.speller.confusion_lm import decided_members
 
     model = dataclasses.replace(ConfusionModel.load("en"), lm=decision)
-    assert decided_members(model) == {"its"}
+    assert decided_members(model) == {"its"}  # it reads the words it may change, and those alone
+    there = LMDecision({"lm_gain": 1.0}, 0.0, 0.9, "test", ("their/there/they're",), ("there->their",))
+    assert decided_members(dataclasses.replace(model, lm=there)) == {"there"}
 
 
 def test_the_evidence_reads_the_counts_and_the_apostrophe():

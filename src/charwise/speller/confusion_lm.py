@@ -148,13 +148,14 @@ def lm_features(words: Sequence[str], index: int, member: str, gain: float,
 
 
 def decided_members(model: "ConfusionModel") -> frozenset[str]:
-    """The words whose sets the language-model decision decides (none without one)."""
-    from charwise.speller.confusions import makes_every_change
+    """The words the language-model decision reads, and decides alone (none without one): the members
+    of the sets it decides that it may change (``there`` when ``there->their`` is decided)."""
+    from charwise.speller.confusions import direction
 
     if model.lm is None:
         return frozenset()
     return frozenset(w for members in model.sets if set_name(members) in model.lm.decides for w in members
-                     if makes_every_change(members, w, model.lm.directions))
+                     if any(model.lm.makes(direction(w, m)) for m in members if m != w))
 
 
 def member_targets(model: "ConfusionModel", corrected: Sequence[Sequence["WordCorrection"]],

@@ -423,13 +423,7 @@ def decided_by_model(model: ConfusionModel) -> frozenset[str]:
     where it names its changes only those it makes every change from (``its``: ``its->it's``; not
     ``their``, of which only ``their->they're`` is decided: the bigram rule may still read it as ``there``)."""
     return frozenset(w for members, decided in zip(model.sets, model.decides) if decided for w in members
-                     if makes_every_change(members, w, model.directions))
-
-
-def makes_every_change(members: Sequence[str], word: str, directions: Container[str]) -> bool:
-    """Whether a decision naming its changes (``directions``; none named: all) makes every change
-    from ``word`` to another of ``members``."""
-    return not directions or all(direction(word, m) in directions for m in members if m != word)
+                     if not model.directions or all(direction(w, m) in model.directions for m in members if m != w))
 
 
 def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]], allowed: Sequence[str],
