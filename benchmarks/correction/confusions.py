@@ -29,7 +29,7 @@ other four fifths of the labelled changes.
 
 **The threshold and the changes decided**, chosen together on real development tweets (WNUT17's raw
 ``rigo.10000``, which the model does not learn from): every change the model makes there with a
-probability of at least 0.5 (``FLOOR``) in a set, read and labelled by hand (``confusion_labels.tsv``, and
+probability of at least ``FLOOR`` (0.3) in a set, read and labelled by hand (``confusion_labels.tsv``, and
 ``confusion_lm_labels.tsv`` for the changes the language-model decision made there; a change
 that is not labelled is reported as such and makes its set ineligible at that threshold). At each
 threshold of the sweep, a change between two members (English; a set, in a language without slips)

@@ -74,10 +74,7 @@ class LMDecision:
         return {"features": list(LM_FEATURES), "weights": {k: round(v, 5) for k, v in self.weights.items()},
                 "bias": round(self.bias, 5), "threshold": self.threshold, "threshold_source": self.threshold_source,
                 "decides": list(self.decides),
-                **({"directions": list(self.directions)} if self.directions else {}),
-                **({} if self.slips is None else {"slips": {"weights": {k: round(v, 5) for k, v in
-                                                                        sorted(self.slips[0].items())},
-                                                            "bias": round(self.slips[1], 5)}})}
+                **({"directions": list(self.directions)} if self.directions else {}), **slips_entry(self.slips)}
 
     @classmethod
     def read(cls, path: Path) -> "LMDecision":
@@ -85,12 +82,9 @@ class LMDecision:
             data = json.loads(path.read_text(encoding="utf-8"))
             if list(data["features"]) != list(LM_FEATURES):
                 raise ValueError(f"features {data['features']}, this charwise reads {list(LM_FEATURES)}")
-            slips = data.get("slips")
             return cls({str(k): float(v) for k, v in data["weights"].items()}, float(data["bias"]),
                        float(data["threshold"]), str(data["threshold_source"]), tuple(str(s) for s in data["decides"]),
-                       tuple(str(c) for c in data.get("directions", ())),
-                       None if slips is None else ({str(k): float(v) for k, v in slips["weights"].items()},
-                                                   float(slips["bias"])))
+                       tuple(str(c) for c in data.get("directions", ())), read_slips(data))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ConfigError(f"cannot read the language-model confusion decision {path}: {e}") from None
 
@@ -110,6 +104,19 @@ def slipped(slips: tuple[dict[str, float], float] | None, z: float, change: str)
     if slips is None or not change:
         return z
     return log_odds(*slips, {"decision": z, f"change={change}": 1.0})
+
+
+def slips_entry(slips: tuple[dict[str, float], float] | None) -> dict[str, object]:
+    """The ``slips`` entry of a decision's file (nothing without slips)."""
+    if slips is None:
+        return {}
+    return {"slips": {"weights": {k: round(v, 5) for k, v in sorted(slips[0].items())}, "bias": round(slips[1], 5)}}
+
+
+def read_slips(data: dict) -> tuple[dict[str, float], float] | None:
+    """The slips of a decision's file, or None (a file written before them)."""
+    slips = data.get("slips")
+    return None if slips is None else ({str(k): float(v) for k, v in slips["weights"].items()}, float(slips["bias"]))
 
 
 def logistic(weights: dict[str, float], bias: float, row: dict[str, float]) -> float:

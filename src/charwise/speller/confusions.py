@@ -331,6 +331,7 @@ class ConfusionModel:
         those the normaliser reads, the threshold and its source; ``classes.tsv``: the word classes),
         atomically."""
         from charwise.io import atomic_file, write_json
+        from charwise.speller.confusion_lm import slips_entry
 
         folder.mkdir(parents=True, exist_ok=True)
         write_json(folder / "model.json", {
@@ -342,9 +343,7 @@ class ConfusionModel:
             **({} if self.decision is None else {"decision": {
                 "features": list(CLOZE_FEATURES), "weights": {k: round(v, 5) for k, v in self.decision[0].items()},
                 "bias": round(self.decision[1], 5)}}),
-            **({} if self.slips is None else {"slips": {
-                "weights": {k: round(v, 5) for k, v in sorted(self.slips[0].items())},
-                "bias": round(self.slips[1], 5)}}),
+            **slips_entry(self.slips),
             "intercepts": [np.round(b, 5).tolist() for b in self.intercepts],
             # the weights of the sets decided or read by the normaliser (the others are read by nothing at run time)
             "weights": [{name: np.round(row, 4).tolist() for name, row in table.items() if np.any(np.abs(row) >= 1e-3)}
@@ -368,7 +367,7 @@ class ConfusionModel:
                 for line in (folder / "classes.tsv").read_text(encoding="utf-8").splitlines():
                     kind, key, tag = line.split("\t")
                     (classes.tags if kind == "word" else classes.suffixes)[key] = tag
-            from charwise.speller.confusion_lm import LM_FILE, LMDecision
+            from charwise.speller.confusion_lm import LM_FILE, LMDecision, read_slips
 
             lm = LMDecision.read(folder / LM_FILE) if (folder / LM_FILE).is_file() else None
             decision = None
@@ -378,9 +377,6 @@ class ConfusionModel:
                                      f"{list(CLOZE_FEATURES)}")
                 decision = ({str(k): float(v) for k, v in data["decision"]["weights"].items()},
                             float(data["decision"]["bias"]))
-            slips = data.get("slips")
-            if slips is not None:
-                slips = ({str(k): float(v) for k, v in slips["weights"].items()}, float(slips["bias"]))
             return cls(data["language"], tuple(tuple(s) for s in data["sets"]),
                        [{name: np.asarray(row, dtype=np.float32) for name, row in table.items()}
                         for table in data["weights"]],
@@ -388,7 +384,7 @@ class ConfusionModel:
                        str(data["threshold_source"]), classes, context, bool(data.get("uses_context", True)),
                        tuple(bool(d) for d in data["decides"]), lm, decision,
                        frozenset(str(name) for name in data.get("normaliser_reads", ())),
-                       frozenset(str(change) for change in data.get("directions", ())), slips)
+                       frozenset(str(change) for change in data.get("directions", ())), read_slips(data))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ConfigError(f"cannot read the confusion model in {folder}: {e}") from None
 
