@@ -201,6 +201,7 @@ def test_confusions_read_the_sentence_as_changed_so_far():
         _set_of = {"its": 0, "it's": 0, "your": 1, "you're": 1}
         threshold = 0.5
         decision = None
+        slips = None
 
         def __contains__(self, word: object) -> bool:
             return isinstance(word, str) and normal(word) in self._set_of
