@@ -337,15 +337,26 @@ def choose(model: Any, changes: list[dict[str, Any]], labels: dict[str, bool],
     """The threshold and the decided sets (see the module docstring), none of ``excluded`` (English:
     :data:`FAILED_ON_FRESH`, sets or changes); sets ``model`` with them. ``by_direction``: each
     change between two members (``its->it's``, ``it's->its``) is chosen on its own, as a set is."""
+    found, directions, chosen = choose_changes(changes, labels, excluded, by_direction)
+    model.threshold = found["chosen"]["threshold"]
+    if by_direction:
+        model.directions = directions
+    model.decides = tuple("/".join(members) in chosen for members in model.sets)
+    return found
+
+
+def choose_changes(changes: list[dict[str, Any]], labels: dict[str, bool], excluded: Container[str] = (),
+                   by_direction: bool = True) -> tuple[dict[str, Any], frozenset[str], set[str]]:
+    """:func:`sweep_choice` over ``changes`` less ``excluded`` (sets or changes), each change between
+    two members on its own (``by_direction``) or each set: the sweep, the changes decided (none when
+    by set) and the sets they belong to."""
     kept = [c for c in changes if c["set"] not in excluded and c.get("direction") not in excluded]
     found = sweep_choice([{**c, "set": c["direction"]} for c in kept] if by_direction else kept, labels)
     chosen = found["chosen"]["decided"]
-    model.threshold = found["chosen"]["threshold"]
-    if by_direction:
-        model.directions = frozenset(chosen)
-        chosen = {c["set"] for c in kept if c["direction"] in model.directions}
-    model.decides = tuple("/".join(members) in chosen for members in model.sets)
-    return found
+    if not by_direction:
+        return found, frozenset(), set(chosen)
+    directions = frozenset(chosen)
+    return found, directions, {c["set"] for c in kept if c["direction"] in directions}
 
 
 def sweep_choice(changes: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str, Any]:

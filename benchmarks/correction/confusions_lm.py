@@ -39,7 +39,15 @@ from benchmarks.common.markdown import render_generic as render  # noqa: F401  (
 from benchmarks.common.paths import RESULTS, ROOT, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
 from benchmarks.correction.confusion_rows import development_rows, fit_slips, fit_weights, members_of, scored
-from benchmarks.correction.confusions import FLOOR, corpora, ewt, raw_tweets, read_labels, shown_change, sweep_choice
+from benchmarks.correction.confusions import (
+    FLOOR,
+    choose_changes,
+    corpora,
+    ewt,
+    raw_tweets,
+    read_labels,
+    shown_change,
+)
 
 WRITES = ("confusions_lm",)
 PAGE = "correction-experiments.md"
@@ -171,11 +179,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     tweet_changes = changes(model, decision, gains, raw_tweets(DEV_TWEETS), FLOOR)
     labels = {**read_labels(HERE / "confusion_labels.tsv"), **read_labels(LABELS)}  # a change read, whichever made it
     decision.slips, rescored = fit_slips(tweet_changes, labels)
-    kept = [c for c in rescored if c["set"] not in LEFT_OUT and c["direction"] not in LEFT_OUT]
-    choice = sweep_choice([{**c, "set": c["direction"]} for c in kept], labels)
+    choice, directions, sets = choose_changes(rescored, labels, LEFT_OUT)
     decision.threshold = choice["chosen"]["threshold"]
-    decision.directions = tuple(sorted(choice["chosen"]["decided"]))
-    decision.decides = tuple(sorted({c["set"] for c in kept if c["direction"] in decision.directions}))
+    decision.directions, decision.decides = tuple(sorted(directions)), tuple(sorted(sets))
     decision.threshold_source = (
         "benchmarks/correction/confusions_lm.py: chosen with the changes decided on WNUT17's raw tweets "
         f"{', '.join(DEV_TWEETS)}, every change labelled by hand (confusion_lm_labels.tsv): the threshold whose "

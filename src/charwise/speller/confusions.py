@@ -323,7 +323,11 @@ class ConfusionModel:
         found = self.best(words, index)
         if found is None or found[1] < self.threshold:
             return None
-        return found if not self.directions or direction(words[index], found[0]) in self.directions else None
+        return found if self.makes(direction(words[index], found[0])) else None
+
+    def makes(self, change: str) -> bool:
+        """Whether a change (``its->it's``) of a decided set is made."""
+        return not self.directions or change in self.directions
 
     # --- files ----------------------------------------------------------------------------------
     def save(self, folder: Path, description: str) -> None:
@@ -419,7 +423,7 @@ def decided_by_model(model: ConfusionModel) -> frozenset[str]:
     where it names its changes only those it makes every change from (``its``: ``its->it's``; not
     ``their``, of which only ``their->they're`` is decided: the bigram rule may still read it as ``there``)."""
     return frozenset(w for members, decided in zip(model.sets, model.decides) if decided for w in members
-                     if not model.directions or all(direction(w, m) in model.directions for m in members if m != w))
+                     if all(model.makes(direction(w, m)) for m in members if m != w))
 
 
 def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]], allowed: Sequence[str],
