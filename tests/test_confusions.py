@@ -203,6 +203,8 @@ def speller():
     ("If it rains then we stay inside.", "If it rains then we stay inside."),
     ("No one is faster than her.", "No one is faster than her."),
     ("see https://example.com/its_here now", "see https://example.com/its_here now"),
+    ("the word 'its' is a pronoun", "the word 'its' is a pronoun"),  # a word mentioned, not used
+    ("`its` is a pronoun", "`its` is a pronoun"),  # inline code stays
 ])
 def test_the_shipped_model_fixes_contractions_and_leaves_the_rest(speller, text, expected):
     result = speller.correct(text)

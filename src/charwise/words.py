@@ -184,6 +184,11 @@ PROTECTED_PATTERNS: dict[str, str] = {
     "command": r"\\[A-Za-z]+",
     "emoticon": (r"(?<!\w)(?:[:;=8][-o'^]?[)(\]\[dDpP/\\|*3oO$@]|[xX][dDpP]|<3|</3|\^[_.]?\^|-_-|o_O|O_o|T_T)"
                  r"(?![\w])"),
+    # inline code between backticks, on one line (Markdown, chat): ``use `recieve()` here``
+    "code": r"`[^`\n]{1,200}`",
+    # a word quoted on its own is mentioned, not used (``the word 'its'``, ``"teh" is a meme``)
+    "quoted": "(?<![\\w'\u2018\u2019\"\u201c\u201d])['\u2018\"\u201c][A-Za-z]+(?:['\u2019][A-Za-z]+)?"
+              "['\u2019\"\u201d](?![\\w'\u2019\"\u201d])",
 }
 # What each kind needs somewhere in the text to match at all. A text without it skips that kind's
 # alternative: the regular expression tries every alternative at every position, and most words of
@@ -194,6 +199,7 @@ _LETTER_DOT = re.compile(r"\.[A-Za-z]\.")
 _CAMEL_OR_DOTTED = re.compile(r"[a-z][A-Z]|\.[A-Za-z_]")
 _DIGIT = re.compile(r"\d")
 _EMOTICON_SIGN = re.compile("[:;=8<^_]|[xX][dDpP]")
+_QUOTE = re.compile("[\"\u201c\u2018]|(?<!\\w)'")  # a quote that can open: not an apostrophe inside a word
 _NEEDS: dict[str, Callable[[str], bool]] = {
     "url": lambda t: "://" in t or _DOT_THEN_TEXT.search(t) is not None,
     "email": lambda t: "@" in t,
@@ -208,6 +214,8 @@ _NEEDS: dict[str, Callable[[str], bool]] = {
     "math": lambda t: "$" in t,
     "command": lambda t: "\\" in t,
     "emoticon": lambda t: _EMOTICON_SIGN.search(t) is not None,
+    "code": lambda t: "`" in t,
+    "quoted": lambda t: _QUOTE.search(t) is not None,
 }
 
 
@@ -257,7 +265,8 @@ def protected_spans(text: str, patterns: Sequence[str | re.Pattern[str]] = ()) -
     scheme), e-mail addresses, @handles, #hashtags, file paths, code identifiers (``snake_case``,
     ``camelCase``, dotted names), initials (``U.S.``), numbers with units or ordinal endings (``5km``,
     ``22 nd``), words cut short where a post was truncated (``stateme…``), TeX math and commands
-    (``$\\sqrt{n}$``, ``\\alpha``), emoticons (:data:`PROTECTED_PATTERNS`), and
+    (``$\\sqrt{n}$``, ``\\alpha``), emoticons, inline code between backticks and a word quoted on its
+    own (a word mentioned, not used: ``the word 'its'``) (:data:`PROTECTED_PATTERNS`), and
     what the user's ``patterns`` (regular expressions) match. Sorted, possibly overlapping."""
     compiled = compile_patterns(patterns)
     return list(_spans(text, compiled) if len(text) <= SPANS_CACHE_CHARS else _spans.__wrapped__(text, compiled))
