@@ -187,8 +187,9 @@ PROTECTED_PATTERNS: dict[str, str] = {
     # inline code between backticks, on one line (Markdown, chat): ``use `recieve()` here``
     "code": r"`[^`\n]{1,200}`",
     # a word quoted on its own is mentioned, not used (``the word 'its'``, ``"teh" is a meme``)
-    "quoted": "(?<![\\w'\u2018\u2019\"\u201c\u201d])['\u2018\"\u201c][A-Za-z]+(?:['\u2019][A-Za-z]+)?"
-              "['\u2019\"\u201d](?![\\w'\u2019\"\u201d])",
+    # (the quote first, then what stands before it: most positions fail at once)
+    "quoted": "['\u2018\"\u201c](?<![\\w'\u2018\u2019\"\u201c\u201d]['\u2018\"\u201c])[A-Za-z]+"
+              "(?:['\u2019][A-Za-z]+)?['\u2019\"\u201d](?![\\w'\u2019\"\u201d])",
 }
 # What each kind needs somewhere in the text to match at all. A text without it skips that kind's
 # alternative: the regular expression tries every alternative at every position, and most words of

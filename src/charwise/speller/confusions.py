@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Container, Iterable, Sequence
 
 import numpy as np
 
+from charwise.cache import LRUCache
 from charwise.errors import ConfigError
 from charwise.speller.lexicon import ACCENTED, strip_accents
 from charwise.speller.real_words import CONFUSION_SETS
@@ -73,6 +74,9 @@ if TYPE_CHECKING:
 DATA = Path(__file__).resolve().parents[1] / "data"
 FORMAT = 1
 START, END = "<s>", "</s>"
+#: windows of five words judged and remembered (running text repeats them: ``going to the``; a model
+#: reads the same texts again in every epoch): a few MB
+BEST_CACHE_SIZE = 50_000
 TINY = 1e-12  # the least probability a log is taken of (a member never seen as meant has about 1e-13)
 #: The evidence of :attr:`ConfusionModel.decision` for one other member (see the module docstring)
 CLOZE_FEATURES: tuple[str, ...] = ("cloze_gain", "bigram_gain", "bigram_seen", "zipf_gap", "apostrophe")
@@ -225,6 +229,12 @@ class ConfusionModel:
     #: model over the decision's log-odds (``decision``) and one indicator per change (``change=its->it's``)
     slips: tuple[dict[str, float], float] | None = None
     _set_of: dict[str, int] = field(default_factory=dict, init=False, repr=False)
+    _best: LRUCache = field(default_factory=lambda: LRUCache(BEST_CACHE_SIZE), init=False, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        super().__setattr__(name, value)
+        if name != "_best" and "_best" in self.__dict__:
+            self._best.clear()  # a model changed after use (a benchmark sets its slips) judges afresh
 
     def __post_init__(self) -> None:
         if not self.decides:
@@ -267,7 +277,16 @@ class ConfusionModel:
 
     def best(self, words: Sequence[str], index: int) -> tuple[str, float] | None:
         """The member other than the written one the writer likeliest meant and that probability
-        (by :attr:`decision` where the model has one), or None when the word is no member."""
+        (by :attr:`decision` where the model has one), or None when the word is no member. Read from
+        the two words on each side alone, so a window judged once is remembered."""
+        key = tuple(words[j] if 0 <= j < len(words) else (START if j < 0 else END) for j in range(index - 2, index + 3))
+        found = self._best.get(key)
+        if found is None:
+            found = self._best_uncached(words, index) or ()
+            self._best.put(key, found)
+        return found or None
+
+    def _best_uncached(self, words: Sequence[str], index: int) -> tuple[str, float] | None:
         if self.decision is None or self.context is None:
             probabilities = self.probabilities(words, index)
             if probabilities is None:
