@@ -147,6 +147,22 @@ def test_a_spanish_model_puts_accents_back_and_never_takes_one_away():
     assert not any(e.changed for e in off)
 
 
+def test_priors_move_each_set_from_the_training_frequencies_to_the_text_read():
+    plain = fit("es", SPANISH, None, None, 1.0)
+    # the training sentences hold "esta" and "está" equally often; today's text: "está" ten times as often
+    shifted = fit("es", SPANISH, None, None, 1.0, priors={"esta": 5.0, "está": 6.0})
+    words = ["yo", "esta", "bien"]  # neighbours no training sentence holds: the priors alone speak
+
+    def odds(model):
+        p = model.probabilities(words, 1)
+        return p["está"] / p["esta"]
+
+    assert odds(shifted) / odds(plain) == pytest.approx(10.0, rel=1e-3)
+    # the context weights are the same: only the intercepts move
+    k = plain.set_of(words, 1)
+    assert plain.weights[k].keys() == shifted.weights[k].keys()
+
+
 def test_only_the_changes_a_model_names_are_made_and_slips_move_the_decision(tiny, tmp_path):
     """A model naming its changes makes those alone (its->it's, not it's->its); the writers' slips add
     their weight for each change to the decision's log-odds; both are saved and read back; a change

@@ -101,12 +101,28 @@ def test_a_missing_codespell_package_says_how_to_install_it(monkeypatch):
     def missing(name):
         raise ModuleNotFoundError(f"No module named {name!r}")
 
+    def clear():
+        for cached in (module._entries, module.known_misspellings, module.listed_run_together):
+            cached.cache_clear()
+
     monkeypatch.setattr(module.resources, "files", missing)
-    module.known_misspellings.cache_clear()
+    clear()
     try:
         with pytest.raises(ConfigError, match="pip install codespell"):
             module.known_misspellings()
+        with pytest.raises(ConfigError, match="pip install codespell"):
+            module.listed_run_together()
     finally:
         monkeypatch.undo()
-        module.known_misspellings.cache_clear()
+        clear()
     assert module.listed_corrections("wierd") == ("weird",)  # read again once the package is there
+
+
+def test_words_run_together_are_listed_with_their_cut_alone():
+    from charwise.speller.known_misspellings import listed_corrections, listed_cut
+
+    assert listed_cut("atleast", "at least") and listed_cut("everytime", "every time")
+    assert not listed_cut("atleast", "atle ast")  # only the cut the list names
+    assert not listed_cut("theif", "the if")  # listed, but corrected by one word (thief)
+    assert not listed_cut("atleast", "at least", "es")  # English's list only
+    assert listed_corrections("alot") == ()  # several-word corrections stay out of the single-word table

@@ -1,7 +1,7 @@
 """Spanish accent twins (el/él, mas/más, esta/está): accents taken out of correct text, put back from the sentence.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.correction.accent_twins          # -> results/accent_twins.json/.png
-    OMP_NUM_THREADS=1 python -m benchmarks.correction.accent_twins --ship   # and write charwise/data/confusions-es
+    OMP_NUM_THREADS=1 python -m benchmarks.correction.accent_twins --chat-clauses --modern-priors wordfreq
+        # -> results/accent_twins.json/.png; with --ship, the shipped model: charwise/data/confusions-es
 
 The Spanish confusion sets (``charwise.speller.real_words.CONFUSION_SETS["es"]``: a word and its
 accented twin, both valid). Here each member of a set is written without its accent in correct text
@@ -18,7 +18,9 @@ put back:
   accent the verse wrote), their questions and exclamations as chat writes them (each ``¿ ... ?`` and
   ``¡ ... !`` clause alone, without its marks: :func:`chat_clauses`), and the Tweet-Norm development
   tweets as written (every change of at least 0.5 read by hand: ``accent_labels.tsv``);
-  ``--chat-clauses`` also learns from the training verses' clauses so written (tried, not shipped);
+  ``--chat-clauses`` also learns from the training verses' clauses so written, and
+  ``--modern-priors wordfreq`` moves each set's priors from the verses' frequencies to today's
+  (the verses of 1909 write ``mas``, "but", 2.5 times as often as ``más``): both shipped;
 * **the bigram rule** it replaced (``RealWordChecker.load("es")``: the other member must fit the
   bigram counts of the Bible's training verses ``margin`` log10 better), at the margin the speller
   used and others.
@@ -151,14 +153,34 @@ def chat_clauses(words: Sequence[str]) -> list[list[str]]:
     return out
 
 
-def fit_model(texts: dict[str, list[list[str]]]) -> tuple[Any, dict[str, Any]]:
+def modern_priors(source: str, edited: Sequence[Sequence[str]]) -> dict[str, float]:
+    """Each member's frequency (log10) in today's Spanish: wordfreq's Zipf (subtitles, the web,
+    tweets; its unaccented forms also count the accents tweets leave out), or its count in the
+    lines of fortunes-es (edited: accents as meant; ``edited``, one member of a set never seen in
+    them given the count of half a line)."""
+    import math
+    from collections import Counter
+
+    from charwise.speller.confusions import SETS
+    from charwise.speller.frequencies import zipf_frequency
+
+    members = [m for found in SETS["es"] for m in found]
+    if source == "wordfreq":
+        return {m: zipf_frequency(m, "es") for m in members}
+    counts = Counter(w.lower() for words in edited for w in words)
+    return {m: math.log10(counts[m] + 0.5) for m in members}
+
+
+def fit_model(texts: dict[str, list[list[str]]], modern: str = "") -> tuple[Any, dict[str, Any]]:
     """The Spanish model learned from the Bible's training verses, its threshold and sets chosen on
-    the development verses and tweets."""
+    the development verses and tweets; ``modern``: its priors moved to today's frequencies
+    (:func:`modern_priors`)."""
     from benchmarks.correction.confusions import choose, read_labels
     from charwise.speller.confusion_fitting import fit
     from charwise.speller.context import NgramContext
 
-    model = fit("es", texts["train"], None, NgramContext.load("es"), STRENGTH)
+    priors = modern_priors(modern, texts.get("edited", [])) if modern else None
+    model = fit("es", texts["train"], None, NgramContext.load("es"), STRENGTH, priors=priors)
     changes, labels = accent_changes(model, texts["dev"])
     # the dev verses' questions and exclamations as chat writes them, without their marks: the text the
     # speller reads (tweets, chat) far more often than verses of 1909
@@ -175,7 +197,8 @@ def fit_model(texts: dict[str, list[list[str]]]) -> tuple[Any, dict[str, Any]]:
         "questions and exclamations without the marks, as chat writes them) and the "
         "Tweet-Norm development tweets as written (every change read by hand, accent_labels.tsv): the threshold whose "
         "sets, each right at least 90 % of the time in each text, make the most right changes "
-        f"({chosen['right']} right, {chosen['wrong']} wrong)")
+        f"({chosen['right']} right, {chosen['wrong']} wrong)"
+        + (f"; the priors moved from the verses' frequencies to today's ({modern}: modern_priors)" if modern else ""))
     print(f"es: threshold {model.threshold}, {len(chosen['decided'])} of {len(model.sets)} sets decided", flush=True)
     unlabelled = [c["change"] for c in written if c["change"] not in labels]
     return model, {"threshold": model.threshold, "decided": chosen["decided"], "right": chosen["right"],
@@ -193,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="learn from the lines of fortunes-es too (charwise/data/edited_es)")
     parser.add_argument("--chat-clauses", action="store_true",
                         help="learn from the verses' questions and exclamations without their marks too")
+    parser.add_argument("--modern-priors", choices=("wordfreq", "fortunes"), default="",
+                        help="move each set's priors from the verses' frequencies to today's")
     args = parser.parse_args(argv)
     given = argv if argv is not None else sys.argv[1:]
     command = " ".join(["python -m benchmarks.correction.accent_twins", *given])
@@ -218,12 +243,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     tweets, _, _ = read_development(args.data)
     texts["all tweets"] = [[raw for raw, _ in t] for t in tweets]
     texts["tweets"] = [t for t in texts["all tweets"] if any(strip_accents(w) != w for w in t)]
-    model, choice = fit_model(texts)
+    if getattr(args, "modern_priors", ""):
+        texts["edited"] = [source_words(line) for line in lines("es")]
+    model, choice = fit_model(texts, getattr(args, "modern_priors", ""))
     if args.ship:
-        model.save(DATA / "confusions-es", "Rebuilt by: python -m benchmarks.correction.accent_twins --ship "
+        flags = " ".join(f for f, on in (("--edited-text", args.edited_text), ("--chat-clauses", args.chat_clauses),
+                                         (f"--modern-priors {args.modern_priors}", args.modern_priors)) if on)
+        model.save(DATA / "confusions-es", f"Rebuilt by: python -m benchmarks.correction.accent_twins {flags} --ship "
                    "(trained on the Spanish side of the Bible's training verses"
-                   + (" and the lines of fortunes-es that hold a member: charwise/data/edited_es)" if args.edited_text
-                      else ")"))
+                   + (" and the lines of fortunes-es that hold a member: charwise/data/edited_es" if args.edited_text
+                      else "")
+                   + (", and their questions and exclamations without the marks" if args.chat_clauses else "")
+                   + (f"; each set's priors moved to today's frequencies ({args.modern_priors})" if args.modern_priors
+                      else "") + ")")
     default = SpellerSettings().real_word_margin
     measured = ("dev", "test", "tweets")
     return {

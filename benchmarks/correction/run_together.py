@@ -4,8 +4,9 @@ and the hand label of ``run_together_labels.tsv``; the right and wrong cuts at e
 
     OMP_NUM_THREADS=1 python -m benchmarks.correction.run_together [--texts dev|fresh]
 
-The default English speller (``Speller.load("en")``, which does not cut) corrects each text; in its
-output a word is listed when every condition but the gap holds
+The default English speller (``Speller.load("en")``, which cuts only the words the list of known
+misspellings names with the cut: ``listed``) corrects each text; in its output a word is listed when
+it made such a cut, or when every condition but the gap holds
 (:func:`~charwise.speller.run_together.run_together_split` with the gap at minus infinity).
 
 Roles: ``dev`` (the LexNorm 2015 training tweets, UD EWT dev, the ``gurez`` tenth of WNUT17's raw
@@ -49,26 +50,26 @@ def texts(role: str) -> dict[str, list[str]]:
 def run(role: str, limit: int | None) -> dict[str, Any]:
     import charwise.speller.run_together as rt
     from charwise.speller import Speller
+    from charwise.speller.known_misspellings import listed_cut
 
     found: list[dict[str, Any]] = []
 
-    def record(corrected: Any, lexicon: Any, rules: Any, starts: Any) -> int:
-        saved, rt.SPLIT_GAP = rt.SPLIT_GAP, float("-inf")
-        try:
-            for entries, start in zip(corrected, starts):
-                at_start = bool(start)
-                for i, e in enumerate(entries):
-                    first, at_start = at_start, rt.starts_after(e.word, at_start)
-                    if e.changed or e.protected or not (e.word.islower() or (first and e.word.istitle())):
-                        continue
-                    cut = rt.run_together_split(lexicon, rules, e.word.lower())
-                    if cut is not None:
-                        gap = (rt.split_gap(cut.split(" ")) or 0.0) - lexicon.zipf(e.word.lower())
-                        found.append({"word": e.word.lower(), "cut": cut, "gap": round(gap, 2),
-                                      "context": in_context([x.word for x in entries], i, i + 1)})
-        finally:
-            rt.SPLIT_GAP = saved
-        return 0
+    def record(corrected: Any, lexicon: Any, rules: Any, starts: Any) -> None:
+        for entries, start in zip(corrected, starts):
+            at_start = bool(start)
+            for i, e in enumerate(entries):
+                first, at_start = at_start, rt.starts_after(e.word, at_start)
+                word = e.word.lower()
+                if e.kind == rt.SPLIT:  # cut by the speller: a listed cut
+                    cut: str | None = e.correction.lower()
+                elif e.changed or e.protected or not (e.word.islower() or (first and e.word.istitle())):
+                    continue
+                else:
+                    cut = rt.run_together_split(lexicon, rules, word, gap=float("-inf"))
+                if cut is not None:
+                    gap = (rt.split_gap(cut.split(" ")) or 0.0) - lexicon.zipf(word)
+                    found.append({"word": word, "cut": cut, "gap": round(gap, 2), "listed": listed_cut(word, cut),
+                                  "context": in_context([x.word for x in entries], i, i + 1)})
 
     speller = Speller.load("en")
     assert speller.normaliser is not None
@@ -82,7 +83,8 @@ def run(role: str, limit: int | None) -> dict[str, Any]:
             item["label"], item["why"] = labels.get((item["cut"], item["context"]), ("not labelled", ""))
     sweep = {f"{g:g}": {lab: sum(f["label"] == lab and f["gap"] >= g for f in found)
                         for lab in ("right", "wrong", "not labelled")} for g in GAPS}
-    return {"role": role, "found": sorted(found, key=lambda f: -f["gap"]), "sweep": sweep}
+    listed = {lab: sum(f["label"] == lab and f["listed"] for f in found) for lab in ("right", "wrong", "not labelled")}
+    return {"role": role, "found": sorted(found, key=lambda f: -f["gap"]), "sweep": sweep, "listed": listed}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     for f in result["found"]:
         print(f"{f['label']}\t{f['gap']}\t{f['cut']}\t{f['context']}\t{f['text']}")
     print(json.dumps(result["sweep"], indent=1))
+    print("listed cuts (made by the default speller at any gap):", json.dumps(result["listed"]))
     if args.out is not None:
         args.out.write_text(json.dumps(result, indent=1), encoding="utf-8")
     return 0

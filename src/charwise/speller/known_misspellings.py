@@ -51,25 +51,39 @@ def parse_entry(line: str) -> tuple[str, tuple[str, ...]] | None:
 
 
 @lru_cache(maxsize=1)
-def known_misspellings() -> dict[str, tuple[str, ...]]:
-    """Every listed misspelling -> its corrections (lower-case, in the list's order), for words
-    written with letters and inner apostrophes only and corrected by single words (an entry with a
-    correction of several words, ``alot`` -> ``a lot, allot``, is left out: its other corrections
-    are not what writers mean)."""
+def _entries() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Every entry of codespell's main dictionary: (misspelling, corrections), lower-case."""
     try:
         text = (resources.files("codespell_lib") / "data" / "dictionary.txt").read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError) as error:
         raise ConfigError("the list of known misspellings comes from the codespell package: "
                           "pip install codespell") from error
+    return tuple(entry for entry in map(parse_entry, text.splitlines()) if entry is not None)
+
+
+@lru_cache(maxsize=1)
+def known_misspellings() -> dict[str, tuple[str, ...]]:
+    """Every listed misspelling -> its corrections (lower-case, in the list's order), for words
+    written with letters and inner apostrophes only and corrected by single words (an entry with a
+    correction of several words, ``alot`` -> ``a lot, allot``, is left out: its other corrections
+    are not what writers mean)."""
     table: dict[str, tuple[str, ...]] = {}
-    for line in text.splitlines():
-        entry = parse_entry(line)
-        if entry is None:
-            continue
-        wrong, corrections = entry
+    for wrong, corrections in _entries():
         words = tuple(c for c in corrections if c != wrong)
         if _one_word(wrong) and words and all(map(_one_word, words)):
             table[wrong] = words
+    return table
+
+
+@lru_cache(maxsize=1)
+def listed_run_together() -> dict[str, tuple[str, ...]]:
+    """Every listed word run together -> its corrections of several words (``atleast`` -> ``at
+    least``, ``everytime`` -> ``every time``, ``alot`` -> ``a lot``; 1,023 entries in codespell 2.4.3)."""
+    table: dict[str, tuple[str, ...]] = {}
+    for wrong, corrections in _entries():
+        apart = tuple(c for c in corrections if " " in c and all(map(_one_word, c.split())))
+        if _one_word(wrong) and apart:
+            table[wrong] = apart
     return table
 
 
@@ -83,6 +97,12 @@ def listed_corrections(word: str, language: str = LANGUAGE) -> tuple[str, ...]:
     if language != LANGUAGE:
         return ()
     return known_misspellings().get(word, ())
+
+
+def listed_cut(word: str, cut: str, language: str = LANGUAGE) -> bool:
+    """Whether the list names ``cut`` (words apart, lower-case) as a correction of ``word``
+    run together."""
+    return language == LANGUAGE and cut in listed_run_together().get(word, ())
 
 
 def listed_share(word: str, candidate: str, language: str = LANGUAGE) -> float:

@@ -51,6 +51,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Sequence
 
 from charwise.speller.corrections import same_case, starts_after
+from charwise.speller.known_misspellings import listed_cut
 
 if TYPE_CHECKING:
     from charwise.speller.context import NgramContext
@@ -145,8 +146,10 @@ def foreign(word: str, english_zipf: float) -> bool:
     return any(zipf_frequency(word, lang) >= english_zipf + FOREIGN_GAP for lang in FOREIGN)
 
 
-def run_together_split(lexicon: Lexicon, rules: LanguageRules, word: str) -> str | None:
-    """The words lower-case ``word`` runs together, when the web counts say so (module docstring)."""
+def run_together_split(lexicon: Lexicon, rules: LanguageRules, word: str, gap: float = SPLIT_GAP) -> str | None:
+    """The words lower-case ``word`` runs together, when the web counts say so (written apart
+    ``gap`` Zipf more often than together) or the list of known misspellings names the cut
+    (module docstring)."""
     if not (4 <= len(word) <= MAX_CHARS and word.isascii() and word.isalpha()) or lexicon.accepts(word):
         return None
     parts = segment(word)
@@ -160,16 +163,16 @@ def run_together_split(lexicon: Lexicon, rules: LanguageRules, word: str) -> str
         return None
     if not all(lexicon.knows(p) for p in parts) or max(lexicon.zipf(p) for p in parts) < FUNCTION_ZIPF:
         return None
-    apart = split_gap(parts)
-    if apart is None or apart - lexicon.zipf(word) < SPLIT_GAP:
+    apart, cut = split_gap(parts), " ".join(parts)
+    if apart is None or (apart - lexicon.zipf(word) < gap and not listed_cut(word, cut, lexicon.language)):
         return None
-    return " ".join(parts)
+    return cut
 
 
 def split_run_together(corrected: list[list[WordCorrection]], lexicon: Lexicon, rules: LanguageRules,
-                       starts: Sequence[bool]) -> int:
+                       starts: Sequence[bool], gap: float = SPLIT_GAP) -> int:
     """Cut in place the unchanged words of ``corrected`` that run words together (module
-    docstring); returns how many were cut."""
+    docstring; ``gap``: :func:`run_together_split`'s); returns how many were cut."""
     done = 0
     for entries, start in zip(corrected, starts):
         at_start = bool(start)
@@ -178,13 +181,15 @@ def split_run_together(corrected: list[list[WordCorrection]], lexicon: Lexicon, 
             word = entry.word
             if entry.changed or entry.protected or not (word.islower() or (first and word.istitle())):
                 continue
-            cut = run_together_split(lexicon, rules, word.lower())
+            cut = run_together_split(lexicon, rules, word.lower(), gap)
             if cut is not None:
                 # the probability: how much likelier apart than together, as odds
                 odds = split_gap(cut.split(" "))
                 p = 1.0 / (1.0 + 10 ** (lexicon.zipf(word.lower()) - odds)) if odds is not None else 0.5
                 entry.correction, entry.kind, entry.probability = same_case(word, cut), SPLIT, p
-                entry.decided_by = "web counts: the words written apart far more often than together"
+                entry.decided_by = ("known misspelling: the list of misspellings names the cut"
+                                    if listed_cut(word.lower(), cut, lexicon.language) else
+                                    "web counts: the words written apart far more often than together")
                 done += 1
     return done
 
