@@ -124,5 +124,6 @@ def test_words_run_together_are_listed_with_their_cut_alone():
     assert listed_cut("atleast", "at least") and listed_cut("everytime", "every time")
     assert not listed_cut("atleast", "atle ast")  # only the cut the list names
     assert not listed_cut("theif", "the if")  # listed, but corrected by one word (thief)
+    assert not listed_cut("allready", "all ready")  # "already" first: a slip of one word
     assert not listed_cut("atleast", "at least", "es")  # English's list only
     assert listed_corrections("alot") == ()  # several-word corrections stay out of the single-word table

@@ -201,8 +201,12 @@ def fit_model(texts: dict[str, list[list[str]]], modern: str = "") -> tuple[Any,
         + (f"; the priors moved from the verses' frequencies to today's ({modern}: modern_priors)" if modern else ""))
     print(f"es: threshold {model.threshold}, {len(chosen['decided'])} of {len(model.sets)} sets decided", flush=True)
     unlabelled = [c["change"] for c in written if c["change"] not in labels]
+    # the changes the chosen model makes in the development tweets as written, read by hand
+    made = [labels.get(c["change"]) for c in written if c["probability"] >= model.threshold
+            and c["set"] in chosen["decided"]]
     return model, {"threshold": model.threshold, "decided": chosen["decided"], "right": chosen["right"],
                    "wrong": chosen["wrong"], "unlabelled_tweet_changes": unlabelled,
+                   "tweets_as_written": {"right": made.count(True), "wrong": made.count(False)},
                    "sweep": [{k: row[k] for k in ("threshold", "decided", "right", "wrong")}
                              for row in choice["sweep"]]}
 

@@ -76,14 +76,16 @@ def known_misspellings() -> dict[str, tuple[str, ...]]:
 
 
 @lru_cache(maxsize=1)
-def listed_run_together() -> dict[str, tuple[str, ...]]:
-    """Every listed word run together -> its corrections of several words (``atleast`` -> ``at
-    least``, ``everytime`` -> ``every time``, ``alot`` -> ``a lot``; 1,023 entries in codespell 2.4.3)."""
-    table: dict[str, tuple[str, ...]] = {}
+def listed_run_together() -> dict[str, str]:
+    """Every listed word run together -> the words apart, when the list gives that as its first
+    correction (``atleast`` -> ``at least``, ``everytime`` -> ``every time``, ``alot`` -> ``a lot``;
+    ``allready`` -> ``already, all ready`` and ``togather`` -> ``together, to gather`` are slips of
+    one word first, and left out)."""
+    table: dict[str, str] = {}
     for wrong, corrections in _entries():
-        apart = tuple(c for c in corrections if " " in c and all(map(_one_word, c.split())))
-        if _one_word(wrong) and apart:
-            table[wrong] = apart
+        first = corrections[0]
+        if _one_word(wrong) and " " in first and all(map(_one_word, first.split())):
+            table[wrong] = first
     return table
 
 
@@ -100,9 +102,9 @@ def listed_corrections(word: str, language: str = LANGUAGE) -> tuple[str, ...]:
 
 
 def listed_cut(word: str, cut: str, language: str = LANGUAGE) -> bool:
-    """Whether the list names ``cut`` (words apart, lower-case) as a correction of ``word``
-    run together."""
-    return language == LANGUAGE and cut in listed_run_together().get(word, ())
+    """Whether the list names ``cut`` (words apart, lower-case) as the correction of ``word`` run
+    together (:func:`listed_run_together`)."""
+    return language == LANGUAGE and listed_run_together().get(word) == cut
 
 
 def listed_share(word: str, candidate: str, language: str = LANGUAGE) -> float:
