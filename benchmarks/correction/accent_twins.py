@@ -154,10 +154,10 @@ def chat_clauses(words: Sequence[str]) -> list[list[str]]:
 
 
 def modern_priors(source: str, edited: Sequence[Sequence[str]]) -> dict[str, float]:
-    """Each member's frequency (log10) in today's Spanish: wordfreq's Zipf (subtitles, the web,
-    tweets; its unaccented forms also count the accents tweets leave out), or its count in the
-    lines of fortunes-es (edited: accents as meant; ``edited``, one member of a set never seen in
-    them given the count of half a line)."""
+    """Each member's frequency (log10) in today's Spanish: wordfreq's Zipf (``source`` "wordfreq":
+    subtitles, the web, tweets; its unaccented forms also count the accents tweets leave out), or
+    its count in ``edited``, the lines of fortunes-es ("fortunes": accents as meant; a member they
+    never hold counts half an occurrence)."""
     import math
     from collections import Counter
 
