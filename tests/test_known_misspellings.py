@@ -102,7 +102,7 @@ def test_a_missing_codespell_package_says_how_to_install_it(monkeypatch):
         raise ModuleNotFoundError(f"No module named {name!r}")
 
     def clear():
-        for cached in (module._entries, module.known_misspellings, module.listed_run_together):
+        for cached in (module.known_misspellings, module.listed_run_together):
             cached.cache_clear()
 
     monkeypatch.setattr(module.resources, "files", missing)

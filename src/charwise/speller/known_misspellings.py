@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from importlib import resources
+from typing import Iterator
 
 from charwise.errors import ConfigError
 
@@ -50,15 +51,15 @@ def parse_entry(line: str) -> tuple[str, tuple[str, ...]] | None:
     return wrong, tuple(p for p in parts if p) if rest.endswith(",") else (parts[0],)
 
 
-@lru_cache(maxsize=1)
-def _entries() -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Every entry of codespell's main dictionary: (misspelling, corrections), lower-case."""
+def _entries() -> Iterator[tuple[str, tuple[str, ...]]]:
+    """Every entry of codespell's main dictionary: (misspelling, corrections), lower-case (read
+    again by each table: kept, the 64,980 entries would cost 8 MB)."""
     try:
         text = (resources.files("codespell_lib") / "data" / "dictionary.txt").read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError) as error:
         raise ConfigError("the list of known misspellings comes from the codespell package: "
                           "pip install codespell") from error
-    return tuple(entry for entry in map(parse_entry, text.splitlines()) if entry is not None)
+    return (entry for entry in map(parse_entry, text.splitlines()) if entry is not None)
 
 
 @lru_cache(maxsize=1)
