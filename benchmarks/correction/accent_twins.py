@@ -247,7 +247,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     tweets, _, _ = read_development(args.data)
     texts["all tweets"] = [[raw for raw, _ in t] for t in tweets]
     texts["tweets"] = [t for t in texts["all tweets"] if any(strip_accents(w) != w for w in t)]
-    if getattr(args, "modern_priors", ""):
+    if getattr(args, "modern_priors", "") == "fortunes":  # the sayings' counts as the priors
         texts["edited"] = [source_words(line) for line in lines("es")]
     model, choice = fit_model(texts, getattr(args, "modern_priors", ""))
     if args.ship:

@@ -124,9 +124,9 @@ def changes(model: Any, decision: Any, gains: Gains, sentences: Sequence[Sequenc
 
 def development_report(decision: Any, scored_pairs: list) -> dict[str, Any]:
     """In the sets decided, at the threshold: members as written changed, swaps put back."""
-    members = false_alarms = put_back = 0
     from charwise.speller.confusions import direction
 
+    members = false_alarms = put_back = 0
     for as_written, swapped, meant, name in scored_pairs:
         if name not in decision.decides:
             continue

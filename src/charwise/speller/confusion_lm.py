@@ -26,7 +26,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Collection, Sequence
 
 from charwise.errors import ConfigError
 
@@ -68,7 +68,7 @@ class LMDecision:
 
     def makes(self, change: str) -> bool:
         """Whether a change (``its->it's``) of a decided set is made."""
-        return not self.directions or change in self.directions
+        return makes_change(self.directions, change)
 
     def to_dict(self) -> dict[str, object]:
         return {"features": list(LM_FEATURES), "weights": {k: round(v, 5) for k, v in self.weights.items()},
@@ -106,6 +106,12 @@ def slipped(slips: tuple[dict[str, float], float] | None, z: float, change: str)
     return log_odds(*slips, {"decision": z, f"change={change}": 1.0})
 
 
+def makes_change(directions: Collection[str], change: str) -> bool:
+    """Whether a decision naming the changes ``directions`` it makes (none named: every one) makes
+    ``change`` (``its->it's``)."""
+    return not directions or change in directions
+
+
 def slips_entry(slips: tuple[dict[str, float], float] | None) -> dict[str, object]:
     """The ``slips`` entry of a decision's file (nothing without slips)."""
     if slips is None:
@@ -117,11 +123,6 @@ def read_slips(data: dict) -> tuple[dict[str, float], float] | None:
     """The slips of a decision's file, or None (a file written before them)."""
     slips = data.get("slips")
     return None if slips is None else ({str(k): float(v) for k, v in slips["weights"].items()}, float(slips["bias"]))
-
-
-def logistic(weights: dict[str, float], bias: float, row: dict[str, float]) -> float:
-    """A logistic model's probability for a row of named features (a name without a weight counts 0)."""
-    return sigmoid(log_odds(weights, bias, row))
 
 
 def lm_features(words: Sequence[str], index: int, member: str, gain: float,

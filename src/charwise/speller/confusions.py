@@ -62,6 +62,7 @@ import numpy as np
 
 from charwise.cache import LRUCache
 from charwise.errors import ConfigError
+from charwise.speller.confusion_lm import makes_change
 from charwise.speller.lexicon import ACCENTED, strip_accents
 from charwise.speller.real_words import CONFUSION_SETS
 
@@ -346,7 +347,7 @@ class ConfusionModel:
 
     def makes(self, change: str) -> bool:
         """Whether a change (``its->it's``) of a decided set is made."""
-        return not self.directions or change in self.directions
+        return makes_change(self.directions, change)
 
     # --- files ----------------------------------------------------------------------------------
     def save(self, folder: Path, description: str) -> None:
