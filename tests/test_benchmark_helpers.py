@@ -219,7 +219,7 @@ def test_the_writers_slips_learn_each_change_and_score_every_change_out_of_fold(
 def test_changes_are_chosen_each_direction_on_its_own():
     from types import SimpleNamespace
 
-    from benchmarks.correction.confusions import choose
+    from benchmarks.correction.confusion_choice import choose
 
     model = SimpleNamespace(sets=(("its", "it's"), ("then", "than")))
     def change(name, direction):

@@ -34,7 +34,10 @@ probability of at least ``FLOOR`` (0.3) in a set, read and labelled by hand (``c
 that is not labelled is reported as such and makes its set ineligible at that threshold). At each
 threshold of the sweep, a change between two members (English; a set, in a language without slips)
 is decided when its labelled changes are right at least 90 % of the time (the rule for changing a
-valid word); the threshold kept is the one whose decided changes make the most right changes.
+valid word); the threshold kept is the one whose decided changes make the most right changes. A change
+the tweets leave undecided that the fresh text below shows (``you're->your``: too rare in the tweets) is
+then chosen on its own by the same sweep over its changes in the tweets and in the fresh text, every one
+read, at a threshold of its own (``choose_own``; the fresh changes from ``OWN_FLOOR`` up).
 
 **Development sentences** (EWT dev and the last LexNorm tweets, normalised): every member read as
 written (a change is a false alarm) and swapped at random for another member of its set (a change
@@ -62,11 +65,12 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Container, Sequence
+from typing import Any, Callable, Sequence
 
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, ROOT, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.correction.confusion_choice import choose, choose_own
 
 WRITES = ("confusions",)
 PAGE = "correction-experiments.md"
@@ -83,8 +87,10 @@ LM_LABELS = Path(__file__).resolve().parent / "confusion_lm_labels.tsv"  # the s
 EWT = ROOT / "src" / "charwise" / "data" / "ud_en_ewt"
 FRESH = ("yt-filter", "redd.tok.uniq", "stacko-src")
 FRESH_LABELS = Path(__file__).resolve().parent / "confusion_fresh_labels.tsv"
+OWN_FLOOR = 0.5  # the fresh changes read for choose_own: from the sweep's lowest threshold up
 #: Sets the development tweets would decide that the fresh text, every change read, found right less
-#: than nine times in ten (the model that also learned from fortunes and WordNet, at 0.85): never decided
+#: than nine times in ten (the model that also learned from fortunes and WordNet, at 0.85): not decided at
+#: the tweets' threshold (a change may still be decided on its own, higher: :func:`choose_own`)
 FAILED_ON_FRESH = {
     "no/know": "5 right of 20 (Jamaican patois: `mi know`, `Jah know`)",
     "lose/loose": "3 right of 4", "whose/who's": "2 right of 3",
@@ -132,7 +138,8 @@ def wnut_train() -> list[list[str]]:
 
 def ewt_classes() -> Any:
     """Word classes from EWT's training tags: a multiword token (``it's``) takes its parts' tags."""
-    from charwise.speller.confusions import WordClasses, normal
+    from charwise.speller.confusions import normal
+    from charwise.speller.word_classes import WordClasses
 
     counts: dict[str, Counter[str]] = {}
     path = EWT / "en_ewt-ud-train.conllu"
@@ -316,7 +323,7 @@ def fresh_and_clean(model: Any) -> dict[str, Any]:
     """The shipped model's changes on fresh informal text (right / wrong by the labels) and on clean text."""
     from charwise.tagging.data import load_task
 
-    wrong = set(read_labels(FRESH_LABELS))
+    wrong = {change for change, right in read_labels(FRESH_LABELS).items() if not right}
     fresh = made_changes(model, raw_tweets(FRESH))
     task = load_task("wnut17", splits=("test",))
     clean = {"UD EWT test": made_changes(model, ewt("test")),
@@ -330,62 +337,6 @@ def fresh_and_clean(model: Any) -> dict[str, Any]:
                       "wrong": sum(c in wrong for c in fresh), "per_set": per_set,
                       "wrong_changes": [c for c in fresh if c in wrong]},
             "clean": {name: {"changes": len(found), "listed": found} for name, found in clean.items()}}
-
-
-def choose(model: Any, changes: list[dict[str, Any]], labels: dict[str, bool],
-           excluded: Container[str] = (), by_direction: bool = False) -> dict[str, Any]:
-    """The threshold and the decided sets (see the module docstring), none of ``excluded`` (English:
-    :data:`FAILED_ON_FRESH`, sets or changes); sets ``model`` with them. ``by_direction``: each
-    change between two members (``its->it's``, ``it's->its``) is chosen on its own, as a set is."""
-    found, directions, chosen = choose_changes(changes, labels, excluded, by_direction)
-    model.threshold = found["chosen"]["threshold"]
-    if by_direction:
-        model.directions = directions
-    model.decides = tuple("/".join(members) in chosen for members in model.sets)
-    return found
-
-
-def choose_changes(changes: list[dict[str, Any]], labels: dict[str, bool], excluded: Container[str] = (),
-                   by_direction: bool = True) -> tuple[dict[str, Any], frozenset[str], set[str]]:
-    """:func:`sweep_choice` over ``changes`` less ``excluded`` (sets or changes), each change between
-    two members on its own (``by_direction``) or each set: the sweep, the changes decided (none when
-    by set) and the sets they belong to."""
-    kept = [c for c in changes if c["set"] not in excluded and c.get("direction") not in excluded]
-    found = sweep_choice([{**c, "set": c["direction"]} for c in kept] if by_direction else kept, labels)
-    chosen = found["chosen"]["decided"]
-    if not by_direction:
-        return found, frozenset(), set(chosen)
-    directions = frozenset(chosen)
-    return found, directions, {c["set"] for c in kept if c["direction"] in directions}
-
-
-def sweep_choice(changes: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str, Any]:
-    """At each threshold of a sweep, the sets whose labelled changes (``changes``: probability, set,
-    change, and the development ``text`` they were made in when there are several) are right at
-    least 90 % of the time in every text, none unlabelled; the threshold whose sets make the most
-    right changes is chosen."""
-    def good(row: dict[str, int]) -> bool:
-        return row["unlabelled"] == 0 and row["right"] >= 0.9 * (row["right"] + row["wrong"])
-
-    sweep = []
-    for threshold in [round(0.5 + 0.05 * k, 2) for k in range(10)] + [0.99]:
-        per_set: dict[str, dict[str, int]] = {}
-        per_text: dict[tuple[str, str], dict[str, int]] = {}
-        for change in changes:
-            if change["probability"] >= threshold:
-                label = labels.get(change["change"])
-                outcome = "unlabelled" if label is None else "right" if label else "wrong"
-                for row in (per_set.setdefault(change["set"], {"right": 0, "wrong": 0, "unlabelled": 0}),
-                            per_text.setdefault((change["set"], change.get("text", "")),
-                                                {"right": 0, "wrong": 0, "unlabelled": 0})):
-                    row[outcome] += 1
-        decided = {name: row for name, row in per_set.items()
-                   if all(good(r) for (s, _), r in per_text.items() if s == name)}
-        sweep.append({"threshold": threshold, "per_set": per_set, "decided": sorted(decided),
-                      "right": sum(r["right"] for r in decided.values()),
-                      "wrong": sum(r["wrong"] for r in decided.values())})
-    best = max(sweep, key=lambda row: (row["right"], -row["wrong"], row["threshold"]))
-    return {"sweep": sweep, "chosen": {k: best[k] for k in ("threshold", "decided", "right", "wrong")}}
 
 
 def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
@@ -409,6 +360,12 @@ def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
         report["slips"] = {"weights": model.slips[0], "bias": model.slips[1],
                            "labelled_changes": len({c["change"] for c in changes if c["change"] in labels})}
     report["choice"] = choose(model, changes, labels, FAILED_ON_FRESH, by_direction=language == "en")
+    if language == "en":
+        # the changes the development tweets leave undecided that the fresh text, every change read, shows
+        fresh = sentence_changes(model, raw_tweets(FRESH), OWN_FLOOR)
+        rows = [{**c, "text": "development tweets"} for c in changes] + [{**c, "text": "fresh"} for c in fresh]
+        report["own_thresholds"] = choose_own(model, rows, {**labels, **read_labels(FRESH_LABELS)},
+                                              {c["direction"] for c in fresh})
     report["unlabelled_development_changes"] = [c for c in changes if c["change"] not in labels][:400]
     chosen = report["choice"]["chosen"]
     unit = "changes (each direction between two members on its own)" if model.directions else "sets"
@@ -418,7 +375,10 @@ def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
         f"(confusion_labels.tsv): the threshold whose {unit}, "
         f"each right at least 90 % of the time, make the most right changes "
         f"({chosen['right']} right, {chosen['wrong']} wrong); those right less often on fresh informal text left out "
-        f"({', '.join(sorted(FAILED_ON_FRESH))}: FAILED_ON_FRESH)")
+        f"({', '.join(sorted(FAILED_ON_FRESH))}: FAILED_ON_FRESH)"
+        + (f"; decided on their own at their own thresholds, chosen by the same rule on those tweets and the fresh "
+           f"text {', '.join(FRESH)} together, every change read (confusion_fresh_labels.tsv): "
+           + ", ".join(f"{c} {t}" for c, t in sorted(model.own_thresholds.items())) if model.own_thresholds else ""))
     report["threshold"] = model.threshold
     report["decided"] = ["/".join(m) for m, d in zip(model.sets, model.decides) if d]
     report["directions"] = sorted(model.directions)

@@ -38,10 +38,10 @@ from typing import Any, Sequence
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, ROOT, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.correction.confusion_choice import choose_changes
 from benchmarks.correction.confusion_rows import development_rows, fit_slips, fit_weights, members_of, scored
 from benchmarks.correction.confusions import (
     FLOOR,
-    choose_changes,
     corpora,
     ewt,
     raw_tweets,

@@ -22,8 +22,8 @@ from charwise.speller.confusions import SETS, ConfusionModel, features, member_i
 from charwise.speller.lexicon import ACCENTED
 
 if TYPE_CHECKING:
-    from charwise.speller.confusions import WordClasses
     from charwise.speller.context import NgramContext
+    from charwise.speller.word_classes import WordClasses
 
 
 def examples(sentences: Iterable[Sequence[str]],

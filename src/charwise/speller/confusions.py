@@ -35,7 +35,9 @@ reaches :attr:`ConfusionModel.threshold`, and only in the sets the model decides
 little text: the threshold and the changes were chosen together on development tweets, every
 change read and labelled by hand, to make the most right changes while each change decided is right
 at least nine times in ten there and on fresh informal text (``benchmarks/correction/confusions.py``;
-``threshold_source`` in the model file says so).
+``threshold_source`` in the model file says so). A change too rare in those tweets (``you're->your``) is chosen
+on its own, at a threshold of its own (:attr:`ConfusionModel.own_thresholds`), on the tweets and the fresh text;
+so is, in Spanish, each accent of a set left undecided (``que->qué`` at 0.99).
 Without a decision (Spanish), the context model's probability of the other member is the one
 compared with the threshold. The model file holds every number it uses (``charwise/data/confusions-*``).
 
@@ -52,7 +54,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -65,6 +66,7 @@ from charwise.errors import ConfigError
 from charwise.speller.confusion_lm import makes_change
 from charwise.speller.lexicon import ACCENTED, strip_accents
 from charwise.speller.real_words import CONFUSION_SETS
+from charwise.speller.word_classes import END, START, WordClasses
 
 if TYPE_CHECKING:
     from charwise.speller.confusion_lm import LMDecision
@@ -74,7 +76,6 @@ if TYPE_CHECKING:
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 FORMAT = 1
-START, END = "<s>", "</s>"
 #: windows of five words judged and remembered (running text repeats them: ``going to the``; a model
 #: reads the same texts again in every epoch): a few MB
 BEST_CACHE_SIZE = 50_000
@@ -138,37 +139,6 @@ def normal(word: str) -> str:
     return lower if lower.isalpha() else lower.translate(APOSTROPHES)  # letters alone: no apostrophe
 
 
-@dataclass
-class WordClasses:
-    """Each word's most frequent universal POS tag in a tagged corpus, and for other words the tag
-    most frequent for their last three letters (so ``bestest`` reads as an adjective and ``wanderin``
-    as something): what a word's neighbours are, beside which words they are."""
-
-    tags: dict[str, str] = field(default_factory=dict)
-    suffixes: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def from_counts(cls, counts: dict[str, Counter[str]]) -> "WordClasses":
-        suffix_counts: dict[str, Counter[str]] = {}
-        for word, tags in counts.items():
-            if word.isalpha() and len(word) > 3:
-                suffix_counts.setdefault(word[-3:], Counter()).update(tags)
-        return cls({w: t.most_common(1)[0][0] for w, t in counts.items()},
-                   {s: t.most_common(1)[0][0] for s, t in suffix_counts.items() if sum(t.values()) >= 5})
-
-    def __call__(self, word: str) -> str:
-        if word in (START, END):
-            return word
-        tag = self.tags.get(word)
-        if tag is not None:
-            return tag
-        if not any(c.isalnum() for c in word):
-            return "PUNCT"
-        if any(c.isdigit() for c in word):
-            return "NUM"
-        return self.suffixes.get(word[-3:], "X")
-
-
 def features(words: Sequence[str], index: int, members: Sequence[str], classes: WordClasses | None,
              context: NgramContext | None, fold_accents: bool = False) -> dict[str, float]:
     """The evidence for the member at ``words[index]`` (lower-case, normal): its neighbours, their
@@ -229,6 +199,8 @@ class ConfusionModel:
     #: how often writers make each slip (see the module docstring): weights and bias of a logistic
     #: model over the decision's log-odds (``decision``) and one indicator per change (``change=its->it's``)
     slips: tuple[dict[str, float], float] | None = None
+    #: of :attr:`directions`, those decided at thresholds of their own (``you're->your``: too rare in the tweets)
+    own_thresholds: dict[str, float] = field(default_factory=dict)
     _set_of: dict[str, int] = field(default_factory=dict, init=False, repr=False)
     _best: LRUCache = field(default_factory=lambda: LRUCache(BEST_CACHE_SIZE), init=False, repr=False, compare=False)
 
@@ -245,9 +217,11 @@ class ConfusionModel:
         self._set_of = member_index(self.sets)
         decided = {direction(a, b) for members, d in zip(self.sets, self.decides) if d
                    for a in members for b in members if a != b}
-        if self.directions - decided:
-            raise ConfigError(f"changes {sorted(self.directions - decided)} are no change between two members "
-                              "of a set the model decides")
+        made = self.directions or decided  # no changes named: every change of a decided set is made
+        if self.directions - decided or set(self.own_thresholds) - made:
+            odd = sorted(self.directions - decided) + sorted(set(self.own_thresholds) - made)
+            raise ConfigError(f"changes {odd} are no change between two members of a set the model decides, "
+                              "or have a threshold of their own and are not made")
 
     def __contains__(self, word: object) -> bool:
         return isinstance(word, str) and normal(word) in self._set_of
@@ -319,8 +293,11 @@ class ConfusionModel:
         """For a word that is no member (``ur``), when two or more of ``forms`` (its candidates) are
         members of one set of :attr:`normaliser_reads`: each of those members' probability at
         ``words[index]`` (the sentence lower-case, normal), among them (``you're`` before ``a
-        legend``); else None."""
-        if words[index] in self._set_of:
+        legend``); else None, and None for a word without a word among the two on each side: alone
+        (a word list's ``k``), it would read as a question (``qué``), and the table's 14 to 2 for
+        ``que`` should decide."""
+        near = (*words[max(0, index - 2):index], *words[index + 1:index + 3])
+        if words[index] in self._set_of or not any(c.isalnum() for word in near for c in word):
             return None
         found: dict[int, list[str]] = {}
         for form in forms:
@@ -336,18 +313,22 @@ class ConfusionModel:
 
     def change(self, words: Sequence[str], index: int) -> tuple[str, float] | None:
         """The member the word at ``index`` should be changed to and its probability, when the
-        model decides its set and that probability reaches :attr:`threshold`; else None."""
+        model decides its set and that probability reaches :meth:`threshold_of` the change; else None."""
         k = self.set_of(words, index)
         if k is None or not self.decides[k]:
             return None
         found = self.best(words, index)
-        if found is None or found[1] < self.threshold:
+        if found is None or not self.makes(change := direction(words[index], found[0])):
             return None
-        return found if self.makes(direction(words[index], found[0])) else None
+        return found if found[1] >= self.threshold_of(change) else None
 
     def makes(self, change: str) -> bool:
         """Whether a change (``its->it's``) of a decided set is made."""
         return makes_change(self.directions, change)
+
+    def threshold_of(self, change: str) -> float:
+        """The probability a change (``its->it's``) needs: its own threshold, or :attr:`threshold`."""
+        return self.own_thresholds.get(change, self.threshold)
 
     # --- files ----------------------------------------------------------------------------------
     def save(self, folder: Path, description: str) -> None:
@@ -363,6 +344,7 @@ class ConfusionModel:
             "sets": [list(s) for s in self.sets], "threshold": self.threshold,
             "threshold_source": self.threshold_source, "decides": list(self.decides),
             **({"directions": sorted(self.directions)} if self.directions else {}),
+            **({"own_thresholds": dict(sorted(self.own_thresholds.items()))} if self.own_thresholds else {}),
             "uses_context": self.uses_context, "normaliser_reads": sorted(self.normaliser_reads),
             **({} if self.decision is None else {"decision": {
                 "features": list(CLOZE_FEATURES), "weights": {k: round(v, 5) for k, v in self.decision[0].items()},
@@ -408,7 +390,8 @@ class ConfusionModel:
                        str(data["threshold_source"]), classes, context, bool(data.get("uses_context", True)),
                        tuple(bool(d) for d in data["decides"]), lm, decision,
                        frozenset(str(name) for name in data.get("normaliser_reads", ())),
-                       frozenset(str(change) for change in data.get("directions", ())), read_slips(data))
+                       frozenset(str(change) for change in data.get("directions", ())), read_slips(data),
+                       {str(change): float(t) for change, t in data.get("own_thresholds", {}).items()})
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ConfigError(f"cannot read the confusion model in {folder}: {e}") from None
 
@@ -439,11 +422,12 @@ def reads(entry: WordCorrection, members: Container[str]) -> bool:
 
 
 def decided_by_model(model: ConfusionModel) -> frozenset[str]:
-    """The members the model alone changes (without a language model): those of the sets it decides,
-    where it names its changes only those it makes every change from (``its``: ``its->it's``; not
-    ``their``, of which only ``their->they're`` is decided: the bigram rule may still read it as ``there``)."""
+    """The members the model alone changes (without a language model): those of the sets it decides, where it
+    names its changes those it makes every change from at its threshold (``its``; not ``their``, whose
+    ``their->there`` needs 0.9: the bigram rule, read first, fixes ``when their is no toilets``: 0.23 here)."""
     return frozenset(w for members, decided in zip(model.sets, model.decides) if decided for w in members
-                     if all(model.makes(direction(w, m)) for m in members if m != w))
+                     if all(model.makes(c := direction(w, m)) and c not in model.own_thresholds
+                            for m in members if m != w))
 
 
 def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]], allowed: Sequence[str],
@@ -484,6 +468,6 @@ def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]
                 common = ", how common each member is" if model.decision is not None else ""
                 common += ", how often writers make this slip" if model.slips is not None else ""
                 entry.decided_by = (f"confusion model ({'/'.join(model.sets[model._set_of[words[i]]])}): "
-                                    f"{found[1]:.2f} >= {model.threshold:.2f} (the neighbours{classes}, "
-                                    f"the bigram counts{common})")
+                                    f"{found[1]:.2f} >= {model.threshold_of(direction(words[i], found[0])):.2f} "
+                                    f"(the neighbours{classes}, the bigram counts{common})")
                 words[i] = found[0]
