@@ -210,6 +210,9 @@ def test_confusions_read_the_sentence_as_changed_so_far():
             seen.append(list(words))
             return ("it's", 0.9) if words[index] == "its" else None
 
+        def threshold_of(self, change):
+            return self.threshold
+
     entries = [WordCorrection(w, w, False) for w in ["Its", "fine", "its", "your", "day", "’ok"]]
     decide_sentences(Recording(), [entries, [WordCorrection("ok", "ok", False)]], ["real_word"])  # type: ignore[arg-type]
     assert [e.correction for e in entries] == ["It's", "fine", "it's", "your", "day", "’ok"]
