@@ -232,3 +232,30 @@ def test_changes_are_chosen_each_direction_on_its_own():
     assert model.directions == {"its->it's"} and model.decides == (True, False)
     choose(model, changes, labels, excluded={"its->it's"}, by_direction=True)
     assert model.directions == frozenset() and model.decides == (False, False)
+
+
+def test_a_change_too_rare_for_the_sweep_gets_a_threshold_of_its_own():
+    """choose_own: each candidate change swept on its own over every text it was read in; the
+    threshold whose changes are right nine times in ten in each text and make the most right ones;
+    none for a change never right; a model that names no changes (every change made) still names none."""
+    from types import SimpleNamespace
+
+    from benchmarks.correction.confusion_choice import choose_own
+
+    def change(name, direction, p, text):
+        return {"probability": p, "set": "", "direction": direction, "change": name, "text": text}
+
+    # you're->your: right at 0.8 and up in both texts, one wrong at 0.6 in the tweets
+    rows = ([change(f"f{k}", "you're->your", 0.8, "fresh") for k in range(5)]
+            + [change("t0", "you're->your", 0.6, "tweets"), change("t1", "you're->your", 0.95, "tweets")]
+            + [change("n0", "no->know", 0.9, "fresh")])
+    labels = {**{f"f{k}": True for k in range(5)}, "t0": False, "t1": True, "n0": False}
+    model = SimpleNamespace(sets=(("your", "you're"), ("no", "know")), decides=(False, False),
+                            directions=frozenset({"its->it's"}), own_thresholds={})
+    found = choose_own(model, rows, labels, ["you're->your", "your->you're", "no->know"])
+    assert model.own_thresholds == {"you're->your": 0.8} and found["you're->your"]["right"] == 6
+    assert not found["no->know"]["decided"] and not found["your->you're"]["decided"]
+    assert model.directions == {"its->it's", "you're->your"} and model.decides == (True, False)
+    every = SimpleNamespace(sets=model.sets, decides=(False, False), directions=frozenset(), own_thresholds={})
+    choose_own(every, rows, labels, ["you're->your"])
+    assert every.directions == frozenset() and every.decides == (True, False)
