@@ -268,13 +268,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         texts["edited"] = [source_words(line) for line in lines("es")]
     model, choice = fit_model(texts, getattr(args, "modern_priors", ""))
     if args.ship:
-        from benchmarks.correction.confusions import normaliser_sets
-        from charwise.speller.normalisation_judge import read_model
-        from charwise.speller.normalise import DATA_DIR
+        from benchmarks.correction.confusions import shipped_normaliser_sets
 
         # q -> que or qué, as the sentence says: the normaliser reads the members' probabilities
-        reads = normaliser_sets(model.sets, read_model(DATA_DIR / "normalisation-es")[0].counts)
-        model.normaliser_reads = reads - set(NORMALISER_LEFT_OUT)
+        model.normaliser_reads = shipped_normaliser_sets(model.sets, "es") - set(NORMALISER_LEFT_OUT)
         flags = " ".join(f for f, on in (("--edited-text", args.edited_text), ("--chat-clauses", args.chat_clauses),
                                          (f"--modern-priors {args.modern_priors}", args.modern_priors)) if on)
         model.save(DATA / "confusions-es", f"Rebuilt by: python -m benchmarks.correction.accent_twins {flags} --ship "

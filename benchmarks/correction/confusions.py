@@ -319,12 +319,13 @@ def change_direction(change: str) -> str:
     return direction(normal(found.group(1)), found.group(2))
 
 
-def fresh_and_clean(model: Any) -> dict[str, Any]:
-    """The shipped model's changes on fresh informal text (right / wrong by the labels) and on clean text."""
+def fresh_and_clean(model: Any, texts: Sequence[Sequence[str]]) -> dict[str, Any]:
+    """The shipped model's changes on fresh informal text (``texts``: :data:`FRESH`'s sentences; right /
+    wrong by the labels) and on clean text."""
     from charwise.tagging.data import load_task
 
     wrong = {change for change, right in read_labels(FRESH_LABELS).items() if not right}
-    fresh = made_changes(model, raw_tweets(FRESH))
+    fresh = made_changes(model, texts)
     task = load_task("wnut17", splits=("test",))
     clean = {"UD EWT test": made_changes(model, ewt("test")),
              "WNUT17 test": made_changes(model, [s.words for s in task.test])}
@@ -333,7 +334,7 @@ def fresh_and_clean(model: Any) -> dict[str, Any]:
         row = per_set.setdefault(change_direction(change) if model.directions else change_set(model, change),
                                  {"right": 0, "wrong": 0})
         row["wrong" if change in wrong else "right"] += 1
-    return {"fresh": {"texts": list(FRESH), "words": sum(len(s) for s in raw_tweets(FRESH)), "changes": len(fresh),
+    return {"fresh": {"texts": list(FRESH), "words": sum(len(s) for s in texts), "changes": len(fresh),
                       "wrong": sum(c in wrong for c in fresh), "per_set": per_set,
                       "wrong_changes": [c for c in fresh if c in wrong]},
             "clean": {name: {"changes": len(found), "listed": found} for name, found in clean.items()}}
@@ -360,9 +361,10 @@ def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
         report["slips"] = {"weights": model.slips[0], "bias": model.slips[1],
                            "labelled_changes": len({c["change"] for c in changes if c["change"] in labels})}
     report["choice"] = choose(model, changes, labels, FAILED_ON_FRESH, by_direction=language == "en")
+    fresh_texts = raw_tweets(FRESH)
     if language == "en":
         # the changes the development tweets leave undecided that the fresh text, every change read, shows
-        fresh = sentence_changes(model, raw_tweets(FRESH), OWN_FLOOR)
+        fresh = sentence_changes(model, fresh_texts, OWN_FLOOR)
         rows = [{**c, "text": "development tweets"} for c in changes] + [{**c, "text": "fresh"} for c in fresh]
         report["own_thresholds"] = choose_own(model, rows, {**labels, **read_labels(FRESH_LABELS)},
                                               {c["direction"] for c in fresh})
@@ -384,7 +386,7 @@ def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
     report["directions"] = sorted(model.directions)
     report["development_sentences"] = development_sentences(model, found["dev"])
     real = report["real_errors_dev_tweets"] = real_errors(found["dev_tweets"], model)
-    report["fresh_and_clean"] = fresh_and_clean(model)
+    report["fresh_and_clean"] = fresh_and_clean(model, fresh_texts)
     print(f"{language}: threshold {model.threshold}, decided {report['decided']}, development sentences "
           f"{report['development_sentences']}, development tweets as written: {real['right']} right / "
           f"{real['wrong']} wrong / {real['missed']} missed", flush=True)
@@ -416,6 +418,14 @@ def main(argv: list[str] | None = None) -> int:
     return write_result(args.out, run(args), plot)
 
 
+def shipped_normaliser_sets(sets: Sequence[Sequence[str]], language: str) -> frozenset[str]:
+    """:func:`normaliser_sets` of the shipped normalisation table of ``language``."""
+    from charwise.speller.normalisation_judge import read_model
+    from charwise.speller.normalise import DATA_DIR
+
+    return normaliser_sets(sets, read_model(DATA_DIR / f"normalisation-{language}")[0].counts)
+
+
 def normaliser_sets(sets: Sequence[Sequence[str]], counts: dict[str, dict[str, int]]) -> frozenset[str]:
     """The sets (``your/you're``) two or more of whose members annotators gave as the normal form of
     one written word that is no member (``ur``, ``u``; ``counts``: a normalisation table's): the
@@ -441,11 +451,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result["languages"][language] = report
         if args.ship:
             from charwise.speller.confusions import DATA
-            from charwise.speller.normalisation_judge import read_model
-            from charwise.speller.normalise import DATA_DIR
 
-            table = read_model(DATA_DIR / f"normalisation-{language}")[0]
-            model.normaliser_reads = normaliser_sets(model.sets, table.counts)
+            model.normaliser_reads = shipped_normaliser_sets(model.sets, language)
             model.save(DATA / f"confusions-{language}", "Rebuilt by: python -m benchmarks.correction.confusions "
                        f"--ship (trained on {report['sources']['train']})")
     return result
