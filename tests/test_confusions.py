@@ -333,27 +333,3 @@ def test_the_normaliser_reads_ur_as_the_sentence_means_it(speller, text, expecte
     assert result.corrected == expected
     changed = [w for w in result.words if w.changed]
     assert len(changed) == 1 and "the sentence's share" in changed[0].decided_by
-
-
-@pytest.fixture(scope="module")
-def speller_es():
-    from charwise.speller import Speller
-
-    return Speller.load("es")
-
-
-@pytest.mark.real
-@pytest.mark.parametrize("text, expected", [
-    ("q haces mañana", "qué haces mañana"),  # a question without its marks, as chat writes it
-    ("k tal estas", "qué tal estás"),
-    ("dile q venga", "dile que venga"),
-    ("lo q quieras", "lo que quieras"),
-    # accents of the sets decided at thresholds of their own
-    ("de que hablas", "de qué hablas"),
-    ("cual es tu nombre", "cuál es tu nombre"),
-    ("el perro es de el", "el perro es de él"),
-    ("que bonito es", "que bonito es"),
-    ("el tiene razon", "el tiene razón"),
-])
-def test_spanish_chat_forms_and_accent_twins_as_the_sentence_means_them(speller_es, text, expected):
-    assert speller_es.correct(text).corrected == expected

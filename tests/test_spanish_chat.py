@@ -35,3 +35,19 @@ def test_a_dropped_tilde_or_accent_of_a_rare_verb_form_is_put_back_inside_a_sent
 def test_protected_tokens_and_clean_sentences_stay(speller):
     lines = ["@q_ana mira https://ejemplo.es/x #tmb", "el médico llegó tarde", "quiero un café con leche"]
     assert corrected(speller, lines) == lines
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("q haces mañana", "qué haces mañana"),  # a question without its marks, as chat writes it
+    ("k tal estas", "qué tal estás"),
+    ("dile q venga", "dile que venga"),
+    ("lo q quieras", "lo que quieras"),
+    # accents of the sets decided at thresholds of their own
+    ("de que hablas", "de qué hablas"),
+    ("cual es tu nombre", "cuál es tu nombre"),
+    ("el perro es de el", "el perro es de él"),
+    ("que bonito es", "que bonito es"),
+    ("el tiene razon", "el tiene razón"),
+])
+def test_spanish_chat_forms_and_accent_twins_as_the_sentence_means_them(speller, text, expected):
+    assert speller.correct(text).corrected == expected
