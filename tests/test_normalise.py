@@ -117,6 +117,14 @@ def test_the_judge_learns_from_rows_and_round_trips(normaliser, tmp_path):
     np.testing.assert_allclose(again.judge.probability(rows[:2]), p)
 
 
+def test_the_judge_reads_the_neighbours_classes(normaliser):
+    # English has a tagged corpus: ``are`` fits after a pronoun and before an adjective, not beside punctuation
+    column = FEATURES.index("class_gain")
+    between_words = normaliser.features("r", {"are": "table"}, "you", "happy")[0, column]
+    beside_nothing = normaliser.features("r", {"are": "table"}, None, None)[0, column]
+    assert between_words > 1.0 and beside_nothing < -1.0
+
+
 def fitted_judge(normaliser: Normaliser) -> NormalisationJudge:
     """A judge that changes ``u`` to ``you`` between ``i`` and ``could`` (and not ``bby`` to ``by``)."""
     rows = np.concatenate([normaliser.features("u", normaliser.candidates("u"), "i", "could"),

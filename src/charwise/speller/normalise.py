@@ -20,8 +20,8 @@ The :class:`Normaliser` gathers **candidates** for a word from
 
 and a fitted logistic **judge** (:class:`NormalisationJudge`) gives each candidate the probability
 that it is what the writer meant, from the table's counts, the words' frequencies, the edit, the
-speller's own probability and the bigram context (:class:`~charwise.speller.context.NgramContext`:
-how much better the candidate fits between the neighbours than the written word). The best
+speller's own probability and the context (how much better the candidate fits between the neighbours
+than the written word: bigram counts and, in English, the neighbours' classes). The best
 candidate replaces the word when its probability reaches the judge's threshold, stored with the
 judge with where it was chosen (development tweets only): a rule proposes, the judge decides.
 
@@ -365,7 +365,7 @@ class Normaliser:
 
     def apply(self, corrected: list[list[WordCorrection]], allowed: Sequence[str],
               threshold: float | None = None, *, social: bool | Sequence[bool] = False,
-              lm: ContextModel | None = None, passes: int = PASSES, starts: Sequence[bool] | None = None,
+              lm: ContextModel | None = None, passes: int | None = None, starts: Sequence[bool] | None = None,
               capitals: int = 0) -> None:
         """Judge every normalisable, unprotected word of ``corrected`` (in place), left to right, each
         read between its neighbours: the best candidate replaces the word (and any spelling change) when
@@ -385,7 +385,8 @@ class Normaliser:
         With a language model ``lm`` (and an LM judge), every word with candidates is first read by
         it, the candidates in place of the word in its window of the sentence as the speller left
         it, all words of all sentences in one batch (:func:`lm_gains`); the LM judge then decides
-        with those gains among its features."""
+        with those gains among its features. ``passes``: default :data:`PASSES`."""
+        passes = PASSES if passes is None else passes
         if passes < 1:
             raise ConfigError(f"passes must be >= 1, got {passes}")
         if starts is None:
