@@ -259,3 +259,19 @@ def test_a_change_too_rare_for_the_sweep_gets_a_threshold_of_its_own():
     every = SimpleNamespace(sets=model.sets, decides=(False, False), directions=frozenset(), own_thresholds={})
     choose_own(every, rows, labels, ["you're->your"])
     assert every.directions == frozenset() and every.decides == (True, False)
+
+
+def test_a_swept_constant_moves_only_for_a_clear_gain_and_is_put_back():
+    from benchmarks.correction.normaliser_constants import SWEPT, choose, constant_set
+    from charwise.speller import normalise
+
+    rows = [{"value": v, "err": e} for v, e in ((3.0, 60.1), (4.0, 60.2), (5.0, 60.4))]
+    assert choose(rows, 4.0, noise=0.3) == 4.0  # 0.2 ERR is within the noise
+    assert choose(rows, 4.0, noise=0.1) == 5.0
+    assert choose(rows, 2.0, noise=0.3) == 5.0  # the shipped value unmeasured: the best
+    shipped = normalise.SPLIT_ZIPF
+    with constant_set("SPLIT_ZIPF", 5):
+        assert normalise.SPLIT_ZIPF == 5.0 and isinstance(normalise.SPLIT_ZIPF, float)
+    assert normalise.SPLIT_ZIPF == shipped
+    for name, (module, values) in SWEPT.items():  # every grid holds the value shipped
+        assert getattr(module, name) in values, name

@@ -13,9 +13,9 @@ say which sentences are read how: how strongly the neighbours' classes of a word
 saw rarely are drawn to no information (``PRIOR``, :mod:`charwise.speller.class_context`,
 English), the judge's inverse L2 strength (``STRENGTH``), which written words make a sentence read
 as informal (``INFORMAL_SHARE``, ``INFORMAL_SEEN``: style ``auto``) and when a sentence is left
-whole as another language's (``FOREIGN_MARGIN``, ``MIN_FOREIGN_WORDS``, English). A candidate the rule does not
-propose cannot be chosen; one it proposes is judged, so each value is measured with a judge fitted
-anew for it, in the protocol of ``lexnorm.py`` (English: the LexNorm 2015 training tweets, two
+whole as another language's (``FOREIGN_MARGIN``, ``MIN_FOREIGN_WORDS``, English). A candidate the
+rule does not propose cannot be chosen; one it proposes is judged, so each value is measured with a
+judge fitted anew for it, in the protocol of ``lexnorm.py`` (English: the LexNorm 2015 training tweets, two
 folds) and ``tweetnorm.py`` (Spanish: the Tweet-Norm development tweets, two folds): each fold
 learns the table and the judge on one half and is scored on the other, the default speller (style
 ``auto``) summed over both folds. Only development data is read.
