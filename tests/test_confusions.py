@@ -255,7 +255,8 @@ def speller():
 def test_the_shipped_model_fixes_contractions_and_leaves_the_rest(speller, text, expected):
     result = speller.correct(text)
     assert result.corrected == expected
-    assert all(w.kind == "real_word" for w in result.words if w.changed)
+    # the normaliser may take a contraction first (``whats``, which tweets' annotators normalised)
+    assert all(w.kind in ("real_word", "normalisation") for w in result.words if w.changed)
 
 
 @pytest.mark.real

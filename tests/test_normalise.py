@@ -356,9 +356,9 @@ def test_run_together_words_never_lose_a_word(speller):
 
 @pytest.mark.real
 def test_a_second_pass_reads_neighbours_normalised_first(speller):
-    """``ya`` beside ``pls`` stays; beside ``please`` (the first pass's) it is ``you``."""
+    """``r`` beside ``u`` stays; beside ``you`` (the first pass's) it is ``are``."""
     normaliser = speller.normaliser
-    sentence = "can ya pls follow me".split()
+    sentence = "so wat r u doin".split()
 
     def judged(passes: int) -> list[str]:
         entries = [WordCorrection(w, w, False) for w in sentence]
@@ -367,9 +367,9 @@ def test_a_second_pass_reads_neighbours_normalised_first(speller):
         normaliser.apply([entries], ("normalisation", "split", "spelling"), passes=passes)
         return [e.correction for e in entries]
 
-    assert judged(1) == ["can", "ya", "please", "follow", "me"]
-    assert judged(2) == ["can", "you", "please", "follow", "me"]
-    assert speller.correct("can ya pls follow me").corrected == "can you please follow me"
+    assert judged(1) == ["so", "what", "r", "you", "doing"]
+    assert judged(2) == ["so", "what", "are", "you", "doing"]
+    assert speller.correct("so wat r u doin").corrected == "so what are you doing"
     unchanged = "you could say so".split()
     entries = [WordCorrection(w, w, False) for w in unchanged]
     normaliser.apply([entries], ("normalisation",), passes=3)  # nothing changed: no further pass

@@ -151,13 +151,14 @@ def treebank_sentences(path: Path) -> list[list[str]]:
 
 @lru_cache(maxsize=None)
 def _load(language: str) -> ClassContext:
-    from charwise.speller.confusions import DATA, ConfusionModel
+    from charwise.speller.confusions import DATA
+    from charwise.speller.word_classes import WordClasses
 
-    classes = ConfusionModel.load(language).classes
-    assert classes is not None, "the shipped confusion model carries its word classes"
+    table = DATA / f"confusions-{language}" / "classes.tsv"  # the shipped confusion model's word classes
+    classes = WordClasses.read(table)
     corpus = CORPORA[language]
     key = hashlib.sha256(json.dumps([FORMAT, CLASSES, corpus.stat().st_size, file_sha256(corpus),
-                                     file_sha256(DATA / f"confusions-{language}" / "classes.tsv")]).encode())
+                                     file_sha256(table)]).encode())
     path = cache_root() / "speller" / f"class-context-{language}-{key.hexdigest()[:16]}.safetensors"
     arrays = mapped_or_built(path, f"the classes around each word of {corpus.name}",
                              ("blob", "starts", "slots", "before", "after"),

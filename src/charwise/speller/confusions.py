@@ -367,12 +367,7 @@ class ConfusionModel:
             data = json.loads((folder / "model.json").read_text(encoding="utf-8"))
             if data.get("format") != FORMAT:
                 raise ConfigError(f"{folder}/model.json: format {data.get('format')!r}, this charwise reads {FORMAT}")
-            classes = None
-            if (folder / "classes.tsv").is_file():
-                classes = WordClasses()
-                for line in (folder / "classes.tsv").read_text(encoding="utf-8").splitlines():
-                    kind, key, tag = line.split("\t")
-                    (classes.tags if kind == "word" else classes.suffixes)[key] = tag
+            classes = WordClasses.read(folder / "classes.tsv") if (folder / "classes.tsv").is_file() else None
             from charwise.speller.confusion_lm import LM_FILE, LMDecision, read_slips
 
             lm = LMDecision.read(folder / LM_FILE) if (folder / LM_FILE).is_file() else None

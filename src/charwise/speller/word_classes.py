@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 START, END = "<s>", "</s>"  # the neighbours before a sentence's first word and after its last
 
@@ -36,6 +37,15 @@ class WordClasses:
                 suffix_counts.setdefault(word[-3:], Counter()).update(tags)
         return cls({w: t.most_common(1)[0][0] for w, t in counts.items()},
                    {s: t.most_common(1)[0][0] for s, t in suffix_counts.items() if sum(t.values()) >= 5})
+
+    @classmethod
+    def read(cls, path: Path) -> "WordClasses":
+        """The classes saved in ``path`` (``word<TAB>WORD<TAB>TAG`` and ``suffix<TAB>SUF<TAB>TAG`` lines)."""
+        classes = cls()
+        for line in path.read_text(encoding="utf-8").splitlines():
+            kind, key, tag = line.split("\t")
+            (classes.tags if kind == "word" else classes.suffixes)[key] = tag
+        return classes
 
     def __call__(self, word: str) -> str:
         if word in (START, END):
