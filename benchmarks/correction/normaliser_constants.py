@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
+from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
 from benchmarks.correction.judge_fitting import score_changes
@@ -49,6 +50,8 @@ from charwise.speller import (
 from charwise.speller.corrections import SPELLING
 from charwise.speller.normalisation_judge import UNDO_BELOW
 
+WRITES = ("normaliser_constants",)
+PAGE = "correction-experiments.md"
 #: constant -> (module that reads it, values swept); the shipped value is always among them
 SWEPT: dict[str, tuple[Any, tuple[float, ...]]] = {
     "SPLIT_ZIPF": (normalise, (3.0, 3.5, 4.0, 4.5, 5.0)),
