@@ -266,12 +266,26 @@ def test_a_swept_constant_moves_only_for_a_clear_gain_and_is_put_back():
     from charwise.speller import normalise
 
     rows = [{"value": v, "err": e} for v, e in ((3.0, 60.1), (4.0, 60.2), (5.0, 60.4))]
-    assert choose(rows, 4.0, noise=0.3) == 4.0  # 0.2 ERR is within the noise
+    assert choose(rows, 4.0, noise=0.3) == 4.0  # rows without resamples: 0.2 ERR is within the noise
     assert choose(rows, 4.0, noise=0.1) == 5.0
     assert choose(rows, 2.0, noise=0.3) == 5.0  # the shipped value unmeasured: the best
+    sure = [{**r, "gain_confidence": c} for r, c in zip(rows, (0.2, 0.5, 0.97))]
+    assert choose(sure, 4.0) == 5.0 and choose(sure, 4.0, confidence=0.99) == 4.0
+    assert choose([{**r, "gain_confidence": 0.9} for r in rows], 4.0, noise=0.0) == 4.0  # the resamples decide
     shipped = normalise.SPLIT_ZIPF
     with constant_set("SPLIT_ZIPF", 5):
         assert normalise.SPLIT_ZIPF == 5.0 and isinstance(normalise.SPLIT_ZIPF, float)
     assert normalise.SPLIT_ZIPF == shipped
     for name, (module, values) in SWEPT.items():  # every grid holds the value shipped
         assert getattr(module, name) in values, name
+
+
+def test_a_gain_is_as_sure_as_the_tweets_resampled_say():
+    from benchmarks.correction.normaliser_constants import gain_confidence
+
+    shipped = np.array([[1.0, 2.0]] * 50)  # per tweet: right - damaged, needed
+    better = np.array([[2.0, 2.0]] * 50)
+    mixed = np.array([[2.0, 2.0], [0.0, 2.0]] * 25)  # as many tweets worse as better
+    assert gain_confidence(better, shipped) == 1.0 and gain_confidence(shipped, better) == 0.0
+    assert 0.3 < gain_confidence(mixed, shipped, resamples=400) < 0.7
+    assert gain_confidence(shipped, shipped) == 0.0  # no gain at all is no gain

@@ -62,7 +62,6 @@ from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     FEATURES,
     LM_DOUBT,
     LM_GAIN_CLIP,
-    LM_WINDOW,
     SOURCES,
     NormalisationJudge,
     NormalisationTable,
@@ -74,9 +73,6 @@ from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     write_model,
 )
 from charwise.speller.normalisation_rules import (  # noqa: F401 (re-exported)
-    ABBREVIATION_ZIPF,
-    ABBREVIATIONS,
-    APOSTROPHES,
     NEVER_PROPOSED,
     RULES,
     SOURCE_NAMES,
@@ -97,9 +93,11 @@ if TYPE_CHECKING:
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 NORMALISED = ("en", "es")  # languages with a shipped normalisation model (charwise/data/normalisation-LANG)
-PASSES = 2  # Normaliser.apply: passes over each sentence (see there)
 JUDGED_CACHE_SIZE = 50_000  # (word, neighbours, suggestions) judged and remembered
 MAX_SPLIT_CHARS = 24  # longer run-together strings are hashtags or noise, not two words
+# Swept on the development tweets, the judge refitted for each value: the shipped values are within 0.3 ERR of
+# the best (python -m benchmarks.correction.normaliser_constants; docs/correction-experiments.md, "Constants")
+PASSES = 2  # Normaliser.apply: passes over each sentence (see there)
 RESPELLINGS = 5  # phonetic respellings offered, the most frequent first
 ACCENT_ZIPF_GAP = 1.5  # an accented word proposed beside a plain word at most this much rarer
 SPLIT_ZIPF = 4.0  # both parts of a split at least this frequent (``li vin``, ``sm th`` are no split)
