@@ -209,25 +209,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-damage", type=float, default=0.003, help="the judge's damage budget")
     parser.add_argument("--out", type=Path, default=RESULTS / "normaliser_constants.json")
     args = parser.parse_args(argv)
+    args.command = " ".join(["python -m benchmarks.correction.normaliser_constants",
+                             *(argv if argv is not None else sys.argv[1:])])
+    return write_result(args.out, run(args), plot)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Each language's sweep; with ``args.merge``, merged into the result already in ``args.out``."""
     languages = {}
     for language in args.language:
         names = [n for n in READ_BY[language] if not args.only or n in args.only]
         languages[language] = sweep(Folds(language, args.data), names, args.max_damage)
-    command = " ".join(["python -m benchmarks.correction.normaliser_constants", *(argv if argv is not None
-                                                                                  else sys.argv[1:])])
+    command = getattr(args, "command", "python -m benchmarks.correction.normaliser_constants")
+    runs = [{"command": command, "swept": {language: sorted(found) for language, found in languages.items()}}]
     result: dict[str, Any] = {"command": command, "max_damage": args.max_damage, "confidence": CONFIDENCE,
                               "resamples": RESAMPLES, "noise": NOISE,
                               "data": "development tweets only (LexNorm 2015 training, Tweet-Norm dev)",
-                              "languages": languages, "runs": [{"command": command, "swept": {
-                                  language: sorted(found) for language, found in languages.items()}}]}
+                              "languages": languages, "runs": runs}
     if args.merge and args.out.is_file():
         before = json.loads(args.out.read_text(encoding="utf-8"))
+        first = [{"command": before["command"], "swept": {
+            language: sorted(found) for language, found in before["languages"].items()}}]
         for language, found in languages.items():
             before["languages"].setdefault(language, {}).update(found)
-        before["runs"] = [*before.get("runs", [{"command": before["command"], "swept": {
-            language: sorted(found) for language, found in before["languages"].items()}}]), *result["runs"]]
-        result = {**before, "confidence": CONFIDENCE, "resamples": RESAMPLES, "noise": NOISE}
-    return write_result(args.out, result, plot)
+        result = {**before, "confidence": CONFIDENCE, "resamples": RESAMPLES, "noise": NOISE,
+                  "runs": [*before.get("runs", first), *runs]}
+    return result
 
 
 if __name__ == "__main__":
