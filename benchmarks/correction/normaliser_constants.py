@@ -34,6 +34,7 @@ import argparse
 import json
 import sys
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -61,11 +62,12 @@ PAGE = "correction-experiments.md"
 RESAMPLES = 2000  # paired bootstrap resamples of the tweets behind each gain_confidence
 CONFIDENCE = 0.95  # a value replaces the shipped one when its gain holds in this share of the resamples
 NOISE = 0.3  # ERR a value had to gain in the first run, before the resamples (its English entries)
-#: constant -> (module that reads it, values swept); the shipped value is always among them
+RULE = object()  # a constant each language's rules hold (``ABBREVIATIONS`` is LanguageRules.abbreviations)
+#: constant -> (module that reads it, or RULE, values swept); the shipped value is always among them
 SWEPT: dict[str, tuple[Any, tuple[float, ...]]] = {
     "SPLIT_ZIPF": (normalise, (3.0, 3.5, 4.0, 4.5, 5.0)),
-    "ABBREVIATIONS": (normalisation_rules, (1, 2, 3, 4, 6)),
-    "ABBREVIATION_ZIPF": (normalisation_rules, (2.5, 3.0, 3.5, 4.0, 4.5)),
+    "ABBREVIATIONS": (RULE, (1, 2, 3, 4, 6)),
+    "ABBREVIATION_ZIPF": (RULE, (2.5, 3.0, 3.5, 4.0, 4.5)),
     "RESPELLINGS": (normalise, (1, 3, 5, 8)),
     "REDUCED_MARGIN": (normalisation_rules, (0.0, 0.25, 0.5, 1.0)),
     "PASSES": (normalise, (1, 2, 3)),
@@ -88,15 +90,33 @@ READ_BY: dict[str, tuple[str, ...]] = {
 
 
 @contextmanager
-def constant_set(name: str, value: float) -> Iterator[None]:
-    """``name`` set to ``value`` in the module that reads it, for the ``with`` block."""
+def constant_set(name: str, value: float, language: str = "en") -> Iterator[None]:
+    """``name`` set to ``value`` where the speller reads it (a language's own rule: in ``language``'s
+    rules), for the ``with`` block."""
     module = SWEPT[name][0]
+    if module is RULE:
+        rules = normalisation_rules.RULES[language]
+        field = name.lower()
+        normalisation_rules.RULES[language] = replace(rules, **{field: type(getattr(rules, field))(value)})
+        try:
+            yield
+        finally:
+            normalisation_rules.RULES[language] = rules
+        return
     before = getattr(module, name)
     setattr(module, name, type(before)(value))
     try:
         yield
     finally:
         setattr(module, name, before)
+
+
+def shipped_value(name: str, language: str) -> float:
+    """The value of ``name`` the speller of ``language`` ships with."""
+    module = SWEPT[name][0]
+    if module is RULE:
+        return getattr(normalisation_rules.RULES[language], name.lower())  # type: ignore[no-any-return]
+    return getattr(module, name)  # type: ignore[no-any-return]
 
 
 class Folds:
@@ -154,11 +174,11 @@ def sweep(folds: Folds, names: list[str], max_damage: float) -> dict[str, Any]:
     value is (:func:`gain_confidence`), and the value chosen (:func:`choose`)."""
     out: dict[str, Any] = {}
     for name in names:
-        module, values = SWEPT[name]
-        shipped = getattr(module, name)
+        values = SWEPT[name][1]
+        shipped = shipped_value(name, folds.language)
         rows, parts = [], {}
         for value in values:
-            with constant_set(name, value):
+            with constant_set(name, value, folds.language):
                 scores, parts[value] = folds.scores(max_damage)
             rows.append({"value": value, "err": scores["err"], "damage": scores["damage"],
                          "recall": scores["recall"], "precision": scores["precision"]})

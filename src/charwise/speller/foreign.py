@@ -44,6 +44,8 @@ from charwise.speller.lexicon import Lexicon, _version
 #: the languages whose words a sentence is checked against, per speller language (English only)
 OTHER_LANGUAGES: dict[str, tuple[str, ...]] = {"en": ("de", "fr", "es", "pt", "it", "nl", "id")}
 FOREIGN_ZIPF = 3.0  # a word of another language: at least this Zipf frequency there (one per million)
+# the next two swept on the LexNorm 2015 tweets (0.5 to 2, 2 to 5), the shipped values best
+# (python -m benchmarks.correction.normaliser_constants)
 FOREIGN_MARGIN = 1.0  # ... and ten times as frequent there as in the speller's language
 MIN_FOREIGN_WORDS = 3  # a sentence needs this many such words...
 FOREIGN_SHARE = 0.5  # ... making at least half of its words (mixed tweets keep their English parts)

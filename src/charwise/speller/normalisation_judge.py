@@ -54,7 +54,7 @@ LM_WINDOW = (6, 4)
 LM_DOUBT = (0.15, 0.9)
 # a written word is informal (style "auto") when annotators changed it in this share of the times they saw it,
 # and saw it this often: u, ur, dont, gonna, cuz; swept on the development tweets (0.6 to 0.9, 2 to 8 times):
-# within 0.3 ERR of the best (python -m benchmarks.correction.normaliser_constants)
+# no other value surely better (python -m benchmarks.correction.normaliser_constants)
 INFORMAL_SHARE, INFORMAL_SEEN = 0.8, 3
 # the judge's probability under which the speller's own correction is undone, for a judge made here and for
 # a judge.json that does not say (one default for both): on lower-cased tweets, unknown words the speller
@@ -70,7 +70,7 @@ LM_UNDO_SOURCE = ("chosen on development data: LexNorm 2015 training tweets, two
                   "0.02, 0.05, 0.1, 0.2, 0.3: the highest ERR summed over both, 58.92 at 0.1 against 58.53 at the "
                   "plain judge's 0.3 (python -m benchmarks.correction.lm_undo)")
 #: the judges' inverse L2 strength (scikit-learn's C): swept on the development tweets among 0.03, 0.1, 0.3,
-#: 1 and 3, within 0.3 ERR of the best (``python -m benchmarks.correction.normaliser_constants``)
+#: 1 and 3, no other value surely better (``python -m benchmarks.correction.normaliser_constants``)
 STRENGTH = 0.3
 _SERIALS = itertools.count()  # one number per judge ever made (an id() is reused once its object is freed)
 

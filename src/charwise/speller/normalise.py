@@ -95,8 +95,8 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 NORMALISED = ("en", "es")  # languages with a shipped normalisation model (charwise/data/normalisation-LANG)
 JUDGED_CACHE_SIZE = 50_000  # (word, neighbours, suggestions) judged and remembered
 MAX_SPLIT_CHARS = 24  # longer run-together strings are hashtags or noise, not two words
-# Swept on the development tweets, the judge refitted for each value: the shipped values are within 0.3 ERR of
-# the best (python -m benchmarks.correction.normaliser_constants; docs/correction-experiments.md, "Constants")
+# Swept on the development tweets, the judge refitted for each value: no other value surely better (python -m
+# benchmarks.correction.normaliser_constants; docs/correction-experiments.md, "The reading constants swept")
 PASSES = 2  # Normaliser.apply: passes over each sentence (see there)
 RESPELLINGS = 5  # phonetic respellings offered, the most frequent first
 ACCENT_ZIPF_GAP = 1.5  # an accented word proposed beside a plain word at most this much rarer
@@ -131,7 +131,8 @@ class Normaliser:
         # known word -> its far more frequent accented or tilded twin (charwise.speller.frequent_twins)
         self._twins = frequent_twins(lexicon, accented) if lexicon.language in ACCENTED else {}
         self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.entries if "'" in w and len(w) <= 12}
-        self.abbreviated = Abbreviations(lexicon)  # what an abbreviation may stand for (smth -> something)
+        # what an abbreviation may stand for (smth -> something)
+        self.abbreviated = Abbreviations(lexicon, self.rules.abbreviations, self.rules.abbreviation_zipf)
 
     @classmethod
     def load(cls, language: str, lexicon: Lexicon, path: str | Path | None = None) -> "Normaliser":
