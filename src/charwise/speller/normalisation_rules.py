@@ -46,11 +46,10 @@ if TYPE_CHECKING:
     from charwise.speller.lexicon import Lexicon
 
 # Swept on the development tweets, the judge refitted for each value (python -m
-# benchmarks.correction.normaliser_constants; docs/correction-experiments.md, "Constants"): English keeps these,
-# no other value surely better; Spanish's own (LanguageRules) moved where the tweets resampled said so
+# benchmarks.correction.normaliser_constants): English, no other value better; Spanish's tweets preferred 2 and
+# 4.5, but with them clean verses were changed wrongly (Admitidnos, cuán), so they stay (docs/correction-experiments.md)
 ABBREVIATIONS = 3  # words offered for an abbreviation, the most frequent first
 ABBREVIATION_ZIPF = 3.5  # ... among words at least this frequent (a rare word is no abbreviation's meaning)
-ABBREVIATIONS_ES, ABBREVIATION_ZIPF_ES = 2, 4.5  # Spanish's (together: ERR 18.9 -> 21.0 on its folds)
 # log10: how much more often the counts must see a word before "have" than before "a" for its run-together
 # final "a" to be read as "have" (three times: should have)
 REDUCED_MARGIN = 0.5
@@ -74,8 +73,6 @@ class LanguageRules:
     # known words this rare are respelled too: web word lists hold tweets' respellings (deveria)
     respell_below_zipf: float = 0.0
     laughter: bool = False
-    abbreviations: int = ABBREVIATIONS  # words an abbreviation may stand for (Abbreviations)
-    abbreviation_zipf: float = ABBREVIATION_ZIPF  # ... each at least this frequent
 
     def repeat_pattern(self) -> re.Pattern[str]:
         """Runs of one letter at least ``repeat_run`` long."""
@@ -115,9 +112,7 @@ RULES: dict[str, LanguageRules] = {
         split_letters=frozenset({"a", "y", "o", "e", "u"}),
         split_prefixes=frozenset({"des", "re", "in", "im", "pre", "sub", "anti", "super", "auto", "co", "ex",
                                   "contra", "sobre", "entre"}),
-        phonetic=SPANISH_PHONETIC, respell_below_zipf=3.0, laughter=True,
-        # the Tweet-Norm development tweets: ERR 18.9 -> 20.8 (ahead in 99.95 % of the resamples) and 19.9 (96.2 %)
-        abbreviations=ABBREVIATIONS_ES, abbreviation_zipf=ABBREVIATION_ZIPF_ES),
+        phonetic=SPANISH_PHONETIC, respell_below_zipf=3.0, laughter=True),
 }
 
 _LAUGH_SYLLABLE = re.compile(r"[jh][aeiou]|[aeiou][jh]")
@@ -275,13 +270,12 @@ def social_sentences(style: str, sentences: Sequence[Sequence[str]], informal: C
 
 class Abbreviations:
     """The most frequent words a written word abbreviates: same first letter, its letters in order,
-    longer (``smth`` -> ``something``, ``yu`` -> ``you``); at most ``limit``, each at least ``zipf``
-    frequent (the language's rules: :attr:`LanguageRules.abbreviations`, :attr:`LanguageRules.abbreviation_zipf`)."""
+    longer (``smth`` -> ``something``, ``yu`` -> ``you``); at most :data:`ABBREVIATIONS`, each at
+    least :data:`ABBREVIATION_ZIPF` frequent."""
 
-    def __init__(self, lexicon: Lexicon, limit: int = ABBREVIATIONS, zipf: float = ABBREVIATION_ZIPF) -> None:
-        self.limit = limit
+    def __init__(self, lexicon: Lexicon) -> None:
         frequent = sorted(((w, e.zipf) for w, e in lexicon.entries.items()
-                           if e.zipf >= zipf and w.isalpha()), key=lambda item: -item[1])
+                           if e.zipf >= ABBREVIATION_ZIPF and w.isalpha()), key=lambda item: -item[1])
         self._by_initial: dict[str, list[str]] = defaultdict(list)  # by first letter, the most frequent first
         for w, _ in frequent:
             self._by_initial[w[0]].append(w)
@@ -294,6 +288,6 @@ class Abbreviations:
         for w in self._by_initial.get(word[0], ()):
             if len(w) > len(word) and pattern.match(w):
                 found.append(w)
-                if len(found) == self.limit:
+                if len(found) == ABBREVIATIONS:
                     break
         return found

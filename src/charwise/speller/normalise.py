@@ -131,8 +131,7 @@ class Normaliser:
         # known word -> its far more frequent accented or tilded twin (charwise.speller.frequent_twins)
         self._twins = frequent_twins(lexicon, accented) if lexicon.language in ACCENTED else {}
         self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.entries if "'" in w and len(w) <= 12}
-        # what an abbreviation may stand for (smth -> something)
-        self.abbreviated = Abbreviations(lexicon, self.rules.abbreviations, self.rules.abbreviation_zipf)
+        self.abbreviated = Abbreviations(lexicon)  # what an abbreviation may stand for (smth -> something)
 
     @classmethod
     def load(cls, language: str, lexicon: Lexicon, path: str | Path | None = None) -> "Normaliser":
