@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from charwise.speller.lexicon import Lexicon
 
 # Swept on the development tweets, the judge refitted for each value (python -m
-# benchmarks.correction.normaliser_constants): English, no other value better; Spanish's tweets preferred 2 and
+# benchmarks.correction.normaliser_constants): English, no other value surely better; Spanish's tweets preferred 2 and
 # 4.5, but with them clean verses were changed wrongly (Admitidnos, cuán), so they stay (docs/correction-experiments.md)
 ABBREVIATIONS = 3  # words offered for an abbreviation, the most frequent first
 ABBREVIATION_ZIPF = 3.5  # ... among words at least this frequent (a rare word is no abbreviation's meaning)
