@@ -118,6 +118,13 @@ class ClassContext:
         return _load(language) if language in CORPORA else None
 
 
+def class_gain(language: str, candidate: str, written: str, left: str | None, right: str | None) -> float | None:
+    """How much more the neighbours' classes say for ``candidate`` than for ``written`` between
+    ``left`` and ``right`` (nats, :meth:`ClassContext.fit`), or None for a language without a tagged corpus."""
+    context = ClassContext.load(language)
+    return None if context is None else context.fit(candidate, left, right) - context.fit(written, left, right)
+
+
 def class_of(classes: WordClasses, word: str | None) -> str:
     """The class a neighbour is read as: its most frequent class, :data:`BOUNDARY` for no word."""
     from charwise.speller.context import is_word

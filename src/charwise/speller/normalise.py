@@ -47,6 +47,7 @@ import numpy as np
 
 from charwise.cache import LRUCache
 from charwise.errors import ConfigError
+from charwise.speller.class_context import class_gain
 from charwise.speller.corrections import (  # noqa: F401 (speller_candidates: re-exported)
     WordCorrection,
     restores_accents,
@@ -427,8 +428,7 @@ class Normaliser:
             return
         shares = self.shares(entry.word, current, i)
         found = self.best(entry.word, left, right, speller_candidates(entry), lm_row, shares)
-        # the speller changed a run-together pair into one of its words (youcould -> could):
-        # the pair, split, is the change to make
+        # the speller changed a run-together pair into one of its words (youcould -> could): the pair, split, is it
         drops_word = (found is not None and entry.kind == "spelling" and found[1] == "split"
                       and entry.correction.lower() in found[0].split(" "))
         if drops_word and "split" not in allowed:
@@ -447,6 +447,8 @@ class Normaliser:
         also = "; the spelling candidates too" if source != "speller" and cand in spelled else ""
         if shares and cand in shares:  # the sentence split the table's share between a confusion set's members
             also += "; the sentence's share: " + ", ".join(f"{m} {q:.2f}" for m, q in shares.items())
+        gain = class_gain(self.lexicon.language, cand, entry.word.lower(), left, right)  # None: no tagged corpus
+        also += "" if gain is None else f"; the neighbours' word classes {gain:+.1f} nats for it"
         entry.correction, entry.kind, entry.probability = same_case(entry.word, cand), kind, p
         verdict = (f"{p:.2f} >= {needed:.2f}" if p >= needed else
                    f"{p:.2f}, below {needed:.2f}, in place of the speller's change, which drops a word")
