@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from charwise.cache import StringTable
-from charwise.speller.class_context import BOUNDARY, CLASSES, ClassContext, class_gain, class_of, treebank_sentences
+from charwise.speller.class_context import BOUNDARY, CLASSES, ClassContext, class_gains, class_of, treebank_sentences
 from charwise.speller.word_classes import WordClasses
 
 CLASSES_OF = WordClasses.from_counts({"you": Counter(PRON=3), "they": Counter(PRON=2), "are": Counter(AUX=4),
@@ -79,8 +79,8 @@ def test_the_gain_is_the_candidates_fit_over_the_written_words_and_a_change_says
     from charwise.speller import Speller
 
     shipped = ClassContext.load("en")
-    assert class_gain("en", "are", "r", "you", "happy") == pytest.approx(
-        shipped.fit("are", "you", "happy") - shipped.fit("r", "you", "happy"))
-    assert class_gain("es", "que", "q", None, "haces") is None  # no tagged Spanish corpus
+    assert class_gains("en", ["are"], "r", "you", "happy") == {"are": pytest.approx(
+        shipped.fit("are", "you", "happy") - shipped.fit("r", "you", "happy"))}
+    assert class_gains("es", ["que"], "q", None, "haces") is None  # no tagged Spanish corpus
     changed = [w for w in Speller.load("en").correct("you guys r the best").words if w.changed]
     assert [w.correction for w in changed] == ["are"] and "neighbours' word classes +" in changed[0].decided_by

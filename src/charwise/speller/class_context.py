@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import numpy as np
 
 from charwise.cache import StringTable, cache_root, file_sha256, mapped_or_built
+from charwise.speller.context import is_word
 
 if TYPE_CHECKING:
     from charwise.speller.word_classes import WordClasses
@@ -118,17 +119,20 @@ class ClassContext:
         return _load(language) if language in CORPORA else None
 
 
-def class_gain(language: str, candidate: str, written: str, left: str | None, right: str | None) -> float | None:
-    """How much more the neighbours' classes say for ``candidate`` than for ``written`` between
-    ``left`` and ``right`` (nats, :meth:`ClassContext.fit`), or None for a language without a tagged corpus."""
+def class_gains(language: str, candidates: Iterable[str], written: str, left: str | None,
+                right: str | None) -> dict[str, float] | None:
+    """For each of ``candidates``, how much more the neighbours' classes say for it than for ``written``
+    between ``left`` and ``right`` (nats, :meth:`ClassContext.fit`), or None for a language without a
+    tagged corpus."""
     context = ClassContext.load(language)
-    return None if context is None else context.fit(candidate, left, right) - context.fit(written, left, right)
+    if context is None:
+        return None
+    mine = context.fit(written, left, right)
+    return {c: context.fit(c, left, right) - mine for c in candidates}
 
 
 def class_of(classes: WordClasses, word: str | None) -> str:
     """The class a neighbour is read as: its most frequent class, :data:`BOUNDARY` for no word."""
-    from charwise.speller.context import is_word
-
     return BOUNDARY if word is None or not is_word(word) else classes(word)
 
 

@@ -283,7 +283,7 @@ def candidate_features(normaliser: Normaliser, word: str, candidates: dict[str, 
     ``you're`` 9, and ``you're`` before ``a legend``)."""
     import math
 
-    from charwise.speller.class_context import class_gain
+    from charwise.speller.class_context import class_gains
     from charwise.speller.normalisation_rules import edit_distance
 
     counts = normaliser.table.counts.get(word, {})
@@ -292,6 +292,7 @@ def candidate_features(normaliser: Normaliser, word: str, candidates: dict[str, 
     lexicon = normaliser.lexicon
     written_zipf = lexicon.zipf(word)
     base = normaliser._fit(word, left, right)
+    classes = class_gains(lexicon.language, candidates, word, left, right) or {}  # none: no tagged corpus
     share = {c: counts.get(c, 0) / total if total else 0.0 for c in candidates}
     if shares:
         pooled = sum(counts.get(c, 0) for c in shares) / total if total else 0.0
@@ -318,7 +319,7 @@ def candidate_features(normaliser: Normaliser, word: str, candidates: dict[str, 
             "lm_gain": (lm or {}).get(cand, 0.0),
             "lm_scored": float(lm is not None and cand in lm),
             # the neighbours' classes (charwise.speller.class_context), where the language has a tagged corpus
-            "class_gain": class_gain(lexicon.language, cand, word, left, right) or 0.0,
+            "class_gain": classes.get(cand, 0.0),
         }
         rows[j] = [values.get(name, 0.0) for name in normaliser.feature_names]
     return rows

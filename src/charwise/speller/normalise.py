@@ -47,7 +47,7 @@ import numpy as np
 
 from charwise.cache import LRUCache
 from charwise.errors import ConfigError
-from charwise.speller.class_context import class_gain
+from charwise.speller.class_context import class_gains
 from charwise.speller.corrections import (  # noqa: F401 (speller_candidates: re-exported)
     WordCorrection,
     restores_accents,
@@ -447,8 +447,8 @@ class Normaliser:
         also = "; the spelling candidates too" if source != "speller" and cand in spelled else ""
         if shares and cand in shares:  # the sentence split the table's share between a confusion set's members
             also += "; the sentence's share: " + ", ".join(f"{m} {q:.2f}" for m, q in shares.items())
-        gain = class_gain(self.lexicon.language, cand, entry.word.lower(), left, right)  # None: no tagged corpus
-        also += "" if gain is None else f"; the neighbours' word classes {gain:+.1f} nats for it"
+        gains = class_gains(self.lexicon.language, [cand], entry.word.lower(), left, right)  # None: no tagged corpus
+        also += "" if gains is None else f"; the neighbours' word classes {gains[cand]:+.1f} nats for it"
         entry.correction, entry.kind, entry.probability = same_case(entry.word, cand), kind, p
         verdict = (f"{p:.2f} >= {needed:.2f}" if p >= needed else
                    f"{p:.2f}, below {needed:.2f}, in place of the speller's change, which drops a word")
