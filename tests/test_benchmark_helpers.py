@@ -289,3 +289,36 @@ def test_a_gain_is_as_sure_as_the_tweets_resampled_say():
     assert gain_confidence(better, shipped) == 1.0 and gain_confidence(shipped, better) == 0.0
     assert 0.3 < gain_confidence(mixed, shipped, resamples=400) < 0.7
     assert gain_confidence(shipped, shipped) == 0.0  # no gain at all is no gain
+
+
+def test_typo_coverage_sorts_each_typo_and_counts_what_a_nearest_row_would_change():
+    from types import SimpleNamespace
+
+    from benchmarks.hybrid.typo_coverage import COSINES, outcome, snapping
+
+    known = {"short", "shirt", "business", "clinton", "bored"}
+    speller = SimpleNamespace(lexicon=SimpleNamespace(accepts=lambda w: w in known))
+
+    def entry(correction: str, changed: bool, looked_at: bool = False) -> SimpleNamespace:
+        return SimpleNamespace(correction=correction, changed=changed, kind="spelling", looked_at=looked_at)
+
+    assert outcome(speller, "business", "busines", entry("business", True, True), False) == "fixed"
+    assert outcome(speller, "bored", "boerd", entry("bread", True, True), False) == "changed to another word"
+    assert outcome(speller, "short", "shirt", entry("shirt", False), False) == "already a word"
+    assert outcome(speller, "Clinton", "Clnton", entry("Clnton", False), False) == \
+        "not looked at, capital inside a sentence"
+    assert outcome(speller, "Clinton", "Clnton", entry("Clnton", False), True) == "not looked at, other"
+    assert outcome(speller, "business", "busin&ess", entry("busin&ess", False), False) == \
+        "not looked at, mark or digit inside"
+    assert outcome(speller, "bored", "boerd", entry("boerd", False, True), False) == "looked at, left"
+
+    rows = [("bored", "boerd", False), ("Gardena", "Gardena", True), ("short", "shoet", False)]
+    nearest, cosines = ["bored", "garden", "sheets"], [0.6, 0.5, 0.4]
+    found = {r["cosine"]: r for r in snapping(rows, nearest, cosines)}
+    assert found[0.35] == {"cosine": 0.35, "typos put right": 1, "typos put wrong": 1,
+                           "clean words changed": 1, "clean entity words changed": 1}
+    assert found[0.55]["typos put right"] == 1 and found[0.55]["clean words changed"] == 0
+    one_edit = {r["cosine"]: r for r in snapping(rows, nearest, cosines, one_edit=True)}
+    assert one_edit[0.35]["typos put wrong"] == 0  # `sheets` is two edits from `shoet`
+    assert one_edit[0.35]["clean words changed"] == 1  # `garden` is one from `gardena`
+    assert len(found) == len(COSINES)
