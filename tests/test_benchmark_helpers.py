@@ -322,3 +322,16 @@ def test_typo_coverage_sorts_each_typo_and_counts_what_a_nearest_row_would_chang
     assert one_edit[0.35]["typos put wrong"] == 0  # `sheets` is two edits from `shoet`
     assert one_edit[0.35]["clean words changed"] == 1  # `garden` is one from `gardena`
     assert len(found) == len(COSINES)
+
+
+def test_a_missed_normalisation_goes_to_the_first_kind_that_fits():
+    from benchmarks.correction.lexnorm_misses import kind
+
+    assert kind("niggas", "niggers", "niggas") == "declined: slur"
+    assert kind("rt", "retweet", "rt") == "declined: rt -> retweet"
+    assert kind("favourite", "favorite", "favourite") == "declined: British spelling"
+    assert kind("u", "your", "you") == "changed, to another word"
+    assert kind("longway", "long way", "longway") == "run together, not cut"
+    assert kind("rn", "right now", "rn") == "several words for one"
+    assert kind("2", "to", "2") == "one or two characters"
+    assert kind("fone", "phone", "fone") == "other short forms and respellings"
