@@ -324,16 +324,16 @@ def test_styles_choose_the_sentences_read_as_social():
 
 @pytest.mark.real
 def test_the_default_style_reads_tweets_as_social_and_edited_text_as_standard(speller):
-    """``chayse`` (a name) is corrected in edited text and, in a tweet, left as written by the judge
+    """``jordyn`` (a name) is corrected in edited text and, in a tweet, left as written by the judge
     that undoes the speller's corrections it finds unlikely there."""
     assert SpellerSettings().style == "auto"
     styles = {style: Speller(speller.lexicon, speller.encoder, speller.scorer, SpellerSettings(style=style),
                              featurizer=speller.featurizer) for style in ("standard", "social")}
     for other in styles.values():
         other.normaliser = speller.normaliser
-    edited, tweet = "chayse enjoying his black tongue", "chayse enjoying his black tongue @bob"
-    assert styles["standard"].correct(tweet).corrected.startswith("chase")
-    assert styles["social"].correct(edited).corrected.startswith("chayse")
+    edited, tweet = "jordyn enjoying his black tongue", "jordyn enjoying his black tongue @bob"
+    assert styles["standard"].correct(tweet).corrected.startswith("jordan ")
+    assert styles["social"].correct(edited).corrected.startswith("jordyn ")
     assert [t.corrected for t in speller.correct([edited, tweet])] == [
         styles["standard"].correct(edited).corrected, styles["social"].correct(tweet).corrected]
     assert speller.correct("I recieved the pakage :)").corrected == "I received the package :)"
