@@ -59,20 +59,12 @@ def kind(written: str, normal: str, output: str) -> str:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from benchmarks.correction.lexnorm import learned_normaliser, speller_outputs, speller_with
     from benchmarks.correction.normaliser_constants import Folds
-    from charwise.speller import Speller, SpellerSettings
-    from charwise.speller.corrections import SPELLING
-    from charwise.speller.normalisation_judge import UNDO_BELOW
 
     folds = Folds("en", args.data)
     misses: Counter[tuple[str, str, str]] = Counter()
     right = wrong = needing = 0
-    for learn, test in folds.folds:
-        spelling = Speller.load("en", settings=SpellerSettings(changes=SPELLING))
-        normaliser, _, _, _ = learned_normaliser(spelling, learn, args.max_damage, UNDO_BELOW, folds.name,
-                                                 folds.social_by_err, folds.extra)
-        changes = speller_outputs(speller_with(spelling, normaliser), test)[0]
+    for test, changes in folds.outputs(args.max_damage):
         for t, tweet in enumerate(test):
             for i, (raw, normal) in enumerate(tweet):
                 out = changes.get((t, i), raw)

@@ -123,16 +123,21 @@ class Folds:
             self.folds = [(labelled[:half], tweets[half:]), (labelled[half:], tweets[:half])]
             self.extra, self.social_by_err, self.name = chat_pairs(), True, DATA_NAME
 
-    def scores(self, max_damage: float) -> tuple[dict[str, Any], np.ndarray]:
-        """The default speller (style ``auto``) with a normaliser learned on each fold, summed; and per
-        scored tweet (both folds, in order) its right changes minus its changes to correct tokens, and
-        the tokens that needed a change (the parts of ERR, for :func:`gain_confidence`)."""
-        folds, parts = [], []
+    def outputs(self, max_damage: float) -> Iterator[tuple[list[Any], dict[tuple[int, int], str]]]:
+        """For each fold, its scored tweets and the default speller's (style ``auto``) changes to them
+        ((tweet, token) -> output), with a normaliser learned on the fold's other half."""
         for learn, test in self.folds:
             spelling = Speller.load(self.language, settings=SpellerSettings(changes=SPELLING))
             normaliser, _, _, _ = learned_normaliser(spelling, learn, max_damage, UNDO_BELOW, self.name,
                                                      self.social_by_err, self.extra)
-            changes = speller_outputs(speller_with(spelling, normaliser), test)[0]
+            yield test, speller_outputs(speller_with(spelling, normaliser), test)[0]
+
+    def scores(self, max_damage: float) -> tuple[dict[str, Any], np.ndarray]:
+        """:meth:`outputs` scored, summed over the folds; and per scored tweet (both folds, in order) its
+        right changes minus its changes to correct tokens, and the tokens that needed a change (the
+        parts of ERR, for :func:`gain_confidence`)."""
+        folds, parts = [], []
+        for test, changes in self.outputs(max_damage):
             folds.append({"systems": {"charwise": score_changes(test, changes)}})
             for t, tweet in enumerate(test):
                 outputs = [(raw, normal, changes.get((t, i), raw)) for i, (raw, normal) in enumerate(tweet)]

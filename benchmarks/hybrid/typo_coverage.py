@@ -53,9 +53,15 @@ OUTCOMES = ("fixed", "changed to another word", "already a word", "not looked at
 SHOWN = 12
 
 
+def read_as(entry: Any, word: str) -> str:
+    """The word `repair` hands the model for ``word``: its correction, unless the speller joined it to
+    the next word (a join `repair` never makes: the model's positions could not follow it)."""
+    return entry.correction if entry.changed and entry.kind != "merge" else word
+
+
 def outcome(speller: Any, clean: str, typo: str, entry: Any, first: bool) -> str:
     """What the speller made of one typo'd word (see the module docstring)."""
-    out = entry.correction if entry.changed and entry.kind != "merge" else typo
+    out = read_as(entry, typo)
     if out == clean:
         return "fixed"
     if out != typo:
@@ -71,9 +77,9 @@ def outcome(speller: Any, clean: str, typo: str, entry: Any, first: bool) -> str
     return "not looked at, other"
 
 
-def coverage(speller: Any, clean: list[Any], noisy: list[Any]) -> dict[str, Any]:
-    """Each typo's outcome, per group (entity, other), with examples."""
-    corrected = speller.correct_words([list(s.words) for s in noisy])
+def coverage(speller: Any, clean: list[Any], noisy: list[Any], corrected: list[Any]) -> dict[str, Any]:
+    """Each typo's outcome (``corrected``: the speller's reading of ``noisy``), per group (entity,
+    other), with examples."""
     counts: dict[str, Counter[str]] = {"entity": Counter(), "other": Counter()}
     shown: dict[str, list[str]] = {}
     for gold, typed, entries in zip(clean, noisy, corrected):
@@ -83,18 +89,18 @@ def coverage(speller: Any, clean: list[Any], noisy: list[Any]) -> dict[str, Any]
             kind = outcome(speller, g, w, entry, i == 0)
             group = "entity" if tag != "O" else "other"
             counts[group][kind] += 1
-            out = entry.correction if entry.changed else w
             examples = shown.setdefault(f"{group}: {kind}", [])
             if len(examples) < SHOWN:
-                examples.append(f"{g} -> {w} -> {out}")
+                examples.append(f"{g} -> {w} -> {read_as(entry, w)}")
     return {"typos": {g: sum(c.values()) for g, c in counts.items()},
             "outcomes": {g: {k: c[k] for k in OUTCOMES} for g, c in counts.items()}, "examples": shown}
 
 
-def left_words(speller: Any, teacher: Any, clean: list[Any], typed: list[Any]) -> list[tuple[str, str, bool]]:
-    """(word before the typo, word as read, entity) for each word `repair` leaves that the lexicon does
-    not know and the teacher splits: the words ``repair+oov`` builds from characters."""
-    corrected = speller.correct_words([list(s.words) for s in typed])
+def left_words(speller: Any, teacher: Any, clean: list[Any], typed: list[Any],
+               corrected: list[Any]) -> list[tuple[str, str, bool]]:
+    """(word before the typo, word as read, entity) for each word `repair` leaves (``corrected``: the
+    speller's reading of ``typed``) that the lexicon does not know and the teacher splits: the words
+    ``repair+oov`` builds from characters."""
     kinds, out = teacher.vocab.kinds, []
     for gold, sentence, entries in zip(clean, typed, corrected):
         pieces = teacher.piece_ids(list(sentence.words))
@@ -160,9 +166,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for split in args.splits:
         clean = getattr(task, split)
         noisy, share = noisy_sentences(clean, RATE, SEED, teacher)
-        found: dict[str, Any] = {"words_changed_percent": round(100 * share, 2), **coverage(speller, clean, noisy)}
+        read = {text: speller.correct_words([list(s.words) for s in typed])
+                for text, typed in (("with typos", noisy), ("clean", clean))}
+        found: dict[str, Any] = {"words_changed_percent": round(100 * share, 2),
+                                 **coverage(speller, clean, noisy, read["with typos"])}
         for text, typed in (("with typos", noisy), ("clean", clean)):
-            rows = left_words(speller, teacher, clean, typed)
+            rows = left_words(speller, teacher, clean, typed, read[text])
             nearest, cosines = nearest_rows(encoder, teacher, [w for _, w, _ in rows])
             found[f"left, {text}"] = {"words": len(rows), "typos": sum(g != w for g, w, _ in rows),
                                       "nearest_is_intended": sum(n == g.lower() for (g, w, _), n in zip(rows, nearest)
