@@ -257,6 +257,16 @@ def test_a_valid_word_becomes_a_contraction_only_with_the_word_after(speller):
 
 
 @pytest.mark.real
+def test_the_pronoun_i_is_written_in_capitals_and_british_pasts_are_kept(speller):
+    from charwise.speller.corrections import same_case
+
+    # the writer's own lower-case "i" is not looked at; a correction that writes the pronoun capitalises it
+    assert speller.correct("im tired and i cant sleep").corrected == "I'm tired and i can't sleep"
+    assert same_case("IM", "i'm") == "I'M" and same_case("idk", "i don't know") == "I don't know"
+    assert speller.correct("I learnt a lot and the toast was burnt").corrected == "I learnt a lot and the toast was burnt"
+
+
+@pytest.mark.real
 def test_normalisation_can_be_switched_off_and_names_are_left(speller):
     plain = Speller(speller.lexicon, speller.encoder, speller.scorer, SpellerSettings(changes=SPELLING),
                     featurizer=speller.featurizer)
@@ -272,6 +282,8 @@ def test_what_is_never_proposed(normaliser):
 
     assert spelling_variants("colour", "color") and spelling_variants("realise", "realize")
     assert spelling_variants("theatre", "theater") and spelling_variants("cancelled", "canceled")
+    assert spelling_variants("learnt", "learned") and spelling_variants("spelt", "spelled")
+    assert not spelling_variants("sent", "sended") and not spelling_variants("built", "builded")
     assert not spelling_variants("u", "you") and not spelling_variants("goin", "going")
     normaliser.lexicon.entries["colour"] = LexiconEntry(4.0, DICTIONARY)
     normaliser.table.counts["colour"] = {"color": 5}

@@ -9,6 +9,7 @@ labels aligned to the text stay aligned.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
@@ -144,13 +145,19 @@ def restores_accents(word: str, suggestion: str) -> bool:
     return suggestion != word and strip_accents(word) == word and strip_accents(suggestion) == word
 
 
+#: English's first-person pronoun inside a correction (``i'm``, ``i love you``): always a capital,
+#: whatever the case of the written word (``im`` -> ``I'm``; the writer's own ``i`` is not looked at)
+_PRONOUN_I = re.compile(r"(?<![\w'])i(?=$|[\s'])")
+
+
 def same_case(word: str, correction: str) -> str:
-    """``correction`` in the case pattern of ``word`` (``Recieve`` -> ``Receive``)."""
+    """``correction`` in the case pattern of ``word`` (``Recieve`` -> ``Receive``), the pronoun
+    ``I`` in capitals (``im`` -> ``I'm``)."""
     if len(word) > 1 and word.isupper():
         return correction.upper()
     if word[:1].isupper():
-        return correction[:1].upper() + correction[1:]
-    return correction
+        correction = correction[:1].upper() + correction[1:]
+    return _PRONOUN_I.sub("I", correction)
 
 
 SPELLER_CANDIDATES = 3  # the speller's suggestions the normalisation judge reads
