@@ -172,13 +172,13 @@ def edit_distance(a: str, b: str) -> int:
 
 
 # British and American spellings of one word (colour/color, realise/realize, theatre/theater,
-# cancelled/canceled; the past tenses British English writes with -t, learnt/learned, spelt/spelled,
-# burnt, dreamt, leapt, spoilt: Oxford's and Cambridge's dictionaries give both): both are right,
-# and the writer's choice is kept
+# cancelled/canceled, programme/program; the past tenses British English writes with -t,
+# learnt/learned, spelt/spelled, burnt, dreamt, leapt, spoilt: Oxford's and Cambridge's dictionaries
+# give both): both are right, and the writer's choice is kept
 _VARIANTS = [(re.compile(a), b) for a, b in (
     ("our", "or"), ("is(e|ing|ed|es|ation)", r"iz\1"), ("ys(e|ed|es|ing)", r"yz\1"), ("tre$", "ter"),
     ("tres$", "ters"), ("ll(ed|ing|er)", r"l\1"), ("ogue$", "og"), ("ae", "e"), ("oe", "e"),
-    ("([lnmp])t$", r"\1ed"))]
+    ("mme(s?)$", r"m\1"), ("([lnmp])t$", r"\1ed"))]
 
 
 def spelling_variants(a: str, b: str) -> bool:
