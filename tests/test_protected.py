@@ -40,6 +40,7 @@ PROTECTED = {
     "command": ["\\alpha", "\\nalert"],
     "code": ["`recieve()`", "`its`"],
     "quoted": ["'its'", '"teh"', "\u2018whats\u2019", "'it's'"],
+    "masked": ["f*ck", "s*n", "sh**ting", "N*I*K*K*I"],
 }
 
 
@@ -60,7 +61,8 @@ def test_each_kind_is_protected_whole_inside_a_sentence(kind, example):
 
 @pytest.mark.parametrize("text", ["I recieved teh pakage", "it is bigger then mine.", "home.Then we left",
                                   "don't stop-believing", "so we went", "2day gr8", "in 2 years",
-                                  "the kids' toys and dogs' bowls", "I said 'its fine' to him"])
+                                  "the kids' toys and dogs' bowls", "I said 'its fine' to him",
+                                  "that was *realy* good"])
 def test_plain_words_are_not_protected(text):
     split = split_words(text)
     flags = words_protected(split.words, split.space_before)
@@ -68,7 +70,7 @@ def test_plain_words_are_not_protected(text):
 
 
 # Texts made of the characters the built-in kinds turn on, so that every kind can match somewhere.
-AWKWARD = "aAbxXdDpPwWmkcoOtT_-.:/\\@#$^<38 \u2026()=;'\"`\u2018\u2019"
+AWKWARD = "aAbxXdDpPwWmkcoOtT_-.:/\\@#$^<38 \u2026()=;'\"`\u2018\u2019*"
 awkward_text = st.text(alphabet=AWKWARD, max_size=40) | st.sampled_from(
     [f"see {e} now" for examples in PROTECTED.values() for e in examples])
 

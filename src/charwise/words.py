@@ -186,6 +186,9 @@ PROTECTED_PATTERNS: dict[str, str] = {
                  r"(?![\w])"),
     # inline code between backticks, on one line (Markdown, chat): ``use `recieve()` here``
     "code": r"`[^`\n]{1,200}`",
+    # a word masked with asterisks between its letters (``f*ck``, ``the s*n``, ``sh**ting``, ``*N*I*K*K*I*``):
+    # its pieces are no words (``s*n`` is no ``s * and``); ``*really*``, a word stressed, is read
+    "masked": r"(?:[^\W_]*[A-Za-z]|(?<=[A-Za-z]))\*+[A-Za-z][^\W_]*(?:\*+[^\W_]+)*",
     # a word quoted on its own is mentioned, not used (``the word 'its'``, ``"teh" is a meme``)
     # (the quote first, then what stands before it: most positions fail at once)
     "quoted": "['\u2018\"\u201c](?<![\\w'\u2018\u2019\"\u201c\u201d]['\u2018\"\u201c])[A-Za-z]+"
@@ -216,6 +219,7 @@ _NEEDS: dict[str, Callable[[str], bool]] = {
     "command": lambda t: "\\" in t,
     "emoticon": lambda t: _EMOTICON_SIGN.search(t) is not None,
     "code": lambda t: "`" in t,
+    "masked": lambda t: "*" in t,
     "quoted": lambda t: _QUOTE.search(t) is not None,
 }
 
