@@ -102,12 +102,6 @@ PASSES = 2  # Normaliser.apply: passes over each sentence (see there)
 RESPELLINGS = 5  # phonetic respellings offered, the most frequent first
 ACCENT_ZIPF_GAP = 1.5  # an accented word proposed beside a plain word at most this much rarer
 SPLIT_ZIPF = 4.0  # both parts of a split at least this frequent (``li vin``, ``sm th`` are no split)
-# The times annotators must have changed a valid word to a form for the table to propose it. Chosen on fresh
-# informal text (WNUT17's raw YouTube, Reddit and Stack Overflow texts), every change read: valid words changed by
-# an entry annotated once were right 142 times in 343 (41 %; hype -> happy, camps -> campus, rip it out -> rest in
-# peace, mum -> mom; benchmarks/correction/table_entry_labels.tsv), where a change must be right nine times in ten;
-# on the LexNorm 2015 training tweets (two folds) ERR 60.08 -> 59.97, damage 0.485 -> 0.461 % (3: ERR 59.03)
-KNOWN_WORD_ANNOTATIONS = 2
 
 
 class Normaliser:
@@ -168,7 +162,7 @@ class Normaliser:
         """Candidate -> its source (:data:`SOURCES`) for a lower-case ``word``, given the speller's
         suggestions (``speller``); the first source wins."""
         found: dict[str, str] = {}
-        least = KNOWN_WORD_ANNOTATIONS if self.lexicon.knows(word) else 1
+        least = self.rules.known_word_annotations if self.lexicon.knows(word) else 1
         for normal, count in self.table.replacements(word).items():
             if count >= least:
                 found.setdefault(normal, "table")
