@@ -161,11 +161,8 @@ class Normaliser:
     def candidates(self, word: str, speller: dict[str, float] | None = None) -> dict[str, str]:
         """Candidate -> its source (:data:`SOURCES`) for a lower-case ``word``, given the speller's
         suggestions (``speller``); the first source wins."""
-        found: dict[str, str] = {}
-        least = self.rules.known_word_annotations if self.lexicon.knows(word) else 1
-        for normal, count in self.table.replacements(word).items():
-            if count >= least:
-                found.setdefault(normal, "table")
+        least = self.rules.known_word_annotations if self.lexicon.knows(word) else 1  # a valid word's entries
+        found: dict[str, str] = {n: "table" for n, count in self.table.replacements(word).items() if count >= least}
         unknown = not self.lexicon.accepts(word)
         if self.rules.laughter and unknown:
             standard = laugh(word)
