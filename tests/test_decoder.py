@@ -183,7 +183,7 @@ def test_shipped_decoder_spells_common_rows_and_reads_the_encoders_vectors():
               "program", "history", "thought", "money", "water", "friends", "school", "public"]
     # the decoder spells about nine held-in words in ten (docs/decoder.md): a share, not every word;
     # the words it never trained on are left out
-    held_out = set(json.loads((path / "training.json").read_text())["heldout_words"])
+    held_out = set(decoder.training_info["heldout_words"])
     rows = [ids[0] for ids in encoder.teacher.piece_ids(common)]
     words = [w for w, r in zip(common, rows) if r not in held_out]
     rows = [r for r in rows if r not in held_out]

@@ -161,7 +161,8 @@ class Normaliser:
     def candidates(self, word: str, speller: dict[str, float] | None = None) -> dict[str, str]:
         """Candidate -> its source (:data:`SOURCES`) for a lower-case ``word``, given the speller's
         suggestions (``speller``); the first source wins."""
-        least = self.rules.known_word_annotations if self.lexicon.knows(word) else 1  # a valid word's entries
+        known = self.lexicon.knows(word)  # a valid word: its table entries need more annotations (the rules')
+        least = self.rules.known_word_annotations if known else 1
         found: dict[str, str] = {n: "table" for n, count in self.table.replacements(word).items() if count >= least}
         unknown = not self.lexicon.accepts(word)
         if self.rules.laughter and unknown:
@@ -189,7 +190,7 @@ class Normaliser:
         for suggestion in speller or {}:
             found.setdefault(suggestion, "speller")
         found.pop(word, None)
-        known = self.lexicon.knows(word)  # a national spelling is a word in its own right; a slip is not
+        # a valid word's national spelling is a word in its own right; a slip is not
         for cand in [c for c in found if c in NEVER_PROPOSED or (known and spelling_variants(word, c))]:
             del found[cand]
         return found
