@@ -335,3 +335,20 @@ def test_a_missed_normalisation_goes_to_the_first_kind_that_fits():
     assert kind("rn", "right now", "rn") == "several words for one"
     assert kind("2", "to", "2") == "one or two characters"
     assert kind("fone", "phone", "fone") == "other short forms and respellings"
+
+
+def test_a_wrong_edit_is_found_by_its_words_and_tweet_and_a_bad_label_is_refused(tmp_path):
+    import pytest
+
+    from benchmarks.correction.lexnorm_damage import LABELS, context, read_labels
+
+    words = "miss you pa , ma , ate and".split()
+    assert context(words, 4) == "miss you pa , [ma] , ate and"
+    assert context(words, 0) == "[miss] you pa ,"
+    shipped = read_labels(LABELS)
+    assert shipped[("linkin", "linking", "@rockyheavy : evanescence vs [linkin] park rt --")][0] == "wrong"
+    assert {label for label, _ in shipped.values()} == {"right", "wrong"}
+    bad = tmp_path / "labels.tsv"
+    bad.write_text("# a comment\nmaybe\twhy\tu\tyou\t[u] there\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="neither right nor wrong"):
+        read_labels(bad)

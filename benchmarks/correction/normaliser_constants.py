@@ -13,7 +13,7 @@ say which sentences are read how: how strongly the neighbours' classes of a word
 saw rarely are drawn to no information (``PRIOR``, :mod:`charwise.speller.class_context`,
 English), the judge's inverse L2 strength (``STRENGTH``), which written words make a sentence read
 as informal (``INFORMAL_SHARE``, ``INFORMAL_SEEN``: style ``auto``) and when a sentence is left
-whole as another language's (``FOREIGN_MARGIN``, ``MIN_FOREIGN_WORDS``, English). A candidate the
+whole as another language's (``FOREIGN_MARGIN``, ``MIN_FOREIGN_WORDS``, ``FOREIGN_ZIPF``, English). A candidate the
 rule does not propose cannot be chosen; one it proposes is judged, so each value is measured with a
 judge fitted anew for it, in the protocol of ``lexnorm.py`` (English: the LexNorm 2015 training tweets, two
 folds) and ``tweetnorm.py`` (Spanish: the Tweet-Norm development tweets, two folds): each fold
@@ -79,12 +79,13 @@ SWEPT: dict[str, tuple[Any, tuple[float, ...]]] = {
     "INFORMAL_SEEN": (normalisation_judge, (2, 3, 5, 8)),
     "FOREIGN_MARGIN": (foreign, (0.5, 1.0, 1.5, 2.0)),
     "MIN_FOREIGN_WORDS": (foreign, (2, 3, 4, 5)),
+    "FOREIGN_ZIPF": (foreign, (2.5, 3.0, 3.5, 4.0)),
 }
 #: the constants each language's speller reads (English proposes no accents and no respellings by sound;
 #: Spanish has no reduced ``a`` and no check for sentences in another language)
 READ_BY: dict[str, tuple[str, ...]] = {
     "en": ("SPLIT_ZIPF", "ABBREVIATIONS", "ABBREVIATION_ZIPF", "REDUCED_MARGIN", "PASSES", "PRIOR", "STRENGTH",
-           "INFORMAL_SHARE", "INFORMAL_SEEN", "FOREIGN_MARGIN", "MIN_FOREIGN_WORDS"),
+           "INFORMAL_SHARE", "INFORMAL_SEEN", "FOREIGN_MARGIN", "MIN_FOREIGN_WORDS", "FOREIGN_ZIPF"),
     "es": ("SPLIT_ZIPF", "ABBREVIATIONS", "ABBREVIATION_ZIPF", "RESPELLINGS", "PASSES", "ACCENT_ZIPF_GAP",
            "STRENGTH", "INFORMAL_SHARE", "INFORMAL_SEEN"),
 }

@@ -38,6 +38,7 @@ import os
 import random
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +111,27 @@ def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[
             scores = sentence_scores(tweets, output, list(range(len(tweets))))
             rows[f"{t:.2f}"]["tweets_correction_rate"] = scores["correction_rate_nocase"]
             rows[f"{t:.2f}"]["tweets_damage"] = scores["damage_nocase"]
-    return {"thresholds": rows, "sentences_per_second": round(2 * len(noisy) / seconds, 1)}
+    return {"thresholds": rows, "sentences_per_second": round(2 * len(noisy) / seconds, 1),
+            "misspellings_where": misspellings_where(speller, noisy, corrected_noisy)}
+
+
+def misspellings_where(speller: Any, noisy: list[tuple[list[str], int, str]], corrected: list[Any]) -> dict[str, int]:
+    """Where each seeded misspelling ends, whatever the threshold: not looked at (a capitalised word
+    inside a sentence, read as a name; a valid word; another reason), or looked at with the
+    intended word ranked first, lower, or not among the suggestions kept (what bounds the correction rate)."""
+    where: Counter[str] = Counter()
+    for (words, i, bad), entries in zip(noisy, corrected):
+        entry, intended = entries[i], words[i].lower()
+        ranked = [s.word for s in entry.suggestions]
+        if not entry.looked_at:
+            kind = ("not looked at: capitalised inside a sentence" if i and bad[:1].isupper() and not bad.isupper()
+                    else "not looked at: a valid word" if speller.lexicon.accepts(bad.lower())
+                    else "not looked at: other")
+        else:
+            kind = ("looked at: ranked first" if ranked[:1] == [intended] else
+                    "looked at: ranked lower" if intended in ranked else "looked at: not among the suggestions")
+        where[kind] += 1
+    return dict(where.most_common())
 
 
 def words_alone(speller: Any, words: list[tuple[str, str]], threshold: float) -> dict[str, float]:
@@ -144,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
                         default=[0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95])
     parser.add_argument("--ship-alone", action="store_true",
                         help="write the chosen threshold for a word alone into the shipped scorer")
+    parser.add_argument("--accent-thresholds", type=float, nargs="*", default=[0.0, 0.05, 0.1, 0.2, 0.3, 0.5],
+                        help="values of the accent-only threshold measured at the shipped scorer's own (Spanish)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--name", default=None)
@@ -162,6 +185,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     torch.set_num_threads(1)
     from charwise.speller import Speller
+    from charwise.speller.lexicon import ACCENTED
 
     base = Speller.load(args.language)
     noisy = dev_sentences(args.language, base.lexicon, args.sentences, args.seed)
@@ -200,12 +224,31 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if within:
                 best = max(within, key=lambda t: (within[t]["correction_rate"], float(t)))
                 report["best_within_budget"] = {"threshold": float(best), **within[best]}
+        if name == "shipped" and args.accent_thresholds and args.language in ACCENTED:
+            report["accent_thresholds"] = accent_sweep(speller, noisy, words, tweets, args.accent_thresholds)
         result["scorers"][name] = report
         print(name, json.dumps({k: v for k, v in report.items() if k != "thresholds"}), flush=True)
     if words:
         result["alone"] = choose_alone(result["scorers"]["shipped"]["thresholds"], words, args.language)
         print("alone", json.dumps(result["alone"]), flush=True)
     return result
+
+
+def accent_sweep(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[tuple[str, str]],
+                 tweets: list[tuple[str, str]], values: list[float]) -> dict[str, Any]:
+    """The figures at the scorer's own threshold for each value of ``settings.accent_threshold``
+    (the probability a correction that only puts back a word's missing accents needs)."""
+    kept, rows = speller.settings.accent_threshold, {}
+    try:
+        for value in values:
+            speller.settings.accent_threshold = value
+            speller.clear_cache()
+            rows[f"{value:.2f}"] = next(iter(evaluate(speller, noisy, words, [speller.threshold], tweets)
+                                             ["thresholds"].values()))
+    finally:
+        speller.settings.accent_threshold = kept
+        speller.clear_cache()
+    return {"shipped": kept, "values": rows}
 
 
 def choose_alone(rows: dict[str, Any], words: list[tuple[str, str]], language: str) -> dict[str, Any]:
