@@ -53,7 +53,9 @@ from charwise.errors import ConfigError
 
 CONTEXT_FEATURES: tuple[str, ...] = ("ctx_left", "ctx_right", "ctx_seen_left", "ctx_seen_right", "ctx_gap",
                                      "ctx_present")
-FLOOR = -10.0  # log10 scores below this are this: an unseen rare word is not infinitely unlikely
+# log10 scores below this are this: an unseen rare word is not infinitely unlikely. Below every score a
+# counted word gets (the English table's rarest word: -7.6; wordfreq's lists stop at Zipf 1, -8)
+FLOOR = -10.0
 BACKOFF = 0.4  # stupid back-off's factor (Brants et al.)
 CACHE_FORMAT = 1  # the counts cached for a corpus (Spanish); a new format is a new file
 #: tokens across which no context is read: a clause or sentence ends there

@@ -47,6 +47,8 @@ class SpellerSettings:
     # damage (3.50 -> 2.99 %), but read line by line its changes lost are right (día, así, prepárate,
     # depresión in 26 of Tweet-Norm's lines, which mark only words the annotators did not know): 0 kept
     accent_threshold: float = 0.0
+    # 2 and 3 give the same output on UD EWT dev, clean and seeded: two-letter words get probabilities
+    # far below any threshold (ht 0.017, fo 0.015), so 3 saves their look-ups (docs/correction-experiments.md)
     min_length: int = 3
     # an unknown word written in capitals (SERVISE, EXPERINCED) is read as its lower-case form (by the
     # normaliser too: CANT) and corrected in capitals, from this length up: shorter ones are acronyms
@@ -55,7 +57,9 @@ class SpellerSettings:
     # capital after its first letter
     read_capitals: bool = True
     capitals_min_length: int = 4
-    max_length: int = 40  # longer "words" (hashes, URLs run together, noise) are no misspelling of a word
+    # longer "words" (hashes, URLs run together, noise) are no misspelling of a word: the lexicon's longest
+    # word has 40 letters (lexicon.MAX_WORD_CHARS), so from 43 up none is within max_distance (2)
+    max_length: int = 40
     batch_size: int = 512  # words scored at a time
     # a valid word changed to another of its confusion set (real_words): how much better the other
     # must fit, in log10 under the bigram counts (2.0: a hundred times; RealWordSettings' source) ...
