@@ -113,7 +113,7 @@ class ScorerSettings:
     word_features: list[str] = field(default_factory=lambda: list(WORD_FEATURES))
     language: str = "en"
     encoder: str = "minilm"
-    threshold: float = 0.5
+    threshold: float = 0.5  # a fallback: every fitted scorer writes its own (charwise speller train: 0.75)
     rank_hidden: int = 0
     alone_threshold: float | None = None  # a text that is one word alone; None: ``threshold``
     # the fitted decision for capitalised sentence starts and words in capitals
