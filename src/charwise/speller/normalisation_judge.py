@@ -44,7 +44,9 @@ def expanded_size(sources: Sequence[str] = SOURCES) -> int:
 
 
 FEATURES = feature_names(SOURCES)
-LM_GAIN_CLIP = 30.0  # nats: beyond this, one candidate is simply far likelier; the clip keeps the scale sane
+# nats: beyond this, one candidate is simply far likelier; the clip keeps the scale sane (about five
+# standard deviations of the feature over the rows the shipped LM judge was fitted on that the LM scored)
+LM_GAIN_CLIP = 30.0
 # the words around a judged word that the language model reads (left, right): the neighbours say most,
 # and a forward pass of SmolLM2 on one CPU thread costs about 0.2 s per word with the speller's wider window
 LM_WINDOW = (6, 4)
