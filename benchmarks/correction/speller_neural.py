@@ -223,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (the machine is shared: 1)")
     parser.add_argument("--device", default=None, help="where SmolLM2 runs (default: CPU)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--window", type=int, nargs=2, metavar=("LEFT", "RIGHT"), default=None,
+                        help="words SmolLM2 reads before and after the word (default: RerankSettings')")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--out", type=Path, default=RESULTS / "speller_neural.json")
     parser.add_argument("--cache", type=Path, default=Path("runs/speller_neural_scores.json"),
@@ -250,14 +252,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     words = norvig_words(args.data)
     reranker = LMReranker.load("smollm2", device=args.device)
     reranker.score_texts(["The first forward pass sets the kernels up; it is not timed."])
+    shipped = RerankSettings()
+    if args.window is not None:  # the window swept: every other setting as shipped
+        shipped = replace(shipped, left_words=args.window[0], right_words=args.window[1])
+    reranker.settings = shipped
     result: dict[str, Any] = {
         "roles": {"tune": "development (first half of the drawn EWT dev sentences; norvig_testset1)",
                   "report": "development (second half; norvig_testset1)"},
-        "threads": args.threads, "device": str(reranker.device), "settings": asdict(RerankSettings()),
+        "threads": args.threads, "device": str(reranker.device), "settings": asdict(shipped),
     }
     if args.tune:
         default = run_mode(speller, halves["tune"], words)
-        cache = args.cache.with_name(f"{args.cache.stem}-{args.sentences}-{args.seed}{args.cache.suffix}")
+        window = f"-{shipped.left_words}-{shipped.right_words}" if args.window is not None else ""
+        cache = args.cache.with_name(f"{args.cache.stem}-{args.sentences}-{args.seed}{window}{args.cache.suffix}")
         result["tune"] = {"default": default, **tune(speller, reranker, halves["tune"], words,
                                                       default["clean_changed"], cache)}
         print("tune", json.dumps({k: result["tune"][k]["best"] for k in ("chosen", "undo")}), flush=True)
@@ -267,7 +274,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     default = run_mode(speller, halves["report"], words)
     print("default", json.dumps(default), flush=True)
     speller.context_model = reranker
-    reranker.settings = replace(RerankSettings())
+    reranker.settings = replace(shipped)
     neural = run_mode(speller, halves["report"], words)
     print("smollm2", json.dumps(neural), flush=True)
     result["report"] = {"sentences": len(halves["report"]), "default": default, "smollm2": neural}

@@ -81,8 +81,10 @@ _CLITICS = ("n't", "n’t")
 class RerankSettings:
     """The window, the batch and the decision rule of :class:`LMReranker` (see the module docstring)."""
 
-    left_words: int = 12  # words of the sentence read before the word
-    right_words: int = 6  # and after it
+    # words of the sentence read before the word, and after it: (6, 3), (12, 6) and (24, 12) swept on
+    # development sentences (benchmarks/correction/speller_neural.py --window), 12 and 6 as good as 24 and 12
+    left_words: int = 12
+    right_words: int = 6
     max_word_chars: int = 30  # longer neighbours are shortened: tokens per variant stay bounded
     candidates: int = 4  # the speller's best suggestions scored beside the written word
     batch_size: int = 8  # words per forward pass (each one packed sequence of all its variants)
