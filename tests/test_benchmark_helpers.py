@@ -349,6 +349,6 @@ def test_a_wrong_edit_is_found_by_its_words_and_tweet_and_a_bad_label_is_refused
     assert shipped[("linkin", "linking", "@rockyheavy : evanescence vs [linkin] park rt --")][0] == "wrong"
     assert {label for label, _ in shipped.values()} == {"right", "wrong"}
     bad = tmp_path / "labels.tsv"
-    bad.write_text("# a comment\nmaybe\twhy\tu\tyou\t[u] there\n", encoding="utf-8")
+    bad.write_text("# a comment\nu\tyou\t[u] there\tmaybe\twhy\n", encoding="utf-8")
     with pytest.raises(ValueError, match="neither right nor wrong"):
         read_labels(bad)

@@ -11,7 +11,8 @@ word) is what a user sees as a wrong edit. The protocol of ``normaliser_constant
 on one half of the training tweets, the default speller scored on the other, both ways). Each change
 to a token the annotators kept (``damage``), or normalised to another form (``other form``), is looked
 up in ``lexnorm_damage_labels.tsv`` by its written word, output and tweet; a change the labels lack
-is reported as unlabelled, to be read and added.
+is reported as unlabelled, to be read and added. The labels file has the project's format
+(:mod:`benchmarks.common.labels`).
 
 Development data only (the LexNorm training split): nothing here is a test figure.
 """
@@ -24,6 +25,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
+from benchmarks.common.labels import read_labels as read_keyed
 from benchmarks.common.markdown import table
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
@@ -40,16 +42,12 @@ def context(words: Sequence[str], i: int) -> str:
     return " ".join([*words[max(0, i - LEFT):i], f"[{words[i]}]", *words[i + 1:i + 1 + RIGHT]])
 
 
-def read_labels(path: Path = LABELS) -> dict[tuple[str, str, str], tuple[str, str]]:
+def read_labels(path: Path = LABELS) -> dict[tuple[str, ...], tuple[str, str]]:
     """(written, output, tweet around it) -> (``right`` or ``wrong``, what it is)."""
-    labels = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        label, why, written, output, around = line.split("\t")
-        if label not in ("right", "wrong"):
-            raise ValueError(f"{path.name}: label {label!r} is neither right nor wrong")
-        labels[(written, output, around)] = (label, why)
+    labels = read_keyed(path, keys=3)
+    odd = sorted({label for label, _ in labels.values()} - {"right", "wrong"})
+    if odd:
+        raise ValueError(f"{path.name}: label {odd[0]!r} is neither right nor wrong")
     return labels
 
 
