@@ -6,11 +6,23 @@ from __future__ import annotations
 
 import pytest
 
+from charwise.errors import ConfigError
 from charwise.speller import Speller
+from charwise.speller.context import NgramContext
 from charwise.speller.corrections import CorrectedText, WordCorrection, word_spans
 from charwise.speller.lexicon import DICTIONARY, LexiconEntry
 from charwise.speller.normalisation_rules import RULES
-from charwise.speller.run_together import JOIN_GAP, MERGE, join_by_counts, join_gap, pair_zipf, run_together_split
+from charwise.speller.run_together import (
+    JOIN_GAP,
+    MERGE,
+    SplitDecision,
+    join_by_counts,
+    join_gap,
+    pair_zipf,
+    run_together_split,
+    split_candidates,
+    split_run_together,
+)
 from charwise.words import split_words
 from conftest import tiny_lexicon
 
@@ -62,7 +74,34 @@ def test_the_run_together_rule_reads_function_words_foreign_words_and_dropped_gs
     assert run_together_split(lex, rules, "realestate") is None  # content words only: a name or a tag
     assert run_together_split(lex, rules, "sono") is None  # Italian
     assert run_together_split(lex, rules, "stressin") is None  # the normaliser's dropped g
-    assert run_together_split(lex, rules, "thankyou") is None  # too often written together to tell
+    assert run_together_split(lex, rules, "thankyou") == "thank you"  # a candidate: the decision decides
+
+
+def test_the_split_decision_reads_its_evidence_and_rejects_bad_files(tmp_path):
+    decision = SplitDecision.from_dict({"weights": [1.0, 3.0, 0.5, 0.0], "bias": -2.0, "threshold": 0.9,
+                                        "source": "an example"})
+    assert decision.probability([4.0, 0.0, 0.0, 0.0]) > decision.probability([1.0, 0.0, 0.0, 0.0])
+    assert decision.probability([0.2, 1.0, 0.0, 0.0]) > decision.probability([0.2, 0.0, 0.0, 0.0])
+    assert SplitDecision.from_dict(decision.to_dict()) == decision
+    with pytest.raises(ConfigError, match="4 finite weights"):
+        SplitDecision.from_dict({**decision.to_dict(), "weights": [1.0, 2.0]})
+    with pytest.raises(ConfigError, match="probability"):
+        SplitDecision.from_dict({**decision.to_dict(), "threshold": 1.5})
+    with pytest.raises(ConfigError, match="needs weights"):
+        SplitDecision.from_dict({"weights": [1, 2, 3, 4]})
+
+
+def test_a_cut_is_made_where_the_decision_is_sure_enough():
+    speller = Speller.load("en")
+    lex, rules = speller.lexicon, RULES["en"]
+    sure = SplitDecision((1.0, 0.0, 0.0, 0.0), 0.0, 0.9, "a test: the gap alone")
+    row = entries("we did noteven try")
+    assert split_run_together([row], lex, rules, [True], sure) == 1  # "not even" 4.3 Zipf apart
+    assert [e.correction for e in row] == ["we", "did", "not even", "try"] and row[2].kind == "split"
+    assert "split decision" in row[2].decided_by and row[2].probability >= 0.9
+    never = SplitDecision((1.0, 0.0, 0.0, 0.0), -100.0, 0.9, "a test: never")
+    row = entries("we did noteven try")
+    assert split_run_together([row], lex, rules, [True], never) == 0 and not row[2].changed
 
 
 # --- the shipped speller ----------------------------------------------------------------------------
@@ -94,12 +133,15 @@ def test_joins_can_be_left_out(speller):
     assert plain.correct("my girl friend is here").corrected == "my girl friend is here"
 
 
-def test_a_listed_cut_is_made_at_any_gap_and_an_unlisted_one_needs_the_web_counts():
+def test_the_shipped_decision_has_a_source_and_cuts_listed_words_at_a_small_gap():
+    decision = SplitDecision.load("en")
+    assert decision is not None and "run_together.py" in decision.source
     speller = Speller.load("en")
     lex, rules = speller.lexicon, RULES["en"]
     # "every time" is written apart only 0.17 Zipf more often than together: the list decides it
-    assert run_together_split(lex, rules, "everytime", gap=float("inf")) == "every time"
-    assert run_together_split(lex, rules, "noteven", gap=float("inf")) is None  # unlisted: the gap decides
+    found = split_candidates([entries("i cry everytime")], lex, rules, [True], NgramContext.load("en"))
+    assert [(i, cut) for _, i, cut, _ in found] == [(2, "every time")]
+    assert decision.probability(found[0][3]) >= decision.threshold
 
 
 @pytest.mark.real
@@ -108,6 +150,14 @@ def test_the_default_cuts_words_the_list_names_and_keeps_the_rest(speller):
     assert found.corrected == "At least we tried, and every time i see you i smile as well"
     assert {w.kind for w in found.words if w.changed} == {"split"}
     assert all("known misspelling" in w.decided_by for w in found.words if w.changed)
+
+
+@pytest.mark.real
+def test_the_default_cuts_common_run_together_words_and_leaves_names_and_tags(speller):
+    found = speller.correct("Theguys are here")  # unlisted: 3.3 Zipf more often apart, a capital
+    assert found.corrected == "The guys are here" and "split decision" in found.words[0].decided_by
+    for text in ("we tried the tunein app", "can i get a shoutout", "Funtime Foxy is back", "give a pushback"):
+        assert speller.correct(text).corrected == text
     for text in ("tune in to the radio", "the realestate market", "I love my team", "no one came"):
         assert speller.correct(text).corrected == text
     kinds = tuple(k for k in speller.settings.changes if k != "split")

@@ -8,22 +8,26 @@ Data", 2009) against the lexicon's Zipf frequency of the written word (wordfreq)
 Zipf value is log10 of a form's count per 10^9 words.
 
 **Run together.** A word that no source changed, lower-case (or capitalised at a sentence start),
-alphabetic, unprotected and rejected by the lexicon is cut where ``wordsegment`` cuts it, when
+alphabetic, unprotected and rejected by the lexicon is a candidate for the cut ``wordsegment`` makes
+(:func:`run_together_split`), when
 
 * it has two or three parts, each a known word, none of one letter but a first ``i``, the first no
   prefix the normaliser never cuts off (``un``, ``re``: ``unfollow``) and the last no ``in`` of a
   dropped ``g`` (``stressin``: the normaliser reads it as ``stressing``);
 * one part is a function word (:data:`FUNCTION_ZIPF`): run-together names, brands and compounds
   (``harrystyles``, ``minecraft``, ``realestate``, ``lowkey``) are content words only;
-* every neighbouring pair of parts is in the bigram list (a pair below its cut says nothing), and
-  the phrase is written apart at least :data:`SPLIT_GAP` Zipf more often than together
-  (``foreach``: ``for each`` 4.58 against 2.05) or the list of known misspellings gives the cut as
-  the word's correction (``everytime``: only 0.17 Zipf apart), and it is no more frequent word of
+* every neighbouring pair of parts is in the bigram list, and the word is no more frequent word of
   another language (:data:`FOREIGN_GAP`: ``sono``, ``evento``).
 
-The counts cannot tell ``thankyou`` (``thank you`` 0.76 Zipf above it) or ``iloveyou`` (0.19) from
-names and tags written as one word (``tunein``, ``markit``, ``noname`` 0.8 to 0.9): at a gap that
-cuts them, fewer than nine in ten cuts of the development texts were right, so they stay.
+Whether a candidate is cut is one fitted decision (:class:`SplitDecision`): a logistic model over
+the gap (how much more often the web writes the parts apart than the word together, in Zipf:
+``for each`` 4.58 against ``foreach`` 2.05), whether the list of known misspellings gives the cut as
+the word's correction (``everytime``: only 0.17 Zipf apart), how much better the parts fit between
+the word's neighbours than the word (bigram counts) and a capital. It was fitted on every candidate
+of the development and fresh texts, each read by hand (``python -m benchmarks.correction.run_together
+--ship``), its threshold chosen out of fold by the rule the other changes of valid text follow
+(right - 9 x wrong at its highest: what it adds is right nine times in ten). Its file
+(``data/normalisation-en/run_together.json``) records the fit and the threshold's source.
 
 **Split in two.** A candidate pair of :func:`~charwise.speller.merges.merge_targets` whose join the
 bigram counts favour between its neighbours (:func:`~charwise.speller.merges.bigram_margin` > 0) is
@@ -33,12 +37,9 @@ can have), and the pair is no national spelling (:data:`NATIONAL_PAIRS`).
 
 The default English speller joins (:func:`join_by_counts`, after the normaliser and the real-word
 checker, on words they left; with a language model the joins are
-:func:`~charwise.speller.merges.join_split_words`'s instead). It cuts only where the list of known
-misspellings names the cut (:func:`~charwise.speller.known_misspellings.listed_cut`: ``atleast``,
-``everytime``), at any gap, the other conditions holding: 66 of 66 such cuts were right on fresh
-informal text (WNUT17's raw YouTube, Reddit and Stack Overflow texts), where the gap alone was right
-for 9 of 12 (75 %), short of the nine in ten a change needs
-(``benchmarks/correction/run_together.py``; docs/correction-experiments.md, "Split words joined").
+:func:`~charwise.speller.merges.join_split_words`'s instead) and then cuts
+(:func:`split_run_together`; ``benchmarks/correction/run_together.py``; docs/correction-experiments.md,
+"Split words joined").
 
 Example::
 
@@ -49,15 +50,19 @@ Example::
 
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from charwise.errors import ConfigError
+from charwise.speller.context import NgramContext, neighbours
 from charwise.speller.corrections import same_case, starts_after
 from charwise.speller.known_misspellings import listed_cut
 
 if TYPE_CHECKING:
-    from charwise.speller.context import NgramContext
     from charwise.speller.corrections import WordCorrection
     from charwise.speller.lexicon import Lexicon
     from charwise.speller.normalisation_rules import LanguageRules
@@ -68,12 +73,6 @@ MERGE = "merge"
 # 1,000 words: wordfreq's 107 most frequent English words, the last much, very, where; ``you`` 6.9,
 # ``at`` 6.6, ``other`` 6.2, ``love`` 5.7 is none).
 FUNCTION_ZIPF = 6.0
-# Zipf the phrase must be written apart more often than together. Chosen by reading every cut the
-# rule proposes at any gap in development text (the LexNorm 2015 training tweets, UD EWT dev,
-# WNUT17's raw ``gurez`` tenth: ``python -m benchmarks.correction.run_together``, labels in
-# run_together_labels.tsv) as the midpoint between the highest wrong cut (``foreach`` 2.53) and the
-# next right one (``assignmentsand`` 2.77), which maximises right - 9 x wrong (precision >= 90 %).
-SPLIT_GAP = 2.65
 # a word at least this much (Zipf) more frequent in another language than in English is that
 # language's word (``evento``, ``sono``, ``tomate``: 2.6 to 4.2 above on the development texts;
 # one order of magnitude)
@@ -88,6 +87,64 @@ JOIN_GAP = 0.18
 NATIONAL_PAIRS = frozenset({"per cent"})
 MAX_PARTS = 3  # longer runs are hashtags and slogans (``comedyandtruth``), protected or not meant as text
 MAX_CHARS = 24  # wordsegment's longest word, and the normaliser's longest split
+#: what the split decision reads, in the order of its weights
+SPLIT_FEATURES = ("gap", "listed", "context", "capital")
+DECISIONS = Path(__file__).resolve().parents[1] / "data"
+
+
+@dataclass(frozen=True)
+class SplitDecision:
+    """The fitted decision to cut a run-together word (see the module docstring): a logistic model
+    over :data:`SPLIT_FEATURES`, its threshold and where both come from."""
+
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float
+    source: str
+
+    def probability(self, features: Sequence[float]) -> float:
+        """The probability that the cut is what the writer meant."""
+        z = self.bias + sum(w * v for w, v in zip(self.weights, features))
+        return 1.0 / (1.0 + math.exp(-max(min(z, 60.0), -60.0)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"features": list(SPLIT_FEATURES), "weights": [round(w, 6) for w in self.weights],
+                "bias": round(self.bias, 6), "threshold": self.threshold, "source": self.source}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "SplitDecision":
+        """A one-line :class:`ConfigError` for anything but a fitted decision's fields."""
+        try:
+            weights = tuple(float(w) for w in data["weights"])
+            bias, threshold, source = float(data["bias"]), float(data["threshold"]), str(data["source"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise ConfigError(f"a split decision needs weights, bias, threshold and source: {e}") from None
+        if len(weights) != len(SPLIT_FEATURES) or not all(math.isfinite(v) for v in (*weights, bias)):
+            raise ConfigError(f"a split decision needs {len(SPLIT_FEATURES)} finite weights "
+                              f"({', '.join(SPLIT_FEATURES)}), got {list(data['weights'])}")
+        if not 0.0 <= threshold <= 1.0:
+            raise ConfigError(f"a split decision's threshold must be a probability in [0, 1], got {threshold}")
+        return cls(weights, bias, threshold, source)
+
+    @staticmethod
+    def path(language: str) -> Path:
+        return DECISIONS / f"normalisation-{language}" / "run_together.json"
+
+    @classmethod
+    def load(cls, language: str = "en") -> "SplitDecision | None":
+        """The shipped decision of ``language``, None where it has none (read once per process)."""
+        return _shipped_decision(language)
+
+
+@lru_cache(maxsize=4)
+def _shipped_decision(language: str) -> SplitDecision | None:
+    path = SplitDecision.path(language)
+    if not path.is_file():
+        return None
+    try:
+        return SplitDecision.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{path} is not valid JSON ({e}); reinstall charwise") from None
 
 
 @lru_cache(maxsize=1)
@@ -150,10 +207,9 @@ def foreign(word: str, english_zipf: float) -> bool:
     return any(zipf_frequency(word, lang) >= english_zipf + FOREIGN_GAP for lang in FOREIGN)
 
 
-def run_together_split(lexicon: Lexicon, rules: LanguageRules, word: str, gap: float = SPLIT_GAP) -> str | None:
-    """The words lower-case ``word`` runs together, when the web counts say so (written apart
-    ``gap`` Zipf more often than together) or the list of known misspellings names the cut
-    (module docstring)."""
+def run_together_split(lexicon: Lexicon, rules: LanguageRules, word: str) -> str | None:
+    """The words lower-case ``word`` may run together: the candidate cut of the module docstring
+    (whether it is made is :class:`SplitDecision`'s), or None."""
     if not (4 <= len(word) <= MAX_CHARS and word.isascii() and word.isalpha()) or lexicon.accepts(word):
         return None
     parts = segment(word)
@@ -167,34 +223,65 @@ def run_together_split(lexicon: Lexicon, rules: LanguageRules, word: str, gap: f
         return None
     if not all(lexicon.knows(p) for p in parts) or max(lexicon.zipf(p) for p in parts) < FUNCTION_ZIPF:
         return None
-    apart, cut = split_gap(parts), " ".join(parts)
-    if apart is None or (apart - lexicon.zipf(word) < gap and not listed_cut(word, cut, lexicon.language)):
-        return None
-    return cut
+    return None if split_gap(parts) is None else " ".join(parts)
 
 
-def split_run_together(corrected: list[list[WordCorrection]], lexicon: Lexicon, rules: LanguageRules,
-                       starts: Sequence[bool], gap: float = SPLIT_GAP) -> int:
-    """Cut in place the unchanged words of ``corrected`` that run words together (module
-    docstring; ``gap``: :func:`run_together_split`'s); returns how many were cut."""
-    done = 0
-    for entries, start in zip(corrected, starts):
-        at_start = bool(start)
-        for entry in entries:
+def context_gain(counts: NgramContext, words: Sequence[str], i: int, parts: Sequence[str]) -> float:
+    """log10: how much better ``parts`` fit between the neighbours of ``words[i]`` than the word
+    itself (bigram counts; a pair of parts the list lacks gets the most it can have)."""
+    left, right = neighbours(words, i)
+
+    def fit(seq: Sequence[str]) -> float:
+        score = counts.log_unigram(seq[0]) if left is None else counts.log_score(seq[0], left)[0]
+        score += sum(counts.log_score_at_most(b, a) for a, b in zip(seq, seq[1:]))
+        return score + (counts.log_score(right, seq[-1])[0] if right is not None else 0.0)
+
+    return fit(parts) - fit([words[i].lower()])
+
+
+def split_features(lexicon: Lexicon, counts: NgramContext, words: Sequence[str], i: int,
+                   cut: str) -> list[float]:
+    """:data:`SPLIT_FEATURES` of cutting ``words[i]`` into ``cut`` (a :func:`run_together_split`)."""
+    word, parts = words[i], cut.split(" ")
+    gap = (split_gap(parts) or 0.0) - lexicon.zipf(word.lower())
+    listed = float(listed_cut(word.lower(), cut, lexicon.language))
+    return [gap, listed, context_gain(counts, words, i, parts), float(word[:1].isupper())]
+
+
+def split_candidates(corrected: list[list[WordCorrection]], lexicon: Lexicon, rules: LanguageRules,
+                     starts: Sequence[bool], counts: NgramContext) -> list[tuple[int, int, str, list[float]]]:
+    """(sentence, position, cut, :data:`SPLIT_FEATURES`) for every unchanged word of ``corrected``
+    that may run words together (module docstring)."""
+    out = []
+    for s, (entries, start) in enumerate(zip(corrected, starts)):
+        at_start, words = bool(start), [e.correction for e in entries]
+        for i, entry in enumerate(entries):
             first, at_start = at_start, starts_after(entry.word, at_start)
             word = entry.word
             if entry.changed or entry.protected or not (word.islower() or (first and word.istitle())):
                 continue
-            cut = run_together_split(lexicon, rules, word.lower(), gap)
+            cut = run_together_split(lexicon, rules, word.lower())
             if cut is not None:
-                # the probability: how much likelier apart than together, as odds
-                odds = split_gap(cut.split(" "))
-                p = 1.0 / (1.0 + 10 ** (lexicon.zipf(word.lower()) - odds)) if odds is not None else 0.5
-                entry.correction, entry.kind, entry.probability = same_case(word, cut), SPLIT, p
-                entry.decided_by = ("known misspelling: the list of misspellings names the cut"
-                                    if listed_cut(word.lower(), cut, lexicon.language) else
-                                    "web counts: the words written apart far more often than together")
-                done += 1
+                out.append((s, i, cut, split_features(lexicon, counts, words, i, cut)))
+    return out
+
+
+def split_run_together(corrected: list[list[WordCorrection]], lexicon: Lexicon, rules: LanguageRules,
+                       starts: Sequence[bool], decision: SplitDecision,
+                       counts: NgramContext | None = None) -> int:
+    """Cut in place the unchanged words of ``corrected`` that run words together, where
+    ``decision`` gives the cut its threshold (module docstring); returns how many were cut."""
+    counts = counts or NgramContext.load(lexicon.language)
+    done = 0
+    for s, i, cut, features in split_candidates(corrected, lexicon, rules, starts, counts):
+        p = decision.probability(features)
+        if p < decision.threshold:
+            continue
+        entry = corrected[s][i]
+        entry.correction, entry.kind, entry.probability = same_case(entry.word, cut), SPLIT, p
+        entry.decided_by = (f"split decision: {p:.2f} >= {decision.threshold:g} (written apart 10^{features[0]:.2f} "
+                            f"times as often as together{'; a known misspelling' if features[1] else ''})")
+        done += 1
     return done
 
 
@@ -208,7 +295,6 @@ def join_by_counts(corrected: list[list[WordCorrection]], lexicon: Lexicon, star
     """Join in place the pairs of ``corrected`` that the bigram counts favour between their
     neighbours and that are written together far more often than apart (module docstring);
     returns how many were joined."""
-    from charwise.speller.context import NgramContext
     from charwise.speller.merges import bigram_margin, merge_targets
 
     counts = counts or NgramContext.load(lexicon.language)

@@ -62,7 +62,6 @@ Example (run by tests/test_doctests.py)::
 
 from __future__ import annotations
 
-import math
 import os
 from typing import TYPE_CHECKING, Any, Sequence, TypeAlias, overload
 
@@ -95,7 +94,7 @@ from charwise.speller.merges import join_split_words
 from charwise.speller.normalisation_rules import social_sentences
 from charwise.speller.normalise import NORMALISED, Normaliser
 from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, check_sentences
-from charwise.speller.run_together import join_by_counts, split_run_together
+from charwise.speller.run_together import SplitDecision, join_by_counts, split_run_together
 from charwise.speller.scoring import ScorerArrays, check_scorer_language
 from charwise.speller.settings import SpellerSettings, check_threshold
 from charwise.words import clear_spans_cache, compile_patterns, protected_words, split_words, words_protected
@@ -450,10 +449,9 @@ class Speller:
             join_split_words(out, self.lexicon, self.context_model, starts, informal or frozenset())
         elif "merge" in allowed and self.language == "en":  # without a model: the web counts' frequencies
             join_by_counts(out, self.lexicon, starts, informal or frozenset())
-        if "split" in allowed and normaliser is not None and self.language == "en":
-            # words run together are cut where the list of known misspellings names the cut (atleast):
-            # the web counts alone were right too rarely on fresh text (run_together.py's docstring)
-            split_run_together(out, self.lexicon, normaliser.rules, starts, gap=math.inf)
+        split = SplitDecision.load(self.language) if "split" in allowed and normaliser is not None else None
+        if split is not None and normaliser is not None:  # words run together, cut by the fitted decision
+            split_run_together(out, self.lexicon, normaliser.rules, starts, split)
         return out
 
     @property
