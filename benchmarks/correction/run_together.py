@@ -4,6 +4,7 @@ of :mod:`charwise.speller.run_together` on real text, with its evidence, the han
 
     OMP_NUM_THREADS=1 python -m benchmarks.correction.run_together           # fit, measure
     OMP_NUM_THREADS=1 python -m benchmarks.correction.run_together --ship    # and write the decision
+    OMP_NUM_THREADS=2 python -m benchmarks.correction.run_together --context smollm2  # SmolLM2's gain too
 
 The default English speller, its cuts left out, corrects each text; every unchanged word of its
 output that may run words together is a candidate (:func:`~charwise.speller.run_together.split_candidates`).
@@ -65,12 +66,16 @@ def texts(role: str) -> dict[str, list[str]]:
             "wnut17 raw gurez": (RAW / "gurez.10000").read_text(encoding="utf-8").splitlines()}
 
 
-def candidates(roles: tuple[str, ...], limit: int | None) -> list[dict[str, Any]]:
-    """Every candidate cut of the texts of ``roles``, with its features and hand label."""
+def candidates(roles: tuple[str, ...], limit: int | None, context: str | None = None) -> list[dict[str, Any]]:
+    """Every candidate cut of the texts of ``roles``, with its features and hand label; with a
+    ``context`` model, its gain for the cut in place of the word too (nats; the candidates and their
+    neighbours are the default speller's)."""
     import dataclasses
 
     from charwise.speller import Speller
     from charwise.speller.context import NgramContext
+    from charwise.speller.neural import load_context_model
+    from charwise.speller.normalisation_judge import lm_gains
     from charwise.speller.run_together import SPLIT, split_candidates
 
     speller = Speller.load("en")
@@ -78,12 +83,17 @@ def candidates(roles: tuple[str, ...], limit: int | None) -> list[dict[str, Any]
                                            changes=tuple(k for k in speller.settings.changes if k != SPLIT))
     assert speller.normaliser is not None
     labels, counts = read_labels(LABELS, keys=2), NgramContext.load("en")
+    lm = None if context is None else load_context_model(context, "en")
     found: list[dict[str, Any]] = []
     for role in roles:
         for name, lines in texts(role).items():
             rows = [text.words for text in speller.correct_lines(lines[:limit])]
-            for s, i, cut, features in split_candidates(rows, speller.lexicon, speller.normaliser.rules,
-                                                        [True] * len(rows), counts):
+            here = split_candidates(rows, speller.lexicon, speller.normaliser.rules, [True] * len(rows), counts)
+            if lm is not None:  # the model's gain for the cut in place of the word, a fifth feature
+                words = [[e.correction for e in row] for row in rows]
+                gains = lm_gains(lm, words, [(s, i, words[s][i], [cut]) for s, i, cut, _ in here])
+                here = [(s, i, cut, [*f, g[cut]]) for (s, i, cut, f), g in zip(here, gains)]
+            for s, i, cut, features in here:
                 context = in_context([x.word for x in rows[s]], i, i + 1)
                 label, why = labels.get((cut, context), ("not labelled", ""))
                 found.append({"role": role, "text": name, "word": rows[s][i].word.lower(), "cut": cut,
@@ -116,9 +126,9 @@ def tallies(items: list[dict[str, Any]], chosen: list[bool]) -> dict[str, int]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from charwise.speller.run_together import SplitDecision
+    from charwise.speller.run_together import SPLIT_FEATURES, SplitDecision
 
-    found = candidates(args.roles, args.limit)
+    found = candidates(args.roles, args.limit, args.context)
     fitting = [f for f in found if f["role"] in FITTING and f["label"] != "not labelled"]
     weights, bias, oof = fit(fitting)
     sweep = {f"{t:g}": tallies(fitting, [p >= t for p in oof]) for t in THRESHOLDS}
@@ -127,6 +137,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
               "the development and fresh texts read by hand; the threshold where "
               f"right - 9 x wrong is highest out of fold ({FOLDS} folds by written form)")
     decision = SplitDecision(tuple(weights), bias, threshold, source)
+    fitted = {**decision.to_dict(), "features": [*SPLIT_FEATURES, *(["lm gain"] if args.context else [])]}
     for item, p in zip(fitting, oof):
         item["out_of_fold"] = round(p, 4)
     for item in found:
@@ -142,8 +153,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         from charwise.io import write_json
 
         write_json(SplitDecision.path("en"), decision.to_dict())
-    return {"command": "python -m benchmarks.correction.run_together" + (" --ship" if args.ship else ""),
-            "roles": list(args.roles), "decision": decision.to_dict(), "sweep_out_of_fold": sweep,
+    given = (["--context", args.context] if args.context else []) + (["--ship"] if args.ship else [])
+    return {"command": " ".join(["python -m benchmarks.correction.run_together", *given]), "context": args.context,
+            "roles": list(args.roles), "decision": fitted, "sweep_out_of_fold": sweep,
             "texts": by_text, "found": sorted(found, key=lambda f: -f["probability"])}
 
 
@@ -154,7 +166,8 @@ def render(result: dict[str, Any]) -> list[str]:
              *(f"{t[rule]['right']} / {t[rule]['wrong']}" + (f" ({t[rule]['not labelled']} unread)"
                                                               if t[rule]["not labelled"] else "")
                for rule in ("listed rule", "decision"))] for name, t in result["texts"].items()]
-    return [f"The split decision: threshold **{d['threshold']}**; weights {weights}, bias {d['bias']:+.2f}.", "",
+    model = f" read with {result['context']}" if result.get("context") else ""
+    return [f"The split decision{model}: threshold **{d['threshold']}**; weights {weights}, bias {d['bias']:+.2f}.", "",
             *table(["text", "role", "candidates", "listed cuts only: right / wrong",
                     "decision (fitting texts out of fold): right / wrong"], rows, {2}), ""]
 
@@ -181,9 +194,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="the first lines of each text only")
     parser.add_argument("--ship", action="store_true", help="write the fitted decision into charwise/data")
     parser.add_argument("--date", default=datetime.date.today().isoformat(), help="recorded in the source")
-    parser.add_argument("--out", type=Path, default=RESULTS / "run_together.json")
+    parser.add_argument("--context", choices=("smollm2",), default=None,
+                        help="fit with this language model's gain for each cut as a fifth feature (measured, "
+                             "not shipped: the speller reads the four)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="default: results/run_together.json, run_together_smollm2.json with --context")
     args = parser.parse_args(argv)
+    suffix = "" if args.context is None else f"_{args.context}"
+    args.out = args.out or RESULTS / f"run_together{suffix}.json"
     args.roles = tuple(args.roles)
+    if args.ship and args.context:
+        parser.error("--ship writes the speller's decision, which reads no language model: drop --context")
     if not set(FITTING) <= set(args.roles):
         parser.error("the decision is fitted on the dev and fresh texts: --roles must include both")
     return write_result(args.out, run(args), plot)
