@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks.common.labels import read_labels as read_keyed
-from benchmarks.common.markdown import table
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.correction.render import render_lexnorm_damage as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("lexnorm_damage",)
 PAGE = "correction-experiments.md"
@@ -83,19 +83,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "labels_not_met": len(set(labels) - seen),
             "wrong_by_what": dict(Counter(w["what"].split(" (")[0] for w in shown["wrong"]).most_common()),
             "wrong": shown["wrong"], "unlabelled": shown["unlabelled"]}
-
-
-def render(result: dict[str, Any]) -> list[str]:
-    labels = ("right", "wrong", "unlabelled")
-    rows = [[what, *(str(result["statuses"][status].get(k, 0)) for k in labels)]
-            for what, status in (("changed a token the annotators kept", "damage"),
-                                 ("changed to a form the annotators did not write", "other form"))]
-    kinds = ", ".join(f"{k} {n}" for k, n in result["wrong_by_what"].items())
-    return [f"LexNorm 2015, two folds, {result['kept_tokens']:,} tokens kept by the annotators: damage "
-            f"{result['damage_percent']} % as annotated, **{result['damage_percent_read']} %** counting only "
-            "the changes read as wrong.", "",
-            *table(["change", "right", "wrong", "unlabelled"], rows, {1, 2, 3}), "",
-            f"The wrong ones: {kinds}."]
 
 
 def plot(result: dict[str, Any], path: Path) -> None:

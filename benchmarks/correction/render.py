@@ -140,6 +140,34 @@ def render_merges(data: dict[str, Any]) -> Lines:
                                  "read by hand"], rows)
 
 
+def render_lexnorm_damage(result: dict[str, Any]) -> Lines:
+    """benchmarks/correction/lexnorm_damage.py: the changes LexNorm counts as damage, read by hand."""
+    labels = ("right", "wrong", "unlabelled")
+    rows = [[what, *(str(result["statuses"][status].get(k, 0)) for k in labels)]
+            for what, status in (("changed a token the annotators kept", "damage"),
+                                 ("changed to a form the annotators did not write", "other form"))]
+    kinds = ", ".join(f"{k} {n}" for k, n in result["wrong_by_what"].items())
+    return [f"LexNorm 2015, two folds, {result['kept_tokens']:,} tokens kept by the annotators: damage "
+            f"{result['damage_percent']} % as annotated, **{result['damage_percent_read']} %** counting only "
+            "the changes read as wrong.", "",
+            *table(["change", "right", "wrong", "unlabelled"], rows, {1, 2, 3}), "",
+            f"The wrong ones: {kinds}."]
+
+
+def render_run_together(result: dict[str, Any]) -> Lines:
+    """benchmarks/correction/run_together.py: the fitted split decision and its cuts, read by hand."""
+    d = result["decision"]
+    weights = ", ".join(f"{name} {w:+.2f}" for name, w in zip(d["features"], d["weights"]))
+    rows = [[name, t["role"], str(t["candidates"]),
+             *(f"{t[rule]['right']} / {t[rule]['wrong']}" + (f" ({t[rule]['not labelled']} unread)"
+                                                              if t[rule]["not labelled"] else "")
+               for rule in ("listed rule", "decision"))] for name, t in result["texts"].items()]
+    model = f" read with {result['context']}" if result.get("context") else ""
+    return [f"The split decision{model}: threshold **{d['threshold']}**; weights {weights}, bias {d['bias']:+.2f}.", "",
+            *table(["text", "role", "candidates", "listed cuts only: right / wrong",
+                    "decision (fitting texts out of fold): right / wrong"], rows, {2}), ""]
+
+
 def render_lexnorm(data: dict[str, Any]) -> Lines:
     """benchmarks/lexnorm.py: real tweets normalised, two folds, every system on the same tokens."""
     first = data["folds"][0]["systems"]["unchanged"]

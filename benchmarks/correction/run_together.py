@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common.labels import in_context, read_labels
-from benchmarks.common.markdown import table
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.correction.render import render_run_together as render  # noqa: F401  (make_results reads it)
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 WRITES = ("run_together",)
@@ -157,19 +157,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return {"command": " ".join(["python -m benchmarks.correction.run_together", *given]), "context": args.context,
             "roles": list(args.roles), "decision": fitted, "sweep_out_of_fold": sweep,
             "texts": by_text, "found": sorted(found, key=lambda f: -f["probability"])}
-
-
-def render(result: dict[str, Any]) -> list[str]:
-    d = result["decision"]
-    weights = ", ".join(f"{name} {w:+.2f}" for name, w in zip(d["features"], d["weights"]))
-    rows = [[name, t["role"], str(t["candidates"]),
-             *(f"{t[rule]['right']} / {t[rule]['wrong']}" + (f" ({t[rule]['not labelled']} unread)"
-                                                              if t[rule]["not labelled"] else "")
-               for rule in ("listed rule", "decision"))] for name, t in result["texts"].items()]
-    model = f" read with {result['context']}" if result.get("context") else ""
-    return [f"The split decision{model}: threshold **{d['threshold']}**; weights {weights}, bias {d['bias']:+.2f}.", "",
-            *table(["text", "role", "candidates", "listed cuts only: right / wrong",
-                    "decision (fitting texts out of fold): right / wrong"], rows, {2}), ""]
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
