@@ -77,7 +77,22 @@ def test_the_run_together_rule_reads_function_words_foreign_words_and_dropped_gs
     assert run_together_split(lex, rules, "thankyou") == "thank you"  # a candidate: the decision decides
 
 
-def test_the_split_decision_reads_its_evidence_and_rejects_bad_files(tmp_path):
+def test_a_broken_decision_file_is_a_one_line_error(tmp_path, monkeypatch):
+    import charwise.speller.run_together as rt
+
+    (tmp_path / "normalisation-en").mkdir()
+    (tmp_path / "normalisation-en" / "run_together.json").write_text("{not json", encoding="utf-8")
+    monkeypatch.setattr(rt, "DECISIONS", tmp_path)
+    rt._shipped_decision.cache_clear()
+    try:
+        with pytest.raises(ConfigError, match="not valid JSON.*reinstall charwise"):
+            SplitDecision.load("en")
+        assert SplitDecision.load("es") is None  # no decision: no cuts
+    finally:
+        rt._shipped_decision.cache_clear()
+
+
+def test_the_split_decision_reads_its_evidence_and_rejects_bad_files():
     decision = SplitDecision.from_dict({"weights": [1.0, 3.0, 0.5, 0.0], "bias": -2.0, "threshold": 0.9,
                                         "source": "an example"})
     assert decision.probability([4.0, 0.0, 0.0, 0.0]) > decision.probability([1.0, 0.0, 0.0, 0.0])

@@ -94,10 +94,10 @@ def candidates(roles: tuple[str, ...], limit: int | None, context: str | None = 
                 gains = lm_gains(lm, words, [(s, i, words[s][i], [cut]) for s, i, cut, _ in here])
                 here = [(s, i, cut, [*f, g[cut]]) for (s, i, cut, f), g in zip(here, gains)]
             for s, i, cut, features in here:
-                context = in_context([x.word for x in rows[s]], i, i + 1)
-                label, why = labels.get((cut, context), ("not labelled", ""))
+                shown = in_context([x.word for x in rows[s]], i, i + 1)
+                label, why = labels.get((cut, shown), ("not labelled", ""))
                 found.append({"role": role, "text": name, "word": rows[s][i].word.lower(), "cut": cut,
-                              "features": [round(v, 4) for v in features], "context": context,
+                              "features": [round(v, 4) for v in features], "context": shown,
                               "label": label, "why": why})
     return found
 
