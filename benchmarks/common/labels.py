@@ -8,7 +8,7 @@ comments), the context a change is shown and keyed in, and the counts of each la
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 LABELS = ("right", "wrong", "not labelled")
 WINDOW = 6  # words shown on each side of a change
@@ -25,10 +25,12 @@ def read_labels(path: Path, keys: int) -> dict[tuple[str, ...], tuple[str, str]]
     return labels
 
 
-def in_context(words: list[str], start: int, end: int, width: int = WINDOW) -> str:
-    """``words[start:end]`` in brackets between the ``width`` words on each side."""
+def in_context(words: Sequence[str], start: int, end: int, width: int = WINDOW, right: int | None = None) -> str:
+    """``words[start:end]`` in brackets between the ``width`` words before them and the ``right``
+    words after them (default: ``width``)."""
+    after = width if right is None else right
     return " ".join([*words[max(0, start - width):start], "[" + " ".join(words[start:end]) + "]",
-                     *words[end:end + width]])
+                     *words[end:end + after]])
 
 
 def tally(items: Iterable[dict[str, Any]]) -> dict[str, int]:

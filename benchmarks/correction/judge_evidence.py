@@ -56,6 +56,7 @@ from benchmarks.correction.judge_fitting import (
     score_changes,
     stacked,
 )
+from benchmarks.correction.lexnorm import MAX_DAMAGE
 from benchmarks.correction.render import render_judge_evidence as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("judge_evidence",)
@@ -259,7 +260,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=SPELLING_DATA, help="the spelling benchmarks folder")
-    parser.add_argument("--max-damage", type=float, default=0.003,
+    parser.add_argument("--max-damage", type=float, default=MAX_DAMAGE,
                         help="each judge's threshold: the lowest keeping out-of-fold damage at or below this share")
     parser.add_argument("--out", type=Path, default=RESULTS / "judge_evidence.json")
     args = parser.parse_args(argv)

@@ -25,9 +25,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
+from benchmarks.common.labels import in_context
 from benchmarks.common.labels import read_labels as read_keyed
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.correction.lexnorm import MAX_DAMAGE
 from benchmarks.correction.render import render_lexnorm_damage as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("lexnorm_damage",)
@@ -39,7 +41,7 @@ LEFT, RIGHT = 4, 3  # words of the tweet shown on each side of a change
 
 def context(words: Sequence[str], i: int) -> str:
     """The words around ``words[i]``, the word itself in brackets (the labels' key)."""
-    return " ".join([*words[max(0, i - LEFT):i], f"[{words[i]}]", *words[i + 1:i + 1 + RIGHT]])
+    return in_context(words, i, i + 1, LEFT, RIGHT)
 
 
 def read_labels(path: Path = LABELS) -> dict[tuple[str, ...], tuple[str, str]]:
@@ -106,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=SPELLING_DATA)
     parser.add_argument("--labels", type=Path, default=LABELS)
-    parser.add_argument("--max-damage", type=float, default=0.003, help="the judges' damage bound, as lexnorm's")
+    parser.add_argument("--max-damage", type=float, default=MAX_DAMAGE, help="the judges' damage bound, as lexnorm's")
     parser.add_argument("--out", type=Path, default=RESULTS / "lexnorm_damage.json")
     args = parser.parse_args(argv)
     return write_result(args.out, run(args), plot)

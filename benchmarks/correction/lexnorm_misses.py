@@ -30,6 +30,7 @@ from typing import Any
 from benchmarks.common.markdown import table
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.correction.lexnorm import MAX_DAMAGE
 
 WRITES = ("lexnorm_misses",)
 PAGE = "correction-experiments.md"
@@ -112,7 +113,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=SPELLING_DATA)
-    parser.add_argument("--max-damage", type=float, default=0.003, help="the judges' damage bound, as lexnorm's")
+    parser.add_argument("--max-damage", type=float, default=MAX_DAMAGE, help="the judges' damage bound, as lexnorm's")
     parser.add_argument("--out", type=Path, default=RESULTS / "lexnorm_misses.json")
     args = parser.parse_args(argv)
     return write_result(args.out, run(args), plot)

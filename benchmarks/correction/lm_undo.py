@@ -26,6 +26,7 @@ from benchmarks.common.markdown import render_generic as render  # noqa: F401  (
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
 from benchmarks.correction.lexnorm import (
+    MAX_DAMAGE,
     SPELLING,
     TWEETS,
     RememberedLM,
@@ -96,7 +97,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=SPELLING_DATA)
-    parser.add_argument("--max-damage", type=float, default=0.003, help="damage allowed when choosing the threshold")
+    parser.add_argument("--max-damage", type=float, default=MAX_DAMAGE, help="damage a chosen threshold may cause")
     parser.add_argument("--out", type=Path, default=RESULTS / "lm_undo.json")
     args = parser.parse_args(argv)
     given = argv if argv is not None else sys.argv[1:]

@@ -46,7 +46,15 @@ from benchmarks.common.markdown import render_generic as render  # noqa: F401  (
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
 from benchmarks.correction.judge_fitting import score_changes
-from benchmarks.correction.lexnorm import TWEETS, learned_normaliser, read_tweets, speller_outputs, speller_with, summed
+from benchmarks.correction.lexnorm import (
+    MAX_DAMAGE,
+    TWEETS,
+    learned_normaliser,
+    read_tweets,
+    speller_outputs,
+    speller_with,
+    summed,
+)
 from charwise.speller import (
     Speller,
     SpellerSettings,
@@ -215,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", choices=sorted(SWEPT), help="sweep only these constants")
     parser.add_argument("--merge", action="store_true",
                         help="replace only the entries swept in --out, keeping the others")
-    parser.add_argument("--max-damage", type=float, default=0.003, help="the judge's damage budget")
+    parser.add_argument("--max-damage", type=float, default=MAX_DAMAGE, help="the judge's damage budget")
     parser.add_argument("--out", type=Path, default=RESULTS / "normaliser_constants.json")
     args = parser.parse_args(argv)
     args.command = " ".join(["python -m benchmarks.correction.normaliser_constants",

@@ -51,6 +51,7 @@ from typing import Any
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import write_result
 from benchmarks.correction.lexnorm import (
+    MAX_DAMAGE,
     UNDO_BELOW,
     Tweet,
     learned_normaliser,
@@ -221,7 +222,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=SPELLING_DATA / "tweetnorm_es")
-    parser.add_argument("--max-damage", type=float, default=0.003, help="damage allowed when choosing the threshold")
+    parser.add_argument("--max-damage", type=float, default=MAX_DAMAGE, help="damage a chosen threshold may cause")
     parser.add_argument("--no-pyspell", action="store_true", help="leave pyspellchecker out (slow)")
     parser.add_argument("--undo-below", type=float, default=UNDO_BELOW,
                         help="the judge's probability under which a spelling correction is undone (--style social)")

@@ -449,7 +449,7 @@ class Speller:
             join_split_words(out, self.lexicon, self.context_model, starts, informal or frozenset())
         elif "merge" in allowed and self.language == "en":  # without a model: the web counts' frequencies
             join_by_counts(out, self.lexicon, starts, informal or frozenset())
-        split = SplitDecision.load(self.language) if "split" in allowed and normaliser is not None else None
+        split = SplitDecision.load(self.language) if "split" in allowed else None
         if split is not None and normaliser is not None:  # words run together, cut by the fitted decision
             split_run_together(out, self.lexicon, normaliser.rules, starts, split)
         return out
