@@ -63,6 +63,10 @@ def test_candidates_are_pairs_of_plain_valid_words_whose_join_is_valid(lexicon):
     _, row = entries("some one tho ugh")
     assert merge_targets(lexicon, row) == [0, 2]
     assert merge_targets(lexicon, row, informal=frozenset({"tho"})) == [0]  # a slang spelling: no split
+    national = tiny_lexicon({w: LexiconEntry(4.0, DICTIONARY) for w in ("my", "home", "town", "hometown", "per",
+                                                                        "cent", "percent")})
+    for text in ("my home town", "ten per cent"):  # one nation's standard spelling of the other's word
+        assert merge_targets(national, entries(text)[1]) == []
 
 
 def test_the_bigram_margin_tells_a_split_word_from_two_words(counts):

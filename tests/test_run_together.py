@@ -17,6 +17,7 @@ from charwise.speller.run_together import (
     MERGE,
     SplitDecision,
     join_by_counts,
+    join_candidates,
     join_gap,
     pair_zipf,
     run_together_split,
@@ -54,6 +55,10 @@ def test_the_joined_word_must_be_written_far_more_often_than_the_pair(lexicon):
     assert pair_zipf("note", "book", cut=False) is None and pair_zipf("may", "be") > 5
     assert joined(lexicon, "i bought a note book") == "i bought a notebook"
     assert joined(lexicon, "it may be") == "it may be"
+    # a pair written apart more often than together is no candidate at all
+    assert join_candidates([entries("it may be")], lexicon, [True]) == []
+    [(_, i, word, gap, margin)] = join_candidates([entries("i bought a note book")], lexicon, [True])
+    assert (i, word) == (3, "notebook") and gap >= JOIN_GAP and margin > 0
 
 
 def test_a_national_spelling_is_never_joined(lexicon):
@@ -64,7 +69,7 @@ def test_a_join_is_a_merge_with_the_odds_as_probability(lexicon):
     row = entries("i bought a note book")
     assert join_by_counts([row], lexicon, [True]) == 1
     assert [e.kind for e in row] == ["", "", "", MERGE, MERGE] and row[4].correction == ""
-    assert 0.5 < row[3].probability < 1
+    assert 0.5 < row[3].probability == row[4].probability < 1 and "web counts" in row[3].decided_by
 
 
 def test_the_run_together_rule_reads_function_words_foreign_words_and_dropped_gs():
@@ -78,18 +83,18 @@ def test_the_run_together_rule_reads_function_words_foreign_words_and_dropped_gs
 
 
 def test_a_broken_decision_file_is_a_one_line_error(tmp_path, monkeypatch):
-    import charwise.speller.run_together as rt
+    import charwise.speller.logistic_decision as ld
 
     (tmp_path / "normalisation-en").mkdir()
     (tmp_path / "normalisation-en" / "run_together.json").write_text("{not json", encoding="utf-8")
-    monkeypatch.setattr(rt, "DECISIONS", tmp_path)
-    rt._shipped_decision.cache_clear()
+    monkeypatch.setattr(ld, "DATA", tmp_path)
+    ld._shipped.cache_clear()
     try:
         with pytest.raises(ConfigError, match="not valid JSON.*reinstall charwise"):
             SplitDecision.load("en")
         assert SplitDecision.load("es") is None  # no decision: no cuts
     finally:
-        rt._shipped_decision.cache_clear()
+        ld._shipped.cache_clear()
 
 
 def test_the_split_decision_reads_its_evidence_and_rejects_bad_files():

@@ -154,18 +154,38 @@ def render_lexnorm_damage(result: dict[str, Any]) -> Lines:
             f"The wrong ones: {kinds}."]
 
 
-def render_run_together(result: dict[str, Any]) -> Lines:
-    """benchmarks/correction/run_together.py: the fitted split decision and its cuts, read by hand."""
+def render_decision(result: dict[str, Any], what: str, rules: dict[str, str]) -> Lines:
+    """A fitted decision of ``benchmarks/correction/run_together.py``'s kind: its weights and threshold,
+    and per text its changes right / wrong beside those of the earlier ``rules`` (key -> column)."""
     d = result["decision"]
     weights = ", ".join(f"{name} {w:+.2f}" for name, w in zip(d["features"], d["weights"]))
     rows = [[name, t["role"], str(t["candidates"]),
              *(f"{t[rule]['right']} / {t[rule]['wrong']}" + (f" ({t[rule]['not labelled']} unread)"
                                                               if t[rule]["not labelled"] else "")
-               for rule in ("listed rule", "decision"))] for name, t in result["texts"].items()]
+               for rule in (*rules, "decision"))] for name, t in result["texts"].items()]
     model = f" read with {result['context']}" if result.get("context") else ""
-    return [f"The split decision{model}: threshold **{d['threshold']}**; weights {weights}, bias {d['bias']:+.2f}.", "",
-            *table(["text", "role", "candidates", "listed cuts only: right / wrong",
+    return [f"The {what}{model}: threshold **{d['threshold']}**; weights {weights}, bias {d['bias']:+.2f}.", "",
+            *table(["text", "role", "candidates", *rules.values(),
                     "decision (fitting texts out of fold): right / wrong"], rows, {2}), ""]
+
+
+def render_run_together(result: dict[str, Any]) -> Lines:
+    """benchmarks/correction/run_together.py: the fitted split decision and its cuts, read by hand."""
+    return render_decision(result, "split decision", {"listed rule": "listed cuts only: right / wrong"})
+
+
+def render_joins(result: dict[str, Any]) -> Lines:
+    """benchmarks/correction/joins.py: the shipped join rules and a decision fitted beside them, on
+    pairs read by hand."""
+    columns = {"gap rule": f"default rule (bigrams, gap >= {result['rules']['gap rule']}): right / wrong"}
+    if "lm rule" in result["rules"]:
+        columns["lm rule"] = f"model rule (bigrams, gain >= {result['rules']['lm rule']} nats): right / wrong"
+    lines = render_decision(result, "join decision fitted (not shipped)", columns)
+    for rule, swept in result["rule_sweeps"].items():
+        made = ", ".join(f"{v}: {t['right']} / {t['wrong']}" for v, t in swept["joins"].items())
+        lines += [f"The {rule}'s constant swept on the fitting texts (right / wrong): {made}; chosen "
+                  f"**{swept['chosen']:g}** (right - 9 x wrong at its highest).", ""]
+    return lines
 
 
 def render_lexnorm(data: dict[str, Any]) -> Lines:

@@ -103,8 +103,8 @@ def candidates(roles: tuple[str, ...], limit: int | None, context: str | None = 
 
 
 def fit(items: list[dict[str, Any]]) -> tuple[list[float], float, list[float]]:
-    """(weights, bias) fitted on ``items`` (labelled), each cut read weighed once, and their
-    out-of-fold probabilities (folds grouped by written form: ``everytime`` is never in two)."""
+    """(weights, bias) fitted on ``items`` (labelled), each change read weighed once, and their
+    out-of-fold probabilities (folds grouped by ``word``: ``everytime`` is never in two)."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold
@@ -125,14 +125,20 @@ def tallies(items: list[dict[str, Any]], chosen: list[bool]) -> dict[str, int]:
     return {label: counts.get(label, 0) for label in ("right", "wrong", "not labelled")}
 
 
+def choose(fitting: list[dict[str, Any]], out_of_fold: list[float]) -> tuple[float, dict[str, dict[str, int]]]:
+    """The threshold where right - 9 x wrong is highest on the out-of-fold probabilities (the lower
+    of a tie), and the sweep it was chosen on."""
+    sweep = {f"{t:g}": tallies(fitting, [p >= t for p in out_of_fold]) for t in THRESHOLDS}
+    return max(THRESHOLDS, key=lambda t: (sweep[f"{t:g}"]["right"] - 9 * sweep[f"{t:g}"]["wrong"], -t)), sweep
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from charwise.speller.run_together import SPLIT_FEATURES, SplitDecision
 
     found = candidates(args.roles, args.limit, args.context)
     fitting = [f for f in found if f["role"] in FITTING and f["label"] != "not labelled"]
     weights, bias, oof = fit(fitting)
-    sweep = {f"{t:g}": tallies(fitting, [p >= t for p in oof]) for t in THRESHOLDS}
-    threshold = max(THRESHOLDS, key=lambda t: (sweep[f"{t:g}"]["right"] - 9 * sweep[f"{t:g}"]["wrong"], -t))
+    threshold, sweep = choose(fitting, oof)
     source = (f"benchmarks/correction/run_together.py ({args.date}): fitted on the {len(fitting)} candidate cuts of "
               "the development and fresh texts read by hand; the threshold where "
               f"right - 9 x wrong is highest out of fold ({FOLDS} folds by written form)")
@@ -168,7 +174,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     ax.plot(ts, [sweep[t]["wrong"] for t in sweep], "o-", color="tab:red", label="wrong")
     ax.axvline(result["decision"]["threshold"], color="grey", linestyle="--", label="chosen")
     ax.set_xlabel("threshold on the decision's probability (out of fold)")
-    ax.set_ylabel("cuts in the fitting texts")
+    ax.set_ylabel(f"{result.get('unit', 'cuts')} in the fitting texts")
     ax.legend()
     save_figure(fig, path)
 

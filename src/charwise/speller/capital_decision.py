@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from charwise.errors import ConfigError
+from charwise.speller.logistic_decision import LogisticDecision
 
 #: what the decision reads, in the order of its weights
 FEATURES = ("scorer log-odds", "listed", "written Zipf", "best candidate Zipf")
@@ -65,21 +66,18 @@ def log_odds(p: float) -> float:
 
 
 @dataclass(frozen=True)
-class CapitalDecision:
+class CapitalDecision(LogisticDecision):
     """The fitted decision for a capitalised sentence start (see the module docstring)."""
 
-    weights: tuple[float, ...]
-    bias: float
-    threshold: float  # the probability of this decision a capitalised sentence start's change needs
-    source: str  # where ``threshold`` and the weights come from
     # the probability a word in capitals needs (its own threshold, chosen on words in capitals);
     # None: such words keep the scorer's rule
     capitals_threshold: float | None = None
+    FEATURES = FEATURES
+    NAME = "capital_decision"
 
     def probability(self, p: float, listed: float, written_zipf: float, best_zipf: float) -> float:
         """The probability that the change to the best candidate is right."""
-        z = self.bias + sum(w * v for w, v in zip(self.weights, (log_odds(p), listed, written_zipf, best_zipf)))
-        return 1.0 / (1.0 + math.exp(-max(min(z, 60.0), -60.0)))
+        return self.logistic((log_odds(p), listed, written_zipf, best_zipf))
 
     @classmethod
     def scorer_rule(cls) -> "CapitalDecision":
@@ -91,9 +89,7 @@ class CapitalDecision:
         return self.bias == 0.0 and tuple(self.weights) == (1.0, 0.0, 0.0, 0.0)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"features": list(FEATURES), "weights": [round(w, 6) for w in self.weights],
-                "bias": round(self.bias, 6), "threshold": self.threshold, "source": self.source,
-                "capitals_threshold": self.capitals_threshold}
+        return {**super().to_dict(), "capitals_threshold": self.capitals_threshold}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> "CapitalDecision":
@@ -101,17 +97,11 @@ class CapitalDecision:
         :class:`ConfigError` for anything else."""
         if data is None:
             return cls.scorer_rule()
+        fields = cls.fields(data)
         try:
-            weights = tuple(float(w) for w in data["weights"])
-            bias, threshold = float(data["bias"]), float(data["threshold"])
-            source = str(data["source"])
             capitals = None if data.get("capitals_threshold") is None else float(data["capitals_threshold"])
-        except (KeyError, TypeError, ValueError) as e:
-            raise ConfigError(f"capital_decision needs weights, bias, threshold and source: {e}") from None
-        if len(weights) != len(FEATURES) or not all(math.isfinite(v) for v in (*weights, bias)):
-            raise ConfigError(f"capital_decision needs {len(FEATURES)} finite weights ({', '.join(FEATURES)}), "
-                              f"got {list(data['weights'])}")
-        for name, value in (("threshold", threshold), ("capitals_threshold", capitals)):
-            if value is not None and not 0.0 <= value <= 1.0:
-                raise ConfigError(f"capital_decision's {name} must be a probability in [0, 1], got {value}")
-        return cls(weights, bias, threshold, source, capitals)
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f"capital_decision's capitals_threshold must be a number: {e}") from None
+        if capitals is not None and not 0.0 <= capitals <= 1.0:
+            raise ConfigError(f"capital_decision's capitals_threshold must be a probability in [0, 1], got {capitals}")
+        return cls(*fields, capitals)

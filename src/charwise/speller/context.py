@@ -102,6 +102,14 @@ class NgramContext:
             return score
         return min(math.log10(self.pair_cut / before), 0.0)
 
+    def fit_between(self, seq: Sequence[str], left: str | None, right: str | None) -> float:
+        """log10 score of the lower-case words ``seq`` between the neighbours ``left`` and ``right``
+        (None: a clause break or the text's edge), each pair inside ``seq`` at
+        :meth:`log_score_at_most`: how well a word, its cut or its join fits where it was written."""
+        score = self.log_unigram(seq[0]) if left is None else self.log_score(seq[0], left)[0]
+        score += sum(self.log_score_at_most(b, a) for a, b in zip(seq, seq[1:]))
+        return score + (self.log_score(right, seq[-1])[0] if right is not None else 0.0)
+
     # --- building -------------------------------------------------------------------------------
     @classmethod
     def load(cls, language: str = "en") -> "NgramContext":

@@ -16,16 +16,18 @@ agree (the shape of :func:`~charwise.speller.real_words.lm_verdict`):
 
 Neither reader is enough alone: on fresh text the bigrams alone were right in 33 of 39 joins (84.6 %;
 with the model, 32 of 35), and the model alone prefers ``washer`` to ``was her``
-(``benchmarks/correction/merges.py``; docs/correction.md, "Split words joined"). Without a language
+(``benchmarks/correction/merges.py``; docs/correction-experiments.md, "Split words joined"). The
+margin was chosen on 1,502 candidate pairs read by hand (``benchmarks/correction/joins.py``). Without a language
 model the second reader is the web counts' frequencies
 (:func:`charwise.speller.run_together.join_by_counts`).
 
 A pair is a candidate when both words are alphabetic, at least :data:`MIN_PART` letters, lower-case
 (the first may be capitalised at a sentence start), valid, unchanged and not protected, when neither
-is an informal spelling the normaliser knows (``tho ugh`` is no ``though``), and when the joined word
-is valid. The first word of a merge takes the joined word (in its case pattern)
-and the second becomes empty, with the same kind and probability (the LM's odds of the joined word
-against the pair), as lexical normalisation annotates a join (MultiLexNorm);
+is an informal spelling the normaliser knows (``tho ugh`` is no ``though``), when the pair is no
+national spelling (:data:`NATIONAL_PAIRS`: ``per cent``) and when the joined word is valid. The
+first word of a merge takes the joined word (in its case pattern) and the second becomes empty,
+with the same kind and probability (the LM's odds of the joined word against the pair), as lexical
+normalisation annotates a join (MultiLexNorm);
 :class:`~charwise.speller.corrections.CorrectedText` drops the space between them.
 
 Example (with SmolLM2; tests/test_neural_context.py checks it)::
@@ -48,9 +50,16 @@ if TYPE_CHECKING:
     from charwise.speller.lexicon import Lexicon
 
 MERGE = "merge"
-#: nats the sentence must gain with the joined word (the real-word checker's LM margin, the same unit)
-MERGE_LM_MARGIN = 2.0
+#: nats the sentence must gain with the joined word: chosen on the 1,502 candidate pairs of the
+#: development and fresh texts read by hand (benchmarks/correction/joins.py --context smollm2), where
+#: right - 9 x wrong is highest among 0 to 8 nats (118 right, 6 wrong; at 2 nats, the real-word
+#: checker's margin it was first given, 143 and 11: the joins between are right 25 times in 30)
+MERGE_LM_MARGIN = 4.0
 MIN_PART = 3  # letters in each word: short pairs were slang and other languages (``so me``, ``ka na``, ``tune in to``)
+# pairs that are one nation's standard spelling of the other's word: the speller keeps national
+# spellings (docs/correction.md). Oxford and Guardian style: British ``per cent``, American
+# ``percent``; the Cambridge Dictionary: ``home town`` UK, ``hometown`` US.
+NATIONAL_PAIRS = frozenset({"per cent", "home town"})
 
 
 def _candidate(entry: WordCorrection, first: bool, min_part: int) -> bool:
@@ -71,7 +80,7 @@ def merge_targets(lexicon: Lexicon, entries: Sequence[WordCorrection], start: bo
         if not (_candidate(a, start and i == 0, min_part) and _candidate(b, False, min_part)):
             continue
         first, second = a.word.lower(), b.word.lower()
-        if first in informal or second in informal:
+        if first in informal or second in informal or f"{first} {second}" in NATIONAL_PAIRS:
             continue
         if lexicon.knows(first) and lexicon.knows(second) and lexicon.knows(first + second):
             out.append(i)
@@ -82,16 +91,8 @@ def bigram_margin(counts: NgramContext, words: Sequence[str], i: int) -> float:
     """log10: how much likelier the counts find ``words[i] + words[i + 1]`` joined than apart,
     between the nearest words on each side (see the module docstring)."""
     first, second = words[i].lower(), words[i + 1].lower()
-    joined = first + second
-    left, _ = neighbours(words, i)
-    _, right = neighbours(words, i + 1)
-    together = counts.log_unigram(joined) if left is None else counts.log_score(joined, left)[0]
-    apart = counts.log_unigram(first) if left is None else counts.log_score(first, left)[0]
-    apart += counts.log_score_at_most(second, first)
-    if right is not None:
-        together += counts.log_score(right, joined)[0]
-        apart += counts.log_score(right, second)[0]
-    return together - apart
+    left, right = neighbours(words, i)[0], neighbours(words, i + 1)[1]
+    return counts.fit_between([first + second], left, right) - counts.fit_between([first, second], left, right)
 
 
 def join_split_words(corrected: list[list[WordCorrection]], lexicon: Lexicon, lm: ContextModel,

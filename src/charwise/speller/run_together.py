@@ -33,7 +33,7 @@ of the development and fresh texts, each read by hand (``python -m benchmarks.co
 bigram counts favour between its neighbours (:func:`~charwise.speller.merges.bigram_margin` > 0) is
 joined when the joined word is written at least :data:`JOIN_GAP` Zipf more often than the pair
 (``someone`` 5.63 against ``some one`` 3.07; a pair the list lacks counts as its cut, the most it
-can have), and the pair is no national spelling (:data:`NATIONAL_PAIRS`).
+can have); a national spelling is no candidate (:data:`~charwise.speller.merges.NATIONAL_PAIRS`).
 
 The default English speller joins (:func:`join_by_counts`, after the normaliser and the real-word
 checker, on words they left; with a language model the joins are
@@ -50,17 +50,15 @@ Example::
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from charwise.errors import ConfigError
 from charwise.speller.context import NgramContext, neighbours
 from charwise.speller.corrections import same_case, starts_after
 from charwise.speller.known_misspellings import listed_cut
+from charwise.speller.logistic_decision import LogisticDecision
 
 if TYPE_CHECKING:
     from charwise.speller.corrections import WordCorrection
@@ -80,71 +78,28 @@ FOREIGN_GAP = 1.0
 FOREIGN = ("es", "pt", "it", "fr", "de", "nl")  # wordfreq's languages read for it
 # Zipf the joined word must be written more often than the pair: the midpoint between the pairs
 # read in merge_labels.tsv's ``choose`` and ``read`` groups (benchmarks/correction/merges.py) whose
-# join is wrong (``get away`` 0.10) and right (``school girl`` 0.25), maximising right - 9 x wrong.
+# join is wrong (``get away`` 0.10) and right (``school girl`` 0.25), maximising right - 9 x wrong;
+# confirmed on the 1,498 candidate pairs of the development and fresh texts read by hand
+# (benchmarks/correction/joins.py: 151 right, 13 wrong, the highest right - 9 x wrong of 0 to 2.5)
 JOIN_GAP = 0.18
-# pairs that are one nation's standard spelling of the other's word: the speller keeps national
-# spellings (docs/correction.md; Oxford and Guardian style: British ``per cent``, American ``percent``)
-NATIONAL_PAIRS = frozenset({"per cent"})
 MAX_PARTS = 3  # longer runs are hashtags and slogans (``comedyandtruth``), protected or not meant as text
 MAX_CHARS = 24  # wordsegment's longest word, and the normaliser's longest split
 #: what the split decision reads, in the order of its weights
 SPLIT_FEATURES = ("gap", "listed", "context", "capital")
-DECISIONS = Path(__file__).resolve().parents[1] / "data"
 
 
 @dataclass(frozen=True)
-class SplitDecision:
+class SplitDecision(LogisticDecision):
     """The fitted decision to cut a run-together word (see the module docstring): a logistic model
     over :data:`SPLIT_FEATURES`, its threshold and where both come from."""
 
-    weights: tuple[float, ...]
-    bias: float
-    threshold: float
-    source: str
+    FEATURES = SPLIT_FEATURES
+    NAME = "a split decision"
+    FILE = "run_together.json"
 
     def probability(self, features: Sequence[float]) -> float:
         """The probability that the cut is what the writer meant."""
-        z = self.bias + sum(w * v for w, v in zip(self.weights, features))
-        return 1.0 / (1.0 + math.exp(-max(min(z, 60.0), -60.0)))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"features": list(SPLIT_FEATURES), "weights": [round(w, 6) for w in self.weights],
-                "bias": round(self.bias, 6), "threshold": self.threshold, "source": self.source}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "SplitDecision":
-        """A one-line :class:`ConfigError` for anything but a fitted decision's fields."""
-        try:
-            weights = tuple(float(w) for w in data["weights"])
-            bias, threshold, source = float(data["bias"]), float(data["threshold"]), str(data["source"])
-        except (KeyError, TypeError, ValueError) as e:
-            raise ConfigError(f"a split decision needs weights, bias, threshold and source: {e}") from None
-        if len(weights) != len(SPLIT_FEATURES) or not all(math.isfinite(v) for v in (*weights, bias)):
-            raise ConfigError(f"a split decision needs {len(SPLIT_FEATURES)} finite weights "
-                              f"({', '.join(SPLIT_FEATURES)}), got {list(data['weights'])}")
-        if not 0.0 <= threshold <= 1.0:
-            raise ConfigError(f"a split decision's threshold must be a probability in [0, 1], got {threshold}")
-        return cls(weights, bias, threshold, source)
-
-    @staticmethod
-    def path(language: str) -> Path:
-        return DECISIONS / f"normalisation-{language}" / "run_together.json"
-
-    @classmethod
-    def load(cls, language: str = "en") -> "SplitDecision | None":
-        """The shipped decision of ``language``, None where it has none (read once per process)."""
-        return _shipped_decision(language)
-
-
-@lru_cache(maxsize=4)
-def _shipped_decision(language: str) -> SplitDecision | None:
-    path = SplitDecision.path(language)
-    if not path.is_file():
-        return None
-    try:
-        return SplitDecision.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"{path} is not valid JSON ({e}); reinstall charwise") from None
+        return self.logistic(features)
 
 
 @lru_cache(maxsize=1)
@@ -228,15 +183,9 @@ def run_together_split(lexicon: Lexicon, rules: LanguageRules, word: str) -> str
 
 def context_gain(counts: NgramContext, words: Sequence[str], i: int, parts: Sequence[str]) -> float:
     """log10: how much better ``parts`` fit between the neighbours of ``words[i]`` than the word
-    itself (bigram counts; a pair of parts the list lacks gets the most it can have)."""
+    itself (:meth:`~charwise.speller.context.NgramContext.fit_between`)."""
     left, right = neighbours(words, i)
-
-    def fit(seq: Sequence[str]) -> float:
-        score = counts.log_unigram(seq[0]) if left is None else counts.log_score(seq[0], left)[0]
-        score += sum(counts.log_score_at_most(b, a) for a, b in zip(seq, seq[1:]))
-        return score + (counts.log_score(right, seq[-1])[0] if right is not None else 0.0)
-
-    return fit(parts) - fit([words[i].lower()])
+    return counts.fit_between(parts, left, right) - counts.fit_between([words[i].lower()], left, right)
 
 
 def split_features(lexicon: Lexicon, counts: NgramContext, words: Sequence[str], i: int,
@@ -290,31 +239,43 @@ def join_gap(lexicon: Lexicon, first: str, second: str) -> float:
     return lexicon.zipf(first + second) - (pair_zipf(first, second) or 0.0)
 
 
-def join_by_counts(corrected: list[list[WordCorrection]], lexicon: Lexicon, starts: Sequence[bool],
-                   informal: frozenset[str] = frozenset(), counts: NgramContext | None = None) -> int:
-    """Join in place the pairs of ``corrected`` that the bigram counts favour between their
-    neighbours and that are written together far more often than apart (module docstring);
-    returns how many were joined."""
+def join_candidates(corrected: list[list[WordCorrection]], lexicon: Lexicon, starts: Sequence[bool],
+                    informal: frozenset[str] = frozenset(),
+                    counts: NgramContext | None = None) -> list[tuple[int, int, str, float, float]]:
+    """(sentence, position, joined word, :func:`join_gap`, :func:`~charwise.speller.merges.bigram_margin`)
+    for every pair of ``corrected`` that may be one word split in two: a
+    :func:`~charwise.speller.merges.merge_targets` pair whose joined word the web writes at least as
+    often as the pair (a gap of 0: where the pairs read by hand begin)."""
     from charwise.speller.merges import bigram_margin, merge_targets
 
     counts = counts or NgramContext.load(lexicon.language)
-    done = 0
-    for entries, start in zip(corrected, starts):
+    out = []
+    for s, (entries, start) in enumerate(zip(corrected, starts)):
         words = [e.correction for e in entries]
-        taken = -1
         for i in merge_targets(lexicon, entries, bool(start), informal):
             first, second = words[i].lower(), words[i + 1].lower()
-            if i <= taken or f"{first} {second}" in NATIONAL_PAIRS or bigram_margin(counts, words, i) <= 0:
-                continue
             gap = join_gap(lexicon, first, second)
-            if gap < JOIN_GAP:
-                continue
-            head, tail = entries[i], entries[i + 1]
-            p = 1.0 / (1.0 + 10 ** -gap)  # the odds of the joined spelling against the pair
-            head.correction, head.kind, head.probability = same_case(head.word, first + second), MERGE, p
-            tail.correction, tail.kind, tail.probability = "", MERGE, p
-            head.decided_by = tail.decided_by = (f"web counts: the joined word written 10^{gap:.2f} times as often as "
-                                                 f"the pair (>= 10^{JOIN_GAP}), the bigram counts agreeing")
-            taken = i + 1  # overlapping pairs (``some one thing``): the first that qualifies is joined
-            done += 1
+            if gap >= 0.0:
+                out.append((s, i, first + second, gap, bigram_margin(counts, words, i)))
+    return out
+
+
+def join_by_counts(corrected: list[list[WordCorrection]], lexicon: Lexicon, starts: Sequence[bool],
+                   informal: frozenset[str] = frozenset(), counts: NgramContext | None = None) -> int:
+    """Join in place the pairs of ``corrected`` that the bigram counts favour between their
+    neighbours and that are written together far more often than apart (:data:`JOIN_GAP`; module
+    docstring); returns how many were joined. Of overlapping pairs (``some one thing``) the first
+    that qualifies is joined."""
+    done, taken = 0, set()
+    for s, i, joined, gap, margin in join_candidates(corrected, lexicon, starts, informal, counts):
+        if margin <= 0 or gap < JOIN_GAP or (s, i) in taken:
+            continue
+        head, tail = corrected[s][i], corrected[s][i + 1]
+        p = 1.0 / (1.0 + 10 ** -gap)  # the odds of the joined spelling against the pair
+        head.correction, head.kind, head.probability = same_case(head.word, joined), MERGE, p
+        tail.correction, tail.kind, tail.probability = "", MERGE, p
+        head.decided_by = tail.decided_by = (f"web counts: the joined word written 10^{gap:.2f} times as often as "
+                                             f"the pair (>= 10^{JOIN_GAP}), the bigram counts agreeing")
+        taken.update({(s, i), (s, i + 1)})
+        done += 1
     return done
