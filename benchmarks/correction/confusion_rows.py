@@ -118,7 +118,8 @@ def fit_slips(changes: list[dict[str, Any]], labels: dict[str, bool]
     alike twice falls in one fold), what the threshold is chosen on."""
     import zlib
 
-    from charwise.speller.confusion_lm import log_odds, sigmoid
+    from charwise.speller.confusion_lm import log_odds
+    from charwise.speller.logistic_decision import logistic
 
     # one row per change shown: a tweet posted sixteen times (``400 lets seeeeeeee``) is one piece of evidence
     labelled = list({c["change"]: c for c in changes if c["change"] in labels}.values())
@@ -131,5 +132,5 @@ def fit_slips(changes: list[dict[str, Any]], labels: dict[str, bool]
         return zlib.crc32(change["change"].encode("utf-8")) % SLIP_FOLDS
 
     by_fold = [fitted([c for c in labelled if fold(c) != k]) for k in range(SLIP_FOLDS)]
-    rescored = [{**c, "probability": sigmoid(log_odds(*by_fold[fold(c)], slip_row(c, names)))} for c in changes]
+    rescored = [{**c, "probability": logistic(log_odds(*by_fold[fold(c)], slip_row(c, names)))} for c in changes]
     return fitted(labelled), rescored

@@ -26,7 +26,6 @@ and ``palm`` tenths of WNUT17's raw tweets) the joins each rule makes are read.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from pathlib import Path
@@ -99,17 +98,24 @@ def candidates(roles: tuple[str, ...], limit: int | None, context: str | None = 
     return found
 
 
+def joined_by(rule: str, value: float, items: list[dict[str, Any]]) -> list[bool]:
+    """Whether ``rule`` with its constant at ``value`` joins each pair: the bigram margin above 0 and
+    the rule's evidence at ``value`` or more."""
+    at = SWEEPS[rule][0]
+    return [f["features"][1] > 0 and f["features"][at] >= value for f in items]
+
+
 def sweep_rule(fitting: list[dict[str, Any]], rule: str) -> dict[str, Any]:
     """Each value of ``rule``'s constant: its joins on the fitting texts, and the value where right
     - 9 x wrong is highest (the lower of a tie)."""
-    at, values = SWEEPS[rule]
-    made = {f"{v:g}": tallies(fitting, [f["features"][1] > 0 and f["features"][at] >= v for f in fitting])
-            for v in values}
+    values = SWEEPS[rule][1]
+    made = {f"{v:g}": tallies(fitting, joined_by(rule, v, fitting)) for v in values}
     best = max(values, key=lambda v: (made[f"{v:g}"]["right"] - 9 * made[f"{v:g}"]["wrong"], -v))
     return {"joins": made, "chosen": best}
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    from charwise.speller.logistic_decision import logistic
     from charwise.speller.merges import MERGE_LM_MARGIN
     from charwise.speller.run_together import JOIN_GAP
 
@@ -127,24 +133,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for item, p in zip(fitting, oof):
         item["out_of_fold"] = round(p, 4)
     for item in found:
-        z = bias + sum(w * v for w, v in zip(weights, item["features"]))
-        item["probability"] = round(1.0 / (1.0 + math.exp(-z)), 4)
-    rules = {"gap rule": lambda f: f[1] > 0 and f[0] >= JOIN_GAP}
-    if args.context:
-        rules["lm rule"] = lambda f: f[1] > 0 and f[4] >= MERGE_LM_MARGIN
+        item["probability"] = round(logistic(bias + sum(w * v for w, v in zip(weights, item["features"]))), 4)
+    rules = {"gap rule": JOIN_GAP, **({"lm rule": MERGE_LM_MARGIN} if args.context else {})}  # as shipped
     by_text: dict[str, Any] = {}
     for name in dict.fromkeys(f["text"] for f in found):
         here = [f for f in found if f["text"] == name]
         scored = [f.get("out_of_fold", f["probability"]) for f in here]
-        made = {rule: tallies(here, [chosen(f["features"]) for f in here]) for rule, chosen in rules.items()}
+        made = {rule: tallies(here, joined_by(rule, value, here)) for rule, value in rules.items()}
         by_text[name] = {"role": here[0]["role"], "candidates": len(here), **made,
                          "decision": tallies(here, [p >= threshold for p in scored])}
     given = ["--context", args.context] if args.context else []
     swept = {rule: sweep_rule(fitting, rule) for rule in rules}
     return {"command": " ".join(["python -m benchmarks.correction.joins", *given]), "unit": "joins",
-            "context": args.context, "rules": {"gap rule": JOIN_GAP, **({"lm rule": MERGE_LM_MARGIN} if args.context
-                                                                       else {})},
-            "rule_sweeps": swept, "roles": list(args.roles), "decision": decision, "sweep_out_of_fold": sweep,
+            "context": args.context, "rules": rules, "rule_sweeps": swept, "roles": list(args.roles),
+            "decision": decision, "sweep_out_of_fold": sweep,
             "texts": by_text, "found": sorted(found, key=lambda f: -f["probability"])}
 
 

@@ -23,12 +23,12 @@ at least 90 % of the time (``threshold_source`` in ``lm.json`` says so).
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Collection, Sequence
 
 from charwise.errors import ConfigError
+from charwise.speller.logistic_decision import logistic
 
 if TYPE_CHECKING:
     from charwise.speller.confusions import ConfusionModel
@@ -64,7 +64,7 @@ class LMDecision:
     def probability(self, row: dict[str, float], change: str = "") -> float:
         """The probability that the writer meant the member of ``row``; ``change`` (``its->it's``):
         read with the writers' slips, where the decision has them."""
-        return sigmoid(slipped(self.slips, log_odds(self.weights, self.bias, row), change))
+        return logistic(slipped(self.slips, log_odds(self.weights, self.bias, row), change))
 
     def makes(self, change: str) -> bool:
         """Whether a change (``its->it's``) of a decided set is made."""
@@ -92,10 +92,6 @@ class LMDecision:
 def log_odds(weights: dict[str, float], bias: float, row: dict[str, float]) -> float:
     """A logistic model's log-odds for a row of named features (a name without a weight counts 0)."""
     return bias + sum(weights.get(name, 0.0) * value for name, value in row.items())
-
-
-def sigmoid(z: float) -> float:
-    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
 def slipped(slips: tuple[dict[str, float], float] | None, z: float, change: str) -> float:

@@ -271,12 +271,13 @@ class ConfusionModel:
         gains = self.cloze_gains(words, index)
         if gains is None:
             return None
-        from charwise.speller.confusion_lm import lm_features, log_odds, sigmoid, slipped
+        from charwise.speller.confusion_lm import lm_features, log_odds, slipped
+        from charwise.speller.logistic_decision import logistic
 
         scored = []
         for member, gain in gains.items():
             z = log_odds(*self.decision, lm_features(words, index, member, gain, self.context, "cloze_gain"))
-            scored.append((sigmoid(slipped(self.slips, z, direction(words[index], member))), member))
+            scored.append((logistic(slipped(self.slips, z, direction(words[index], member))), member))
         p, member = max(scored)
         return member, p
 

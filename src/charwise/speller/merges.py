@@ -17,8 +17,8 @@ agree (the shape of :func:`~charwise.speller.real_words.lm_verdict`):
 Neither reader is enough alone: on fresh text the bigrams alone were right in 33 of 39 joins (84.6 %;
 with the model, 32 of 35), and the model alone prefers ``washer`` to ``was her``
 (``benchmarks/correction/merges.py``; docs/correction-experiments.md, "Split words joined"). The
-margin was chosen on 1,502 candidate pairs read by hand (``benchmarks/correction/joins.py``). Without a language
-model the second reader is the web counts' frequencies
+margin was chosen on 1,498 candidate pairs read by hand (``benchmarks/correction/joins.py``).
+Without a language model the second reader is the web counts' frequencies
 (:func:`charwise.speller.run_together.join_by_counts`).
 
 A pair is a candidate when both words are alphabetic, at least :data:`MIN_PART` letters, lower-case
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from charwise.speller.lexicon import Lexicon
 
 MERGE = "merge"
-#: nats the sentence must gain with the joined word: chosen on the 1,502 candidate pairs of the
+#: nats the sentence must gain with the joined word: chosen on the 1,498 candidate pairs of the
 #: development and fresh texts read by hand (benchmarks/correction/joins.py --context smollm2), where
 #: right - 9 x wrong is highest among 0 to 8 nats (118 right, 6 wrong; at 2 nats, the real-word
 #: checker's margin it was first given, 143 and 11: the joins between are right 25 times in 30)
