@@ -1,7 +1,7 @@
 """Words split in two joined (``some one`` -> ``someone``): every candidate pair on real text, read by
 hand, the shipped rules measured on them, and a decision fitted on them beside the rules.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.correction.joins                      # the default's rule
+    OMP_NUM_THREADS=2 python -m benchmarks.correction.joins                      # the default's rule
     OMP_NUM_THREADS=2 python -m benchmarks.correction.joins --context smollm2    # the language model's too
 
 The default English speller, its joins and cuts left out (it joins before it cuts), corrects each
@@ -15,7 +15,9 @@ the language model's gain for the joined word (nats).
 The rules shipped: the default joins where the bigram margin is above 0 and the gap at least
 :data:`~charwise.speller.run_together.JOIN_GAP` (``gap rule``); with a language model, where the
 bigram margin is above 0 and the model's gain at least
-:data:`~charwise.speller.merges.MERGE_LM_MARGIN` (``lm rule``). The fitted decision: a logistic
+:data:`~charwise.speller.merges.MERGE_LM_MARGIN` (``lm rule``), each constant also swept on the
+fitting texts (``rule_sweeps``: the value where right - 9 x wrong is highest, which the shipped one
+should be). The fitted decision: a logistic
 model over the evidence, fitted and its threshold chosen as ``benchmarks/correction/run_together.py``
 does (out of fold, five folds by joined word, right - 9 x wrong at its highest). Roles are that
 script's: ``dev`` and ``fresh`` texts are read whole (labels in ``merge_labels.tsv``, keyed by the
