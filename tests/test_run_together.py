@@ -141,7 +141,7 @@ def test_split_words_are_joined_by_default(speller):
 def test_pairs_right_as_written_stay(speller):
     for text in ("it may be late, every day is busy", "you should check out the new shop",
                  "he gave every one of them a book", "about 40 per cent of voters agreed",
-                 "she is back to her old self"):
+                 "she is back to her old self", "it's raining in my home town today"):
         assert speller.correct(text).corrected == text
 
 
