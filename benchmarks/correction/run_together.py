@@ -24,11 +24,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common.labels import in_context, read_labels
+from benchmarks.common.labels import in_context, read_labels, tally
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
 from benchmarks.correction.render import render_run_together as render  # noqa: F401  (make_results reads it)
@@ -121,8 +120,8 @@ def fit(items: list[dict[str, Any]]) -> tuple[list[float], float, list[float]]:
 
 
 def tallies(items: list[dict[str, Any]], chosen: list[bool]) -> dict[str, int]:
-    counts = Counter(item["label"] for item, c in zip(items, chosen) if c)
-    return {label: counts.get(label, 0) for label in ("right", "wrong", "not labelled")}
+    """How many of the ``chosen`` items have each label."""
+    return tally(item for item, c in zip(items, chosen) if c)
 
 
 def choose(fitting: list[dict[str, Any]], out_of_fold: list[float]) -> tuple[float, dict[str, dict[str, int]]]:

@@ -39,10 +39,10 @@ Example (with SmolLM2; tests/test_neural_context.py checks it)::
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Sequence
 
 from charwise.speller.context import NgramContext, neighbours
+from charwise.speller.logistic_decision import logistic
 
 if TYPE_CHECKING:
     from charwise.speller.context_model import ContextModel
@@ -101,7 +101,6 @@ def join_split_words(corrected: list[list[WordCorrection]], lexicon: Lexicon, lm
     """Join in place the pairs of ``corrected`` (the speller's output) that the bigram ``counts``
     (default: the language's) and the language model ``lm`` both read as one word split in two
     (module docstring); returns how many were joined."""
-    from charwise.speller.corrections import same_case
     from charwise.speller.normalisation_judge import lm_gains
 
     counts = counts or NgramContext.load(lexicon.language)
@@ -114,16 +113,27 @@ def join_split_words(corrected: list[list[WordCorrection]], lexicon: Lexicon, lm
                 collapsed.append([*words[:i], pair, *words[i + 2 :]])
                 targets.append((s, i, pair, [(words[i] + words[i + 1]).lower()]))
     gains = lm_gains(lm, collapsed, [(k, i, pair, joined) for k, (_, i, pair, joined) in enumerate(targets)])
-    done, taken = 0, set()
+    taken: set[tuple[int, int]] = set()
     for (s, i, _, (joined,)), row in zip(targets, gains):
-        gain = row[joined]
-        if gain < margin or (s, i) in taken or (s, i + 1) in taken:
-            continue  # overlapping pairs (``some one thing``): the first that qualifies is joined
-        head, tail = corrected[s][i], corrected[s][i + 1]
-        probability = 1.0 / (1.0 + math.exp(-gain))  # the model's odds of the joined word
-        head.correction, head.kind, head.probability = same_case(head.word, joined), MERGE, probability
-        tail.correction, tail.kind, tail.probability = "", MERGE, probability
-        head.decided_by = tail.decided_by = "language model and bigram counts agree on the joined word"
-        taken.update({(s, i), (s, i + 1)})
-        done += 1
-    return done
+        if row[joined] >= margin:  # the probability: the model's odds of the joined word
+            join_pair(corrected, s, i, joined, logistic(row[joined]), taken,
+                      "language model and bigram counts agree on the joined word")
+    return len(taken) // 2
+
+
+def join_pair(corrected: list[list[WordCorrection]], s: int, i: int, joined: str, probability: float,
+              taken: set[tuple[int, int]], why: str) -> bool:
+    """Join ``corrected[s][i]`` and the word after it into ``joined``, as lexical normalisation
+    annotates a join (the first takes the joined word in its case pattern, the second becomes empty,
+    both of kind ``merge`` with ``probability`` and ``why``), unless either word is in ``taken``
+    (overlapping pairs, ``some one thing``: the first that qualifies is joined); records both there."""
+    from charwise.speller.corrections import same_case
+
+    if (s, i) in taken or (s, i + 1) in taken:
+        return False
+    head, tail = corrected[s][i], corrected[s][i + 1]
+    head.correction, head.kind, head.probability = same_case(head.word, joined), MERGE, probability
+    tail.correction, tail.kind, tail.probability = "", MERGE, probability
+    head.decided_by = tail.decided_by = why
+    taken.update({(s, i), (s, i + 1)})
+    return True

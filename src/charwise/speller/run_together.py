@@ -266,16 +266,12 @@ def join_by_counts(corrected: list[list[WordCorrection]], lexicon: Lexicon, star
     neighbours and that are written together far more often than apart (:data:`JOIN_GAP`; module
     docstring); returns how many were joined. Of overlapping pairs (``some one thing``) the first
     that qualifies is joined."""
-    done, taken = 0, set()
+    from charwise.speller.merges import join_pair
+
+    taken: set[tuple[int, int]] = set()
     for s, i, joined, gap, margin in join_candidates(corrected, lexicon, starts, informal, counts):
-        if margin <= 0 or gap < JOIN_GAP or (s, i) in taken:
-            continue
-        head, tail = corrected[s][i], corrected[s][i + 1]
-        p = 1.0 / (1.0 + 10 ** -gap)  # the odds of the joined spelling against the pair
-        head.correction, head.kind, head.probability = same_case(head.word, joined), MERGE, p
-        tail.correction, tail.kind, tail.probability = "", MERGE, p
-        head.decided_by = tail.decided_by = (f"web counts: the joined word written 10^{gap:.2f} times as often as "
-                                             f"the pair (>= 10^{JOIN_GAP}), the bigram counts agreeing")
-        taken.update({(s, i), (s, i + 1)})
-        done += 1
-    return done
+        if margin > 0 and gap >= JOIN_GAP:  # the probability: the odds of the joined spelling against the pair
+            join_pair(corrected, s, i, joined, 1.0 / (1.0 + 10 ** -gap), taken,
+                      f"web counts: the joined word written 10^{gap:.2f} times as often as the pair "
+                      f"(>= 10^{JOIN_GAP}), the bigram counts agreeing")
+    return len(taken) // 2
