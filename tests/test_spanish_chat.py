@@ -51,3 +51,18 @@ def test_protected_tokens_and_clean_sentences_stay(speller):
 ])
 def test_spanish_chat_forms_and_accent_twins_as_the_sentence_means_them(speller, text, expected):
     assert speller.correct(text).corrected == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("buenos dias a todos", "buenos días a todos"),  # a stressed i beside a vowel
+    ("ojala vengas pronto", "ojalá vengas pronto"),
+    ("eso fue lo ultimo que dijo", "eso fue lo último que dijo"),
+    ("pasaran los años", "pasarán los años"),
+    # both spellings meant as written: a verb, not the noun with the accent or tilde
+    ("vale la pena intentarlo", "vale la pena intentarlo"),
+    ("mi padre bebe vino tinto", "mi padre bebe vino tinto"),
+    ("hoy llevo la camiseta roja", "hoy llevo la camiseta roja"),
+    ("el que mucho abarca poco aprieta", "el que mucho abarca poco aprieta"),
+])
+def test_accent_twins_of_valid_words_are_put_back_where_the_decision_is_sure(speller, text, expected):
+    assert speller.correct(text).corrected == expected

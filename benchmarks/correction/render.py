@@ -233,6 +233,20 @@ def render_accent_twins(data: dict[str, Any]) -> Lines:
         right={2, 3, 4, 5})
 
 
+def render_twin_decision(data: dict[str, Any]) -> Lines:
+    """benchmarks/correction/twin_decision.py: the Spanish accent-twin decision against the rule it replaced."""
+    d = data["decision"]
+    weights = ", ".join(f"{name} {w:+.2f}" for name, w in zip(d["features"], d["weights"]))
+    rows = [[name, str(t["candidates"]), str(t["meant"]) if t["meant"] else "",
+             *(f"{t[rule]['right']} / {t[rule]['wrong']}" + (f" ({t[rule]['not labelled']} unread)"
+                                                              if t[rule]["not labelled"] else "")
+               for rule in ("earlier rule", "decision"))] for name, t in data["texts"].items()]
+    kinds = ", ".join(f"{kind} {t}" for kind, t in d["kind_thresholds"].items()) or "none"
+    return [f"Kinds of twin decided, each at its threshold: {kinds}; weights {weights}, bias {d['bias']:+.2f}.", "",
+            *table(["text", "candidates", "accented as meant", "earlier rule (Zipf gap 1.0): right / wrong",
+                    "decision (fitting texts out of fold): right / wrong"], rows, {1, 2}), ""]
+
+
 def render_spelling_suite(data: dict[str, Any]) -> Lines:
     """benchmarks/correction/spelling_suite.py: its own tables (the ones docs/spelling_benchmarks.md quotes)."""
     lines = markdown(data).splitlines()

@@ -55,7 +55,6 @@ from charwise.speller.corrections import (  # noqa: F401 (speller_candidates: re
     speller_candidates,
     starts_after,
 )
-from charwise.speller.frequent_twins import frequent_twins, twin_probability
 from charwise.speller.lexicon import ACCENTED, strip_accents
 from charwise.speller.looking import shouted
 from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
@@ -86,6 +85,7 @@ from charwise.speller.normalisation_rules import (  # noqa: F401 (re-exported)
     short_part_pair,
     spelling_variants,
 )
+from charwise.speller.twin_decision import TwinDecision, accent_twins, twin_evidence
 
 if TYPE_CHECKING:
     from charwise.speller.context import NgramContext
@@ -129,8 +129,13 @@ class Normaliser:
             accented = [(w, e.zipf) for w, e in lexicon.entries.items() if not w.isascii() and strip_accents(w) != w]
             for w, _ in sorted(accented, key=lambda item: item[1], reverse=True):
                 self._accented.setdefault(strip_accents(w), w)
-        # known word -> its far more frequent accented or tilded twin (charwise.speller.frequent_twins)
-        self._twins = frequent_twins(lexicon, accented) if lexicon.language in ACCENTED else {}
+        # known word -> its accented or tilded twin, put in by a fitted decision (charwise.speller.twin_decision)
+        self.twin_decision = TwinDecision.load(lexicon.language) if lexicon.language in ACCENTED else None
+        self._twins: dict[str, str] = {}
+        if self.twin_decision is not None:
+            from charwise.speller.confusions import MEMBERS
+
+            self._twins = accent_twins(lexicon, accented, decided_elsewhere=MEMBERS.get(lexicon.language, ()))
         self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.entries if "'" in w and len(w) <= 12}
         self.abbreviated = Abbreviations(lexicon)  # what an abbreviation may stand for (smth -> something)
 
@@ -194,6 +199,10 @@ class Normaliser:
         for cand in [c for c in found if c in NEVER_PROPOSED or (known and spelling_variants(word, c))]:
             del found[cand]
         return found
+
+    def accented_form(self, text: str) -> str | None:
+        """The most frequent word of the lexicon that is ``text`` with accents (``aqui`` -> ``aquí``), or None."""
+        return self._accented.get(text)
 
     def _words_of(self, text: str) -> list[str]:
         """``text`` if it is a word, and its accented word when the lexicon has one (``aqui`` ->
@@ -407,6 +416,24 @@ class Normaliser:
                     self._decide(entry, current, i, gains.get((s, i)), threshold, allowed, social[s])
                     current[i] = entry.correction
 
+    def _put_twin(self, entry: WordCorrection, left: str | None, right: str | None, allowed: Sequence[str]) -> bool:
+        """Put the accented or tilded twin of a known word in place (``dias`` -> ``días``) where the twin
+        decision says so; whether it did. The judge never saw these: its tweets leave valid words unmarked."""
+        word, decision = entry.word.lower(), self.twin_decision
+        twin = self._twins.get(word)
+        if twin is None or decision is None or entry.changed:
+            return False
+        kind, needed = ("accent" if restores_accents(word, twin) else "spelling"), decision.threshold_of(word, twin)
+        if needed is None or kind not in allowed:
+            return False
+        p = decision.probability(twin_evidence(self.lexicon, self.context, word, twin, left, right))
+        if p < needed:
+            return False
+        entry.correction, entry.kind, entry.probability = same_case(entry.word, twin), kind, p
+        entry.decided_by = (f"accented twin: {p:.2f} >= {needed:.2f} (the twin decision: both spellings' "
+                            "frequencies and their fit between the neighbours)")
+        return True
+
     def _decide(self, entry: WordCorrection, current: list[str], i: int, lm_row: dict[str, float] | None,
                 threshold: float | None, allowed: Sequence[str], social: bool) -> None:
         """One word of :meth:`apply`, read between the neighbours of ``current``, changed in place."""
@@ -415,16 +442,7 @@ class Normaliser:
         left, right = adjacent_words(current, i)
         judge = self.judge_for(lm_row)
         needed = judge.threshold_for(social) if threshold is None else threshold
-        twin = self._twins.get(entry.word.lower())
-        twin_kind = "accent" if twin is not None and restores_accents(entry.word.lower(), twin) else "spelling"
-        if twin is not None and twin_kind in allowed and not entry.changed:
-            # the judge never saw these (the annotated tweets leave them unmarked): frequency and neighbours decide
-            p = twin_probability(self.lexicon, self.context, lambda text: self._fit(text, left, right)[0],
-                                 entry.word.lower(), twin, left is not None)
-            if p >= needed:
-                entry.correction, entry.kind, entry.probability = same_case(entry.word, twin), twin_kind, p
-                entry.decided_by = (f"accented twin: {p:.2f} >= {needed:.2f} (frequencies of both spellings and "
-                                    "their fit between the neighbours)")
+        if self._put_twin(entry, left, right, allowed):
             return
         shares = self.shares(entry.word, current, i)
         found = self.best(entry.word, left, right, speller_candidates(entry), lm_row, shares)
