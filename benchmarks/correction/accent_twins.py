@@ -56,6 +56,7 @@ PAGE = "correction-experiments.md"
 MARGINS = (0.5, 1.0, 2.0, 3.0)
 STRENGTH = 1.0  # scikit-learn's C (inverse L2 strength): its default, not tuned, as the English model's
 SHOWN = 20  # wrong changes listed per text
+CLASS_WORDS = 30_000  # with --classes: today's most frequent words (wordfreq) given a class, beside the verses'
 LABELS = Path(__file__).resolve().parent / "accent_labels.tsv"  # the development tweets' changes, read by hand
 
 #: sets whose members the normaliser would read from the sentence (``normaliser_sets``) that it does not:
@@ -180,10 +181,12 @@ def modern_priors(source: str, edited: Sequence[Sequence[str]]) -> dict[str, flo
     return {m: math.log10(counts[m] + 0.5) for m in members}
 
 
-def fit_model(texts: dict[str, list[list[str]]], modern: str = "") -> tuple[Any, dict[str, Any]]:
+def fit_model(texts: dict[str, list[list[str]]], modern: str = "", classes: bool = False
+              ) -> tuple[Any, dict[str, Any]]:
     """The Spanish model learned from the Bible's training verses, its threshold and sets chosen on
     the development verses and tweets; ``modern``: its priors moved to today's frequencies
-    (:func:`modern_priors`)."""
+    (:func:`modern_priors`); ``classes``: it reads its neighbours' word classes too
+    (``benchmarks.correction.spanish_classes``: of the training words and today's most frequent)."""
     from benchmarks.correction.confusion_choice import choose, choose_own
     from benchmarks.correction.confusions import read_labels
     from charwise.speller.confusion_fitting import fit
@@ -191,7 +194,15 @@ def fit_model(texts: dict[str, list[list[str]]], modern: str = "") -> tuple[Any,
     from charwise.speller.context import NgramContext
 
     priors = modern_priors(modern, texts.get("edited", [])) if modern else None
-    model = fit("es", texts["train"], None, NgramContext.load("es"), STRENGTH, priors=priors)
+    word_classes = None
+    if classes:
+        from wordfreq import top_n_list
+
+        from benchmarks.correction.spanish_classes import spanish_classes
+
+        vocabulary = {strip_accents(w.lower()) for words in texts["train"] for w in words}
+        word_classes = spanish_classes(vocabulary | {strip_accents(w) for w in top_n_list("es", CLASS_WORDS)})
+    model = fit("es", texts["train"], word_classes, NgramContext.load("es"), STRENGTH, priors=priors)
     changes, labels = accent_changes(model, texts["dev"])
     # the dev verses' questions and exclamations as chat writes them, without their marks: the text the
     # speller reads (tweets, chat) far more often than verses of 1909
@@ -239,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="learn from the verses' questions and exclamations without their marks too")
     parser.add_argument("--modern-priors", choices=("wordfreq", "fortunes"), default="",
                         help="move each set's priors from the verses' frequencies to today's")
+    parser.add_argument("--classes", action="store_true", help="read the neighbours' word classes too")
     args = parser.parse_args(argv)
     given = argv if argv is not None else sys.argv[1:]
     command = " ".join(["python -m benchmarks.correction.accent_twins", *given])
@@ -266,14 +278,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     texts["tweets"] = [t for t in texts["all tweets"] if any(strip_accents(w) != w for w in t)]
     if getattr(args, "modern_priors", "") == "fortunes":  # the sayings' counts as the priors
         texts["edited"] = [source_words(line) for line in lines("es")]
-    model, choice = fit_model(texts, getattr(args, "modern_priors", ""))
+    model, choice = fit_model(texts, getattr(args, "modern_priors", ""), getattr(args, "classes", False))
     if args.ship:
         from benchmarks.correction.confusions import shipped_normaliser_sets
 
         # q -> que or qué, as the sentence says: the normaliser reads the members' probabilities
         model.normaliser_reads = shipped_normaliser_sets(model.sets, "es") - set(NORMALISER_LEFT_OUT)
         flags = " ".join(f for f, on in (("--edited-text", args.edited_text), ("--chat-clauses", args.chat_clauses),
-                                         (f"--modern-priors {args.modern_priors}", args.modern_priors)) if on)
+                                         (f"--modern-priors {args.modern_priors}", args.modern_priors),
+                                         ("--classes", args.classes)) if on)
         model.save(DATA / "confusions-es", f"Rebuilt by: python -m benchmarks.correction.accent_twins {flags} --ship "
                    "(trained on the Spanish side of the Bible's training verses"
                    + (" and the lines of fortunes-es that hold a member: charwise/data/edited_es" if args.edited_text
