@@ -17,13 +17,12 @@ word and its most frequent twin,
 
 and gives the probability that the twin was meant. It is fitted on edited Spanish where every word
 is written as meant (the Bible's development verses and the lines of ``fortunes-es`` that write
-accents) with each twin's accents taken out, and its threshold and the kinds it decides are chosen
-as the confusion models' changes too rare for one threshold are, each kind on its own: the
-threshold at which it makes the most right changes while right at least nine times in ten in every
-development text, the Tweet-Norm development tweets read by hand among them (``python -m
-benchmarks.correction.twin_decision --ship``, which writes
-``charwise/data/normalisation-es/twins.json``). A kind no threshold makes right nine times in ten
-in every text is left as written.
+accents) with each twin's accents taken out. Each kind of twin has a threshold of its own: among
+those at which it is right at least nine times in ten in every development text (those two and the
+Tweet-Norm development tweets, read by hand), the one where right - 9 x wrong is highest (a wrong
+edit costs nine right ones; ``python -m benchmarks.correction.twin_decision --ship``, which writes
+``charwise/data/normalisation-es/twins.json``). A kind no threshold makes right nine times in ten in
+every text is left as written.
 
 Accents modern spelling dropped (:data:`DROPPED`: ``sólo``, ``éste``, ``fué``, ``guión``) are never
 put back.
