@@ -352,3 +352,21 @@ def test_a_wrong_edit_is_found_by_its_words_and_tweet_and_a_bad_label_is_refused
     bad.write_text("# a comment\nu\tyou\t[u] there\tmaybe\twhy\n", encoding="utf-8")
     with pytest.raises(ValueError, match="neither right nor wrong"):
         read_labels(bad)
+
+
+def test_a_kind_of_twin_takes_the_threshold_where_right_minus_nine_wrong_is_highest_among_those_nine_in_ten_right():
+    from benchmarks.correction.twin_decision import choose_kind
+
+    def change(key: str, probability: float, text: str) -> dict:
+        return {"change": key, "probability": probability, "text": text}
+
+    # verses: 19 right from 0.95, one wrong at 0.7; tweets: 10 right at 0.8, one wrong at 0.6
+    changes = ([change(f"v{k}", 0.96, "verses") for k in range(19)] + [change("vw", 0.7, "verses")]
+               + [change(f"t{k}", 0.8, "tweets") for k in range(10)] + [change("tw", 0.6, "tweets")])
+    labels = {c["change"]: not c["change"].endswith("w") for c in changes}
+    found = choose_kind(changes, labels)
+    # 29 right from 0.75 to 0.8 (the higher of a tie); 0.7 adds a wrong one: nine times in ten still, but it costs 9
+    assert found["chosen"] == 0.8
+    # two of the tweets' ten wrong: under nine in ten there, so only the verses' changes are made
+    assert choose_kind(changes, {**labels, "t0": False, "t1": False})["chosen"] == 0.95
+    assert choose_kind(changes, {})["chosen"] is None  # nothing read: nothing decided

@@ -55,7 +55,7 @@ from charwise.speller.corrections import (  # noqa: F401 (speller_candidates: re
     speller_candidates,
     starts_after,
 )
-from charwise.speller.lexicon import ACCENTED, strip_accents
+from charwise.speller.lexicon import ACCENTED
 from charwise.speller.looking import shouted
 from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     EXPANDED,
@@ -85,7 +85,7 @@ from charwise.speller.normalisation_rules import (  # noqa: F401 (re-exported)
     short_part_pair,
     spelling_variants,
 )
-from charwise.speller.twin_decision import TwinDecision, accent_twins, twin_evidence
+from charwise.speller.twin_decision import AccentTwins
 
 if TYPE_CHECKING:
     from charwise.speller.context import NgramContext
@@ -122,20 +122,8 @@ class Normaliser:
         self.feature_names = feature_names(self.rules.sources)
         self._repeat = self.rules.repeat_pattern()
         self._judged_cache = LRUCache(JUDGED_CACHE_SIZE)
-        # accent-dropped spelling -> its most frequent accented word (aqui -> aquí, tu -> tú)
-        self._accented: dict[str, str] = {}
-        if lexicon.language in ACCENTED:
-            # only a word with a letter beyond ASCII can carry an accent (a cheap test before the costly one)
-            accented = [(w, e.zipf) for w, e in lexicon.entries.items() if not w.isascii() and strip_accents(w) != w]
-            for w, _ in sorted(accented, key=lambda item: item[1], reverse=True):
-                self._accented.setdefault(strip_accents(w), w)
-        # known word -> its accented or tilded twin, put in by a fitted decision (charwise.speller.twin_decision)
-        self.twin_decision = TwinDecision.load(lexicon.language) if lexicon.language in ACCENTED else None
-        self._twins: dict[str, str] = {}
-        if self.twin_decision is not None:
-            from charwise.speller.confusions import MEMBERS
-
-            self._twins = accent_twins(lexicon, accented, decided_elsewhere=MEMBERS.get(lexicon.language, ()))
+        # accent-dropped spellings (aqui -> aquí) and known words' twins (dias -> días): charwise.speller.twin_decision
+        self.accents = AccentTwins.load(lexicon, context) if lexicon.language in ACCENTED else None
         self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.entries if "'" in w and len(w) <= 12}
         self.abbreviated = Abbreviations(lexicon)  # what an abbreviation may stand for (smth -> something)
 
@@ -202,13 +190,13 @@ class Normaliser:
 
     def accented_form(self, text: str) -> str | None:
         """The most frequent word of the lexicon that is ``text`` with accents (``aqui`` -> ``aquí``), or None."""
-        return self._accented.get(text)
+        return None if self.accents is None else self.accents.accented.get(text)
 
     def _words_of(self, text: str) -> list[str]:
         """``text`` if it is a word, and its accented word when the lexicon has one (``aqui`` ->
         ``aquí``; ``tu`` -> ``tu``, ``tú``: the judge decides between them)."""
         out = [text] if self.lexicon.knows(text) else []
-        accented = self._accented.get(text)
+        accented = self.accented_form(text)
         # beside a word, only an accented word of similar frequency (tu/tú, not no/nó)
         if accented is None or (out and self.lexicon.zipf(accented) < self.lexicon.zipf(text) - ACCENT_ZIPF_GAP):
             return out
@@ -360,7 +348,7 @@ class Normaliser:
         """Whether lower-case ``word`` can have a candidate at all (most words of running text are
         known words that no source proposes anything for: they are passed over at once)."""
         return (entry.looked_at or entry.changed or not self.lexicon.accepts(word) or word in self._apostrophe_words
-                or word in self._twins
+                or (self.accents is not None and word in self.accents.twins)
                 or self.lexicon.zipf(word) < self.rules.respell_below_zipf
                 or bool(self.table.replacements(word)) or self._repeat.search(word) is not None
                 or (self.rules.dropped_g and word.endswith(("in", "in'"))))
@@ -417,20 +405,14 @@ class Normaliser:
                     current[i] = entry.correction
 
     def _put_twin(self, entry: WordCorrection, left: str | None, right: str | None, allowed: Sequence[str]) -> bool:
-        """Put the accented or tilded twin of a known word in place (``dias`` -> ``días``) where the twin
-        decision says so; whether it did. The judge never saw these: its tweets leave valid words unmarked."""
-        word, decision = entry.word.lower(), self.twin_decision
-        twin = self._twins.get(word)
-        if twin is None or decision is None or entry.changed:
+        """Put a known word's twin in (``dias`` -> ``días``) where the twin decision says so; whether it did."""
+        word = entry.word.lower()
+        found = None if self.accents is None or entry.changed else self.accents.change(word, left, right)
+        kind = "accent" if found is not None and restores_accents(word, found[0]) else "spelling"
+        if found is None or kind not in allowed:
             return False
-        kind, needed = ("accent" if restores_accents(word, twin) else "spelling"), decision.threshold_of(word, twin)
-        if needed is None or kind not in allowed:
-            return False
-        p = decision.probability(twin_evidence(self.lexicon, self.context, word, twin, left, right))
-        if p < needed:
-            return False
-        entry.correction, entry.kind, entry.probability = same_case(entry.word, twin), kind, p
-        entry.decided_by = (f"accented twin: {p:.2f} >= {needed:.2f} (the twin decision: both spellings' "
+        entry.correction, entry.kind, entry.probability = same_case(entry.word, found[0]), kind, found[1]
+        entry.decided_by = (f"accented twin: {found[1]:.2f} >= {found[2]:.2f} (the twin decision: both spellings' "
                             "frequencies and their fit between the neighbours)")
         return True
 

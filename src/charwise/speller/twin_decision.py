@@ -146,3 +146,41 @@ class TwinDecision(LogisticDecision):
             raise ConfigError(f"{cls.NAME} needs 'kind_thresholds', each kind of twin it decides ({', '.join(KINDS)}) "
                               f"-> the probability it needs; got {kinds!r}")
         return cls(*cls.fields(data), kind_thresholds={k: float(t) for k, t in kinds.items()})
+
+
+@dataclass(frozen=True)
+class AccentTwins:
+    """What a language with accents reads of its lexicon's accents (``Normaliser.accents``): each
+    accent-dropped spelling's most frequent accented word (``aqui`` -> ``aquí``), the known words
+    that have a twin (:func:`accent_twins`) and the decision that puts the twin in."""
+
+    accented: Mapping[str, str]
+    twins: Mapping[str, str]
+    decision: TwinDecision | None
+    lexicon: Lexicon
+    context: NgramContext
+
+    @classmethod
+    def load(cls, lexicon: Lexicon, context: NgramContext) -> "AccentTwins":
+        """The accents of ``lexicon``, with the shipped decision of its language (no twins without one)."""
+        from charwise.speller.confusions import MEMBERS
+
+        # only a word with a letter beyond ASCII can carry an accent (a cheap test before the costly one)
+        accented = [(w, e.zipf) for w, e in lexicon.entries.items() if not w.isascii() and strip_accents(w) != w]
+        forms: dict[str, str] = {}
+        for w, _ in sorted(accented, key=lambda item: item[1], reverse=True):
+            forms.setdefault(strip_accents(w), w)
+        decision = TwinDecision.load(lexicon.language)
+        twins = {} if decision is None else accent_twins(lexicon, accented,
+                                                         decided_elsewhere=MEMBERS.get(lexicon.language, ()))
+        return cls(forms, twins, decision, lexicon, context)
+
+    def change(self, word: str, left: str | None, right: str | None) -> tuple[str, float, float] | None:
+        """(twin, its probability, the probability it needs) where the decision puts the twin of lower-case
+        ``word`` between ``left`` and ``right``; else None."""
+        twin = self.twins.get(word)
+        needed = None if twin is None or self.decision is None else self.decision.threshold_of(word, twin)
+        if twin is None or needed is None or self.decision is None:
+            return None
+        p = self.decision.probability(twin_evidence(self.lexicon, self.context, word, twin, left, right))
+        return (twin, p, needed) if p >= needed else None
