@@ -83,6 +83,12 @@ def twin_kind(plain: str, twin: str) -> str:
     return "inner"
 
 
+def accented_words(lexicon: Lexicon) -> list[tuple[str, float]]:
+    """The words of ``lexicon`` that carry an accent, with their Zipf frequencies."""
+    # only a word with a letter beyond ASCII can carry an accent (a cheap test before the costly one)
+    return [(w, e.zipf) for w, e in lexicon.entries.items() if not w.isascii() and strip_accents(w) != w]
+
+
 def accent_twins(lexicon: Lexicon, accented: Iterable[tuple[str, float]], min_gap: float = MIN_GAP,
                  decided_elsewhere: Container[str] = ()) -> dict[str, str]:
     """Known word -> its most frequent twin with accents or a tilde (from the ``accented`` words of
@@ -165,8 +171,7 @@ class AccentTwins:
         """The accents of ``lexicon``, with the shipped decision of its language (no twins without one)."""
         from charwise.speller.confusions import MEMBERS
 
-        # only a word with a letter beyond ASCII can carry an accent (a cheap test before the costly one)
-        accented = [(w, e.zipf) for w, e in lexicon.entries.items() if not w.isascii() and strip_accents(w) != w]
+        accented = accented_words(lexicon)
         forms: dict[str, str] = {}
         for w, _ in sorted(accented, key=lambda item: item[1], reverse=True):
             forms.setdefault(strip_accents(w), w)
