@@ -113,17 +113,19 @@ def test_the_capitals_decision_is_read_and_checked():
 
     rule = CapitalDecision.from_dict(None)  # a scorer without a fitted decision: its probability at 0.925
     assert rule.reads_scorer_only and rule.threshold == SCORER_THRESHOLD
-    assert rule.probability(0.93, listed=1.0, written_zipf=3.0, best_zipf=6.0) == pytest.approx(0.93)
-    fitted = CapitalDecision.from_dict({"weights": [1.0, 2.0, -0.5, 0.5], "bias": -1.0, "threshold": 0.8,
+    assert rule.probability(0.93, listed=1.0, written_zipf=3.0, best_zipf=6.0, first_changed=1.0) == pytest.approx(0.93)
+    fitted = CapitalDecision.from_dict({"weights": [1.0, 2.0, -0.5, 0.5, -1.0], "bias": -1.0, "threshold": 0.8,
                                         "source": "a test"})
-    # the list's evidence lifts a listed form; a form written often on the web is slang or a name
-    assert fitted.probability(0.8, 1.0, 0.0, 5.0) > fitted.probability(0.8, 0.0, 0.0, 5.0)
-    assert fitted.probability(0.8, 0.0, 4.0, 5.0) < fitted.probability(0.8, 0.0, 0.0, 5.0)
+    # the list's evidence lifts a listed form; a form written often on the web is slang or a name;
+    # a candidate with another first letter is another name more often than a slip
+    assert fitted.probability(0.8, 1.0, 0.0, 5.0, 0.0) > fitted.probability(0.8, 0.0, 0.0, 5.0, 0.0)
+    assert fitted.probability(0.8, 0.0, 4.0, 5.0, 0.0) < fitted.probability(0.8, 0.0, 0.0, 5.0, 0.0)
+    assert fitted.probability(0.8, 0.0, 0.0, 5.0, 1.0) < fitted.probability(0.8, 0.0, 0.0, 5.0, 0.0)
     assert CapitalDecision.from_dict(fitted.to_dict()) == fitted
     assert fitted.capitals_threshold is None  # words in capitals keep the scorer's rule without their own
-    for bad, message in (({"weights": [1.0], "bias": 0, "threshold": 0.5, "source": ""}, "4 finite weights"),
-                         ({"weights": [1, 0, 0, 0], "bias": 0, "threshold": 2, "source": ""}, "probability"),
-                         ({"weights": [1, 0, 0, 0]}, "needs weights, bias, threshold and source")):
+    for bad, message in (({"weights": [1.0], "bias": 0, "threshold": 0.5, "source": ""}, "5 finite weights"),
+                         ({"weights": [1, 0, 0, 0, 0], "bias": 0, "threshold": 2, "source": ""}, "probability"),
+                         ({"weights": [1, 0, 0, 0, 0]}, "needs weights, bias, threshold and source")):
         with pytest.raises(ConfigError, match=message):
             CapitalDecision.from_dict(bad)
 

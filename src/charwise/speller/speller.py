@@ -309,8 +309,8 @@ class Speller:
         if suggestion is None or needed is None or rule.reads_scorer_only:
             return probability, max(base, SCORER_THRESHOLD if own is None else own)
         lower = word.lower()
-        value = rule.probability(probability, listed_share(lower, suggestion, self.language),
-                                 self.lexicon.zipf(lower), self.lexicon.zipf(suggestion))
+        value = rule.probability(probability, listed_share(lower, suggestion, self.language), self.lexicon.zipf(lower),
+                                 self.lexicon.zipf(suggestion), float(lower[:1] != suggestion[:1].lower()))
         return value, max(base, needed if own is None else own)
 
     def looked_at(self, words: list[str], start: bool = True) -> list[bool]:
