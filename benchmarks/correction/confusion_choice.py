@@ -57,16 +57,23 @@ def choose_changes(changes: list[dict[str, Any]], labels: dict[str, bool], exclu
     return found, directions, {c["set"] for c in kept if c["direction"] in directions}
 
 
+#: the thresholds every choice on changes read by hand sweeps
+THRESHOLDS = tuple(round(0.5 + 0.05 * k, 2) for k in range(10)) + (0.99,)
+
+
+def right_nine_in_ten(row: dict[str, int]) -> bool:
+    """Whether the changes of ``row`` (right, wrong, unlabelled) are all read and right at least nine
+    times in ten."""
+    return row["unlabelled"] == 0 and row["right"] >= 0.9 * (row["right"] + row["wrong"])
+
+
 def sweep_choice(changes: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str, Any]:
     """At each threshold of a sweep, the sets whose labelled changes (``changes``: probability, set,
     change, and the development ``text`` they were made in when there are several) are right at
     least 90 % of the time in every text, none unlabelled; the threshold whose sets make the most
     right changes is chosen."""
-    def good(row: dict[str, int]) -> bool:
-        return row["unlabelled"] == 0 and row["right"] >= 0.9 * (row["right"] + row["wrong"])
-
     sweep = []
-    for threshold in [round(0.5 + 0.05 * k, 2) for k in range(10)] + [0.99]:
+    for threshold in THRESHOLDS:
         per_set: dict[str, dict[str, int]] = {}
         per_text: dict[tuple[str, str], dict[str, int]] = {}
         for change in changes:
@@ -78,7 +85,7 @@ def sweep_choice(changes: list[dict[str, Any]], labels: dict[str, bool]) -> dict
                                                 {"right": 0, "wrong": 0, "unlabelled": 0})):
                     row[outcome] += 1
         decided = {name: row for name, row in per_set.items()
-                   if all(good(r) for (s, _), r in per_text.items() if s == name)}
+                   if all(right_nine_in_ten(r) for (s, _), r in per_text.items() if s == name)}
         sweep.append({"threshold": threshold, "per_set": per_set, "decided": sorted(decided),
                       "right": sum(r["right"] for r in decided.values()),
                       "wrong": sum(r["wrong"] for r in decided.values())})

@@ -42,26 +42,24 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from benchmarks.common.labels import in_context, read_labels
+from benchmarks.common.labels import in_context, read_labels, tally
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.correction.confusion_choice import THRESHOLDS, right_nine_in_ten
 from benchmarks.correction.edited_text import lines
 from benchmarks.correction.render import render_twin_decision as render  # noqa: F401  (make_results reads it)
 from benchmarks.correction.tweetnorm import read_development
 from charwise.speller.lexicon import strip_accents
+from charwise.speller.twin_decision import plain_spelling
 
 WRITES = ("twin_decision",)
 PAGE = "correction-experiments.md"
 LABELS = Path(__file__).resolve().parent / "twin_labels.tsv"
 STRENGTH = 1.0  # scikit-learn's C (inverse L2 strength): its default, as the other fitted decisions'
 FOLDS = 5
-THRESHOLDS = [round(0.5 + 0.05 * k, 2) for k in range(10)] + [0.99]  # the confusion models' sweep
+LABEL = {True: "right", False: "wrong", None: "not labelled"}  # a label read, as benchmarks.common.labels counts it
 FITTING, TWEETS, REPORT = ("verses (dev)", "fortunes"), "tweets (dev)", "verses (test)"
 EARLIER_GAP = 1.0  # the rule replaced: a twin ten times as frequent (TWIN_ZIPF_GAP, set by hand)
-
-
-def plain(word: str) -> str:
-    return strip_accents(word).replace("ñ", "n")
 
 
 def candidates(speller: Any, texts: dict[str, list[list[str]]]) -> list[dict[str, Any]]:
@@ -91,7 +89,7 @@ def candidates(speller: Any, texts: dict[str, list[list[str]]]) -> list[dict[str
             shown = lower if as_written else [strip_accents(w) for w in lower]
             dropped = {j for j, w in enumerate(lower) if w.isalpha() and writes_without_accent(w)}
             for i, word in enumerate(lower):
-                p = word if as_written else plain(word)
+                p = word if as_written else plain_spelling(word)
                 twin = twins.get(p)
                 if twin is None or word not in (p, twin) or not (words[i].islower() or words[i].istitle()):
                     continue
@@ -173,7 +171,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     parts = split_pairs(read_pairs())
     tweets, _, _ = read_development(args.data)
     texts = {FITTING[0]: [source_words(p.source) for p in parts["dev"]],
-             FITTING[1]: [w for w in (source_words(line) for line in lines("es")) if any(plain(x) != x for x in w)],
+             FITTING[1]: [words for words in (source_words(line) for line in lines("es"))
+                          if any(plain_spelling(w) != w for w in words)],
              TWEETS: [[raw for raw, _ in t] for t in tweets],
              REPORT: [source_words(p.source) for p in parts["test"]]}
     everything = candidates(Speller.load("es"), texts)
@@ -202,7 +201,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     by_probability = sorted(rows, key=lambda r: -r["probability"])
     return {"decision": decision.to_dict(), "features": list(FEATURES), "choice": choice,
-            "texts": {name: tally(rows, name, labels, decision) for name in texts},
+            "texts": {name: text_tally(rows, name, labels, decision) for name in texts},
             "below_min_gap": {"candidates": len(rare), "meant": sum(1 for r in rare if r["meant"])},
             "wrong": {name: [shown(r) for r in by_probability if r["text"] == name
                              and labels.get(r["key"]) is False and makes(decision, r)] for name in texts},
@@ -262,10 +261,10 @@ def choose_kind(changes: list[dict[str, Any]], labels: dict[str, bool]) -> dict[
         for c in changes:
             if c["probability"] >= threshold:
                 label = labels.get(c["change"])
-                row = per_text.setdefault(c["text"], {"right": 0, "wrong": 0, "unread": 0})
-                row["unread" if label is None else "right" if label else "wrong"] += 1
+                row = per_text.setdefault(c["text"], {"right": 0, "wrong": 0, "unlabelled": 0})
+                row["unlabelled" if label is None else "right" if label else "wrong"] += 1
         gain = sum(r["right"] - 9 * r["wrong"] for r in per_text.values())
-        passes = all(r["unread"] == 0 and r["right"] >= 0.9 * (r["right"] + r["wrong"]) for r in per_text.values())
+        passes = all(right_nine_in_ten(r) for r in per_text.values())
         sweep.append({"threshold": threshold, "texts": per_text, "passes": passes, "gain": gain})
         if passes and gain > 0 and (best is None or gain >= best["gain"]):
             best = sweep[-1]
@@ -278,14 +277,13 @@ def makes(decision: Any, row: dict[str, Any]) -> bool:
     return needed is not None and row["probability"] >= needed
 
 
-def tally(rows: list[dict[str, Any]], text: str, labels: dict[str, bool], decision: Any) -> dict[str, Any]:
+def text_tally(rows: list[dict[str, Any]], text: str, labels: dict[str, bool], decision: Any) -> dict[str, Any]:
     """In ``text``: the candidates, those meant (edited text), and the right / wrong / unread changes
     of the decision and of the earlier rule."""
     mine = [r for r in rows if r["text"] == text]
 
     def count(makes: Any) -> dict[str, int]:
-        made = [labels.get(r["key"]) for r in mine if makes(r)]
-        return {"right": made.count(True), "wrong": made.count(False), "not labelled": made.count(None)}
+        return tally({"label": LABEL[labels.get(r["key"])]} for r in mine if makes(r))
 
     return {"candidates": len(mine), "meant": sum(1 for r in mine if r["meant"]),
             "decision": count(lambda r: makes(decision, r)),

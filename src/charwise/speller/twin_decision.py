@@ -70,6 +70,11 @@ MIN_GAP = -1.0
 VOWELS = frozenset("aeiouáéíóú")
 
 
+def plain_spelling(word: str) -> str:
+    """``word`` without its accents and tildes, as a writer who leaves them out types it (``mañana`` -> ``manana``)."""
+    return strip_accents(word).replace("ñ", "n")
+
+
 def twin_kind(plain: str, twin: str) -> str:
     """Which of :data:`KINDS` the twin of ``plain`` is (see the module docstring)."""
     if "ñ" in twin and "ñ" not in plain:
@@ -98,7 +103,7 @@ def accent_twins(lexicon: Lexicon, accented: Iterable[tuple[str, float]], min_ga
     twins: dict[str, str] = {}
     candidates = list(accented) + [(w, e.zipf) for w, e in lexicon.entries.items() if "ñ" in w]
     for w, _ in sorted(candidates, key=lambda item: item[1], reverse=True):
-        plain = strip_accents(w).replace("ñ", "n")
+        plain = plain_spelling(w)
         if plain in twins or plain == w or w in DROPPED or plain in decided_elsewhere or not lexicon.knows(plain):
             continue
         twins[plain] = w  # the most frequent twin, even where it is too rare to offer
@@ -183,9 +188,8 @@ class AccentTwins:
     def change(self, word: str, left: str | None, right: str | None) -> tuple[str, float, float] | None:
         """(twin, its probability, the probability it needs) where the decision puts the twin of lower-case
         ``word`` between ``left`` and ``right``; else None."""
-        twin = self.twins.get(word)
-        needed = None if twin is None or self.decision is None else self.decision.threshold_of(word, twin)
-        if twin is None or needed is None or self.decision is None:
+        twin, decision = self.twins.get(word), self.decision
+        if twin is None or decision is None or (needed := decision.threshold_of(word, twin)) is None:
             return None
-        p = self.decision.probability(twin_evidence(self.lexicon, self.context, word, twin, left, right))
+        p = decision.probability(twin_evidence(self.lexicon, self.context, word, twin, left, right))
         return (twin, p, needed) if p >= needed else None
