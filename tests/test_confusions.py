@@ -248,6 +248,18 @@ def speller():
     ("we ate and then we left", "we ate and then we left"),
     ("If it rains then we stay inside.", "If it rains then we stay inside."),
     ("No one is faster than her.", "No one is faster than her."),
+    # rarer slips, each decided at a threshold of its own, and the same words used as meant
+    ("turn it up so we can here the music", "turn it up so we can hear the music"),
+    ("you dont no what you want", "you don't know what you want"),
+    ("we walked though the park", "we walked through the park"),
+    ("I would love to hear your advise", "I would love to hear your advice"),
+    ("were going to the beach tomorrow", "we're going to the beach tomorrow"),
+    ("Did anyone else hear that?", "Did anyone else hear that?"),
+    ("come over here now", "come over here now"),
+    ("I have no idea", "I have no idea"),
+    ("we were late again", "we were late again"),
+    ("even though it rained", "even though it rained"),
+    ("she passed away last year", "she passed away last year"),
     ("see https://example.com/its_here now", "see https://example.com/its_here now"),
     ("the word 'its' is a pronoun", "the word 'its' is a pronoun"),  # a word mentioned, not used
     ("`its` is a pronoun", "`its` is a pronoun"),  # inline code stays
@@ -264,7 +276,10 @@ def test_the_shipped_model_records_its_threshold_and_sets():
     model = ConfusionModel.load("en")
     assert model.threshold >= 0.5 and "confusion_labels.tsv" in model.threshold_source
     decided = {"/".join(m) for m, d in zip(model.sets, model.decides) if d}
-    assert {"its/it's", "then/than"} <= decided and "no/know" not in decided  # no/know: 5 right of 20 on fresh text
+    assert {"its/it's", "then/than"} <= decided
+    # no/know fell short at the tweets' threshold (5 right of 20 on fresh text: `mi know`); only `no->know` is
+    # made, at a threshold of its own, and never `know->no` (0 right of 10 read)
+    assert "know->no" not in model.directions and model.own_thresholds["no->know"] > model.threshold
     # each direction chosen on its own: writers drop apostrophes (its for it's) more often than they add one,
     # so a change too rare in the development tweets, or wrong too often at their threshold, needs more
     assert "its->it's" in model.directions and "its->it's" not in model.own_thresholds
