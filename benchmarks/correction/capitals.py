@@ -445,14 +445,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def evidence(speller: Any, word: str, p: float, best: str) -> dict[str, Any]:
     """What the decision reads of changing ``word`` to ``best``, which the scorer gives ``p``."""
-    return {"p": p, "best": best, "listed": listed(word, best), "zipf": speller.lexicon.zipf(word.lower()),
-            "best_zipf": speller.lexicon.zipf(best), "first": float(word[:1].lower() != best[:1].lower())}
+    from charwise.speller.capital_decision import change_evidence
 
-
-def listed(word: str, best: str) -> float:
-    from charwise.speller.known_misspellings import listed_share
-
-    return listed_share(word.lower(), best)
+    listed, zipf, best_zipf, first = change_evidence(speller.lexicon, word, best)
+    return {"p": p, "best": best, "listed": listed, "zipf": zipf, "best_zipf": best_zipf, "first": first}
 
 
 if __name__ == "__main__":

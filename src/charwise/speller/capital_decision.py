@@ -43,10 +43,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from charwise.errors import ConfigError
+from charwise.speller.known_misspellings import listed_share
 from charwise.speller.logistic_decision import LogisticDecision
+
+if TYPE_CHECKING:
+    from charwise.speller.lexicon import Lexicon
 
 #: what the decision reads, in the order of its weights
 FEATURES = ("scorer log-odds", "listed", "written Zipf", "best candidate Zipf", "first letter changed")
@@ -61,6 +65,15 @@ SCORER_THRESHOLD = 0.925
 SCORER_SOURCE = ("benchmarks/correction/capitals.py (2026-11-28): the lowest threshold on the scorer's probability "
                  "at which the 2,171 capitalised sentence starts of UD EWT dev and WNUT17 dev, read by hand, are "
                  "changed wrongly at most 0.3 % of the time; kept for scorers without a fitted decision")
+
+
+def change_evidence(lexicon: Lexicon, word: str, best: str) -> tuple[float, float, float, float]:
+    """What the decision reads of changing ``word`` to the scorer's ``best`` candidate (lower case),
+    beside the scorer's probability: ``listed``, the written and the candidate's Zipf frequencies and
+    whether the first letter changes (:data:`FEATURES` after the first)."""
+    lower = word.lower()
+    return (listed_share(lower, best, lexicon.language), lexicon.zipf(lower), lexicon.zipf(best),
+            float(lower[:1] != best[:1].lower()))
 
 
 def log_odds(p: float) -> float:

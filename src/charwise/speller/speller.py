@@ -70,7 +70,7 @@ import numpy as np
 from charwise.cache import LRUCache
 from charwise.errors import ConfigError
 from charwise.speller.candidates import CandidateIndex
-from charwise.speller.capital_decision import SCORER_THRESHOLD, CapitalDecision
+from charwise.speller.capital_decision import SCORER_THRESHOLD, CapitalDecision, change_evidence
 from charwise.speller.confusion_lm import decided_members
 from charwise.speller.confusions import SETS as CONFUSION_MODELS
 from charwise.speller.confusions import ConfusionModel, decide_sentences, decided_by_model
@@ -86,7 +86,6 @@ from charwise.speller.corrections import (
 )
 from charwise.speller.features import Featurizer, rank_order, segment_max
 from charwise.speller.foreign import ForeignSentences
-from charwise.speller.known_misspellings import listed_share
 from charwise.speller.lexicon import ACCENTED, Lexicon
 from charwise.speller.loading import SHIPPED_SCORERS, load_speller  # noqa: F401 (SHIPPED_SCORERS: re-exported)
 from charwise.speller.looking import WordKinds, one_word, shouted  # noqa: F401 (shouted: re-exported)
@@ -308,9 +307,7 @@ class Speller:
         needed = rule.capitals_threshold if shouted(word) else rule.threshold
         if suggestion is None or needed is None or rule.reads_scorer_only:
             return probability, max(base, SCORER_THRESHOLD if own is None else own)
-        lower = word.lower()
-        value = rule.probability(probability, listed_share(lower, suggestion, self.language), self.lexicon.zipf(lower),
-                                 self.lexicon.zipf(suggestion), float(lower[:1] != suggestion[:1].lower()))
+        value = rule.probability(probability, *change_evidence(self.lexicon, word, suggestion))
         return value, max(base, needed if own is None else own)
 
     def looked_at(self, words: list[str], start: bool = True) -> list[bool]:
