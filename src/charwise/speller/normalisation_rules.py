@@ -95,13 +95,14 @@ SPANISH_PHONETIC = _rules((
     ("^st", "est"), ("^w", "gu"), ("w", "gu"), ("i$", "y"), ("n(?=[bp])", "m"), ("^i", "e"), ("ue", "o"),
 ))
 
-ENGLISH_SOURCES = ("table", "repeat", "contraction", "ending", "abbreviation", "split", "speller")
+ENGLISH_SOURCES = ("table", "repeat", "contraction", "ending", "abbreviation", "split", "slang", "speller")
 #: each candidate source in words, for a change's ``decided_by``
 SOURCE_NAMES = {"table": "the table learned from annotated tweets", "repeat": "repeated letters shortened",
                 "contraction": "an apostrophe put back", "ending": "a dropped g put back",
                 "abbreviation": "an abbreviation expanded", "split": "the word cut in two words",
                 "speller": "the spelling candidates", "phonetic": "a phonetic respelling",
-                "accent": "accents put back", "laughter": "laughter written short"}
+                "accent": "accents put back", "laughter": "laughter written short",
+                "slang": "the slang dictionary"}
 SPANISH_SOURCES = ("table", "repeat", "phonetic", "laughter", "abbreviation", "split", "speller")
 
 # English: the times annotators must have changed a valid word to a form for the table to propose it. Chosen on

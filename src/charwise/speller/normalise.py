@@ -1,34 +1,30 @@
 """Normalisation of user text: what people write (``u``, ``dont``, ``goin``, ``soooo``, ``youcould``)
 mapped to the standard words a model was trained on, judged in context by one fitted model.
 
-Spelling correction (:class:`~charwise.speller.Speller`) fixes slips in words the lexicon lacks.
-Real text needs more: informal and phonetic spellings that *are* in a web lexicon (``u``, ``wit``,
-``goin``), contractions without their apostrophe (``dont``, ``thats``), abbreviations and slang
-(``pls``, ``cuz``), repeated letters (``soooo``) and words run together (``youcould``, ``alot``).
-The :class:`Normaliser` gathers **candidates** for a word from
+Spelling correction (:class:`~charwise.speller.Speller`) fixes slips in words the lexicon lacks. Real
+text needs more: informal spellings that *are* in a web lexicon (``u``, ``wit``, ``goin``), lost
+apostrophes (``dont``), slang (``pls``, ``cuz``), drawn-out letters (``soooo``), words run together
+(``youcould``). The :class:`Normaliser` gathers **candidates** for a word from
 
 * ``table``: a replacement table learned from annotated tweets (every normal form an annotator gave
   the written word, with counts: :class:`NormalisationTable`);
 * ``repeat``: runs of three or more letters shortened to two or one, when that gives a word;
 * ``contraction``: an apostrophe put back (``dont`` -> ``don't``), when that gives a word;
 * ``ending``: a dropped ``g`` put back (``goin``, ``livin'`` -> ``going``, ``living``);
-* ``abbreviation``: the most frequent words that the written word is an abbreviation of, letter by
-  letter (``smth`` -> ``something``, ``bby`` -> ``baby``, ``convo`` -> ``conversation``);
+* ``abbreviation``: the most frequent words the written word abbreviates, letter by letter (``smth``);
 * ``split``: the word cut in two known words (``youcould`` -> ``you could``);
-* ``speller``: the speller's best suggestions for a word it looked at (changed or not), each with
-  its probability;
+* ``slang``: what a slang dictionary says it stands for (``thnx``, ``2day``: :mod:`charwise.speller.slang`);
+* ``speller``: the speller's suggestions for a word it looked at, each with its probability;
 
-and a fitted logistic **judge** (:class:`NormalisationJudge`) gives each candidate the probability
-that it is what the writer meant, from the table's counts, the words' frequencies, the edit, the
-speller's own probability and the context (how much better the candidate fits between the neighbours
-than the written word: bigram counts and, in English, the neighbours' classes). The best
-candidate replaces the word when its probability reaches the judge's threshold, stored with the
-judge with where it was chosen (development tweets only): a rule proposes, the judge decides.
+and a fitted logistic **judge** (:class:`NormalisationJudge`) gives each candidate the probability that it is what
+the writer meant, from the table's counts, the words' frequencies, the edit, the speller's own probability and the
+context (how much better the candidate fits between the neighbours than the written word: bigram counts and, in
+English, the neighbours' classes). The best candidate replaces the word when its probability reaches the judge's
+threshold, stored with where it was chosen (development tweets only): a rule proposes, the judge decides.
 
-The shipped English judge and table (``charwise/data/normalisation-en``) come from the LexNorm 2015
-training tweets (Baldwin et al. 2015; the MultiLexNorm English training split, van der Goot et al.
-2021): ``benchmarks/correction/lexnorm.py --ship`` rebuilds them, ``benchmarks/correction/lexnorm.py`` measures them on
-held-out halves of those tweets.
+The shipped English judge and table (``charwise/data/normalisation-en``) come from the LexNorm 2015 training
+tweets (Baldwin et al. 2015; MultiLexNorm's English training split, van der Goot et al. 2021), rebuilt by
+``benchmarks/correction/lexnorm.py --ship``, measured by ``benchmarks/correction/lexnorm.py`` on their halves.
 
 Example (run by tests/test_doctests.py)::
 
@@ -85,6 +81,7 @@ from charwise.speller.normalisation_rules import (  # noqa: F401 (re-exported)
     short_part_pair,
     spelling_variants,
 )
+from charwise.speller.slang import expansions
 from charwise.speller.twin_decision import AccentTwins
 
 if TYPE_CHECKING:
@@ -126,6 +123,7 @@ class Normaliser:
         self.accents = AccentTwins.load(lexicon, context) if lexicon.language in ACCENTED else None
         self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.entries if "'" in w and len(w) <= 12}
         self.abbreviated = Abbreviations(lexicon)  # what an abbreviation may stand for (smth -> something)
+        self.slang = expansions(lexicon)  # what a chat form stands for (thnx -> thanks): charwise.speller.slang
 
     @classmethod
     def load(cls, language: str, lexicon: Lexicon, path: str | Path | None = None) -> "Normaliser":
@@ -180,6 +178,8 @@ class Normaliser:
             split = self._best_split(word)
             if split is not None:
                 found.setdefault(split, "split")
+        if word in self.slang and unknown:
+            found.setdefault(self.slang[word], "slang")
         for suggestion in speller or {}:
             found.setdefault(suggestion, "speller")
         found.pop(word, None)
