@@ -15,13 +15,16 @@ from charwise.speller.normalisation_rules import RULES
 from charwise.speller.run_together import (
     JOIN_GAP,
     MERGE,
+    SPLIT_FEATURES,
     SplitDecision,
+    association,
     join_by_counts,
     join_candidates,
     join_gap,
     pair_zipf,
     run_together_split,
     split_candidates,
+    split_features,
     split_run_together,
 )
 from charwise.words import split_words
@@ -98,28 +101,41 @@ def test_a_broken_decision_file_is_a_one_line_error(tmp_path, monkeypatch):
 
 
 def test_the_split_decision_reads_its_evidence_and_rejects_bad_files():
-    decision = SplitDecision.from_dict({"weights": [1.0, 3.0, 0.5, 0.0], "bias": -2.0, "threshold": 0.9,
+    decision = SplitDecision.from_dict({"weights": [1.0, 3.0, 0.5, 0.0, 1.0, 0.5], "bias": -2.0, "threshold": 0.9,
                                         "source": "an example"})
-    assert decision.probability([4.0, 0.0, 0.0, 0.0]) > decision.probability([1.0, 0.0, 0.0, 0.0])
-    assert decision.probability([0.2, 1.0, 0.0, 0.0]) > decision.probability([0.2, 0.0, 0.0, 0.0])
+    assert decision.probability([4.0, 0, 0, 0, 0, 0]) > decision.probability([1.0, 0, 0, 0, 0, 0])
+    assert decision.probability([0.2, 1.0, 0, 0, 0, 0]) > decision.probability([0.2, 0, 0, 0, 0, 0])
+    assert decision.probability([0.2, 0, 0, 0, 1.0, 2.0]) > decision.probability([0.2, 0, 0, 0, 0, 0])
     assert SplitDecision.from_dict(decision.to_dict()) == decision
-    with pytest.raises(ConfigError, match="4 finite weights"):
+    with pytest.raises(ConfigError, match="6 finite weights"):
         SplitDecision.from_dict({**decision.to_dict(), "weights": [1.0, 2.0]})
     with pytest.raises(ConfigError, match="probability"):
         SplitDecision.from_dict({**decision.to_dict(), "threshold": 1.5})
     with pytest.raises(ConfigError, match="needs weights"):
-        SplitDecision.from_dict({"weights": [1, 2, 3, 4]})
+        SplitDecision.from_dict({"weights": [1, 2, 3, 4, 5, 6]})
+
+
+def test_the_cut_reads_a_pronoun_and_how_strongly_its_parts_belong_together():
+    # "thank you" is written 10^1.8 times as often as its words' frequencies predict; "and is" 10^0.1
+    assert association(["thank", "you"]) > 1.5 > 0.5 > association(["and", "is"])
+    assert association(["i", "love", "you"]) > association(["i", "love"])  # each pair adds its own
+    speller = Speller.load("en")
+    counts = NgramContext.load("en")
+    pronoun = SPLIT_FEATURES.index("pronoun")
+    thanks = split_features(speller.lexicon, counts, ["thankyou", "for", "coming"], 0, "thank you")
+    not_even = split_features(speller.lexicon, counts, ["we", "did", "noteven", "try"], 2, "not even")
+    assert len(thanks) == len(SPLIT_FEATURES) and thanks[pronoun] == 1.0 and not_even[pronoun] == 0.0
 
 
 def test_a_cut_is_made_where_the_decision_is_sure_enough():
     speller = Speller.load("en")
     lex, rules = speller.lexicon, RULES["en"]
-    sure = SplitDecision((1.0, 0.0, 0.0, 0.0), 0.0, 0.9, "a test: the gap alone")
+    sure = SplitDecision((1.0, 0, 0, 0, 0, 0), 0.0, 0.9, "a test: the gap alone")
     row = entries("we did noteven try")
     assert split_run_together([row], lex, rules, [True], sure) == 1  # "not even" 4.3 Zipf apart
     assert [e.correction for e in row] == ["we", "did", "not even", "try"] and row[2].kind == "split"
     assert "split decision" in row[2].decided_by and row[2].probability >= 0.9
-    never = SplitDecision((1.0, 0.0, 0.0, 0.0), -100.0, 0.9, "a test: never")
+    never = SplitDecision((1.0, 0, 0, 0, 0, 0), -100.0, 0.9, "a test: never")
     row = entries("we did noteven try")
     assert split_run_together([row], lex, rules, [True], never) == 0 and not row[2].changed
 
@@ -176,6 +192,8 @@ def test_the_default_cuts_words_the_list_names_and_keeps_the_rest(speller):
 def test_the_default_cuts_common_run_together_words_and_leaves_names_and_tags(speller):
     found = speller.correct("Theguys are here")  # unlisted: 3.3 Zipf more often apart, a capital
     assert found.corrected == "The guys are here" and "split decision" in found.words[0].decided_by
+    # a pronoun among the parts, which belong together far more than chance: 0.96 (names seldom hold one)
+    assert speller.correct("you are so good keepit up").corrected == "you are so good keep it up"
     for text in ("we tried the tunein app", "can i get a shoutout", "Funtime Foxy is back", "give a pushback"):
         assert speller.correct(text).corrected == text
     for text in ("tune in to the radio", "the realestate market", "I love my team", "no one came"):

@@ -157,3 +157,31 @@ def test_capitalised_sentence_starts_are_decided_by_the_fitted_decision(real_spe
     assert decision.threshold >= real_speller.threshold and decision.capitals_threshold >= real_speller.threshold
     assert "capitals.py" in decision.source
     assert real_speller.correct(text).corrected == expected
+
+
+def test_a_full_stop_after_an_abbreviation_ends_no_sentence():
+    from charwise.speller.corrections import abbreviations, ends_sentence, starts_after
+
+    found = abbreviations()  # from UD EWT's training sentences
+    assert {"mr", "dr", "st", "vs", "ft"} <= found and not {"etc", "no", "i"} & found
+    assert not ends_sentence(".", "ft") and not ends_sentence(".", "Dr") and not ends_sentence("Mr.")
+    assert ends_sentence(".", "now") and ends_sentence(".", "etc") and ends_sentence(".", "no")
+    assert ends_sentence("...", "ft") and ends_sentence("!", "ft") and ends_sentence(".") and not ends_sentence("ft")
+    assert not starts_after(".", False, "ft") and starts_after(".", False, "now")
+
+
+def test_a_capital_after_an_abbreviation_reads_as_inside_a_sentence(tiny_speller):
+    # inside a sentence a capitalised unknown word is a name, not looked at
+    assert tiny_speller.looked_at(["now", ".", "Hous"])[2] and not tiny_speller.looked_at(["ft", ".", "Hous"])[2]
+    assert not tiny_speller.sentence_start_after(["see", "Dr", "."]) and tiny_speller.sentence_start_after(["go", "."])
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("text", [
+    "New song ft. Kool John out now.",  # Kool: a name after ft., no sentence start
+    "We saw Dr. Smyth and St. Jhon there.",
+])
+def test_names_after_abbreviations_are_kept(real_speller, text):
+    assert real_speller.correct(text).corrected == text
+    # the same word after a sentence's full stop is read as a start: a typo there is corrected
+    assert real_speller.correct("We were late. Teh end.").corrected == "We were late. The end."

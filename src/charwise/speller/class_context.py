@@ -163,10 +163,10 @@ def treebank_sentences(path: Path) -> list[list[str]]:
 @lru_cache(maxsize=None)
 def _load(language: str) -> ClassContext:
     from charwise.speller.confusions import DATA
-    from charwise.speller.word_classes import WordClasses
+    from charwise.speller.word_classes import shipped_classes
 
     table = DATA / f"confusions-{language}" / "classes.tsv"  # the shipped confusion model's word classes
-    classes = WordClasses.read(table)
+    classes = shipped_classes(language)
     corpus = CORPORA[language]
     key = hashlib.sha256(json.dumps([FORMAT, CLASSES, corpus.stat().st_size, file_sha256(corpus),
                                      file_sha256(table)]).encode())

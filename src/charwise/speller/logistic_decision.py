@@ -10,9 +10,9 @@ weights) and, when it ships as a file of its own, that file (:attr:`LogisticDeci
 Example::
 
     >>> from charwise.speller.run_together import SplitDecision
-    >>> decision = SplitDecision.from_dict({"weights": [1.0, 3.0, 0.5, 0.0], "bias": -2.0,
+    >>> decision = SplitDecision.from_dict({"weights": [1.0, 3.0, 0.5, 0.0, 1.0, 0.5], "bias": -2.0,
     ...                                     "threshold": 0.9, "source": "an example"})
-    >>> round(decision.probability([2.0, 0.0, 1.0, 0.0]), 3)
+    >>> round(decision.probability([2.0, 0.0, 1.0, 0.0, 0.0, 0.0]), 3)
     0.622
 """
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from charwise.speller.corrections import SENTENCE_END
+from charwise.speller.corrections import SENTENCE_END, ends_sentence
 
 if TYPE_CHECKING:
     from charwise.speller.lexicon import Lexicon
     from charwise.speller.settings import SpellerSettings
 
 WORD_KINDS_SIZE = 200_000  # words whose kind (looked at or not) is remembered, then forgotten at once
-Kind = tuple[bool, bool, bool, bool]  # looked at at a sentence start, inside one; a letter or digit; ends one
+Kind = tuple[bool, bool, bool, bool]  # looked at at a sentence start, inside one; a letter or digit; ends in . ! or ?
 
 
 def shouted(word: str) -> bool:
@@ -57,6 +57,7 @@ class WordKinds:
             self._kinds = (lengths, {})
         kinds = self._kinds[1]
         flags = []
+        previous = ""
         for word in words:
             kind = kinds.get(word)
             if kind is None:
@@ -64,8 +65,9 @@ class WordKinds:
             flags.append(kind[0] if start else kind[1])
             if kind[2]:  # a word with a letter or digit: what follows no longer starts the sentence
                 start = False
-            if kind[3]:
+            if kind[3] and ends_sentence(word, previous):  # an abbreviation's full stop ends none
                 start = True
+            previous = word
         return flags
 
 

@@ -461,7 +461,7 @@ class Normaliser:
         :meth:`apply` goes: ``current`` is the sentence corrected so far; ``start``: whether the
         words begin a sentence, False for a window that continues one; ``capitals``: as :meth:`apply`)."""
         for i, entry in enumerate(entries):
-            at_start, start = start, starts_after(entry.word, start)
+            at_start, start = start, starts_after(entry.word, start, entries[i - 1].word if i else "")
             # a capital inside a sentence is a name far more often than slang (as the speller reads it);
             # a word in capitals long enough not to be an acronym is read as its lower-case form
             caps = bool(capitals) and len(entry.word) >= capitals and shouted(entry.word)

@@ -23,7 +23,11 @@ Whether a candidate is cut is one fitted decision (:class:`SplitDecision`): a lo
 the gap (how much more often the web writes the parts apart than the word together, in Zipf:
 ``for each`` 4.58 against ``foreach`` 2.05), whether the list of known misspellings gives the cut as
 the word's correction (``everytime``: only 0.17 Zipf apart), how much better the parts fit between
-the word's neighbours than the word (bigram counts) and a capital. It was fitted on every candidate
+the word's neighbours than the word (bigram counts), a capital, whether a part is a pronoun (its most
+frequent tag in UD EWT: ``thankyou``, ``iloveyou``, ``keepit``; names and compounds seldom hold one)
+and how strongly the parts belong together (:func:`association`: ``thank you`` is written 10^2.1
+times as often as its words' frequencies predict, ``and is`` (``andis``, a name) only 10^0.1 times).
+It was fitted on every candidate
 of the development and fresh texts, each read by hand (``python -m benchmarks.correction.run_together
 --ship``), its threshold chosen out of fold by the rule the other changes of valid text follow
 (right - 9 x wrong at its highest: what it adds is right nine times in ten). Its file
@@ -59,6 +63,7 @@ from charwise.speller.context import NgramContext, neighbours
 from charwise.speller.corrections import same_case, starts_after
 from charwise.speller.known_misspellings import listed_cut
 from charwise.speller.logistic_decision import LogisticDecision
+from charwise.speller.word_classes import shipped_classes
 
 if TYPE_CHECKING:
     from charwise.speller.corrections import WordCorrection
@@ -85,7 +90,7 @@ JOIN_GAP = 0.18
 MAX_PARTS = 3  # longer runs are hashtags and slogans (``comedyandtruth``), protected or not meant as text
 MAX_CHARS = 24  # wordsegment's longest word, and the normaliser's longest split
 #: what the split decision reads, in the order of its weights
-SPLIT_FEATURES = ("gap", "listed", "context", "capital")
+SPLIT_FEATURES = ("gap", "listed", "context", "capital", "pronoun", "association")
 
 
 @dataclass(frozen=True)
@@ -155,6 +160,19 @@ def split_gap(parts: Sequence[str]) -> float | None:
     return out
 
 
+def association(parts: Sequence[str]) -> float:
+    """log10: how much more often ``parts`` are written in a row than their own frequencies predict
+    (the pointwise mutual information of each neighbouring pair in the web counts, summed: P(a b c) /
+    P(a) P(b) P(c) under the chained bigrams of :func:`split_gap`); parts the counts lack add nothing."""
+    unigrams, _, total = _counts()
+    out = 0.0
+    for a, b in zip(parts, parts[1:]):
+        together = pair_zipf(a, b, cut=False)
+        if together is not None and a in unigrams and b in unigrams:
+            out += together - _zipf(unigrams[a], total) - _zipf(unigrams[b], total) + 9.0
+    return out
+
+
 def foreign(word: str, english_zipf: float) -> bool:
     """Whether ``word`` is far more frequent in another language than in English (:data:`FOREIGN_GAP`)."""
     from wordfreq import zipf_frequency
@@ -194,7 +212,9 @@ def split_features(lexicon: Lexicon, counts: NgramContext, words: Sequence[str],
     word, parts = words[i], cut.split(" ")
     gap = (split_gap(parts) or 0.0) - lexicon.zipf(word.lower())
     listed = float(listed_cut(word.lower(), cut, lexicon.language))
-    return [gap, listed, context_gain(counts, words, i, parts), float(word[:1].isupper())]
+    classes = shipped_classes(lexicon.language)
+    pronoun = float(any(classes(p) == "PRON" for p in parts))
+    return [gap, listed, context_gain(counts, words, i, parts), float(word[:1].isupper()), pronoun, association(parts)]
 
 
 def split_candidates(corrected: list[list[WordCorrection]], lexicon: Lexicon, rules: LanguageRules,
@@ -205,7 +225,7 @@ def split_candidates(corrected: list[list[WordCorrection]], lexicon: Lexicon, ru
     for s, (entries, start) in enumerate(zip(corrected, starts)):
         at_start, words = bool(start), [e.correction for e in entries]
         for i, entry in enumerate(entries):
-            first, at_start = at_start, starts_after(entry.word, at_start)
+            first, at_start = at_start, starts_after(entry.word, at_start, entries[i - 1].word if i else "")
             word = entry.word
             if entry.changed or entry.protected or not (word.islower() or (first and word.istitle())):
                 continue

@@ -319,8 +319,9 @@ class Speller:
     def sentence_start_after(words: Sequence[str], start: bool = True) -> bool:
         """Whether a text that follows ``words`` (which began a sentence if ``start``) begins one:
         the ``start`` to give the next window of a text corrected in windows."""
+        previous = ""
         for word in words:
-            start = starts_after(word, start)
+            start, previous = starts_after(word, start, previous), word
         return start
 
     @overload

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 START, END = "<s>", "</s>"  # the neighbours before a sentence's first word and after its last
@@ -58,3 +59,10 @@ class WordClasses:
         if any(c.isdigit() for c in word):
             return "NUM"
         return self.suffixes.get(word[-3:], "X")
+
+
+@lru_cache(maxsize=None)
+def shipped_classes(language: str) -> WordClasses:
+    """The word classes the shipped confusion model of ``language`` reads
+    (``data/confusions-<language>/classes.tsv``)."""
+    return WordClasses.read(Path(__file__).resolve().parents[1] / "data" / f"confusions-{language}" / "classes.tsv")
