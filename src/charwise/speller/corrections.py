@@ -49,7 +49,23 @@ def abbreviations() -> frozenset[str]:
     initial): those UD English-EWT's training sentences write with a full stop inside a sentence
     (each letter run of ``U.S.``, as a text's words are split) at least :data:`ABBREVIATION_SEEN`
     times, and in nine of ten of its full stops, the project's bar for a reading of text it acts on
-    (``etc.`` ends more sentences than it continues; ``no.`` ends 5 of 12)."""
+    (``etc.`` ends more sentences than it continues; ``no.`` ends 5 of 12). Counted once and cached
+    (reading the treebank takes half a second)."""
+    import hashlib
+    import json
+
+    from charwise.cache import array_text, cache_root, file_sha256, mapped_or_built, text_array
+    from charwise.speller.class_context import TREEBANK
+
+    key = hashlib.sha256(json.dumps([ABBREVIATION_SEEN, file_sha256(TREEBANK)]).encode()).hexdigest()[:16]
+    path = cache_root() / "speller" / f"abbreviations-{key}.safetensors"
+    arrays = mapped_or_built(path, f"the abbreviations of {TREEBANK.name}", ("words",),
+                             lambda: {"words": text_array(sorted(_count_abbreviations()))})
+    return frozenset(w for w in array_text(arrays["words"]) if w)
+
+
+def _count_abbreviations() -> frozenset[str]:
+    """:func:`abbreviations`, counted in the treebank."""
     from charwise.speller.class_context import TREEBANK, treebank_sentences
 
     inside: Counter[str] = Counter()
