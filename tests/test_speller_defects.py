@@ -1,6 +1,7 @@
 """Defects found reading the speller (issue 57, item 7), each with a test that fails while it is there:
 the normalisation judge's one ``undo_below`` default, suggestion lists of one result shared with another
-(and with the score cache), and the normaliser's sentence start in the windows of a long line."""
+(and with the score cache), the normaliser's sentence start in the windows of a long line, and a line
+break that did not end a sentence."""
 
 from __future__ import annotations
 
@@ -89,3 +90,24 @@ def test_a_window_that_starts_mid_sentence_is_no_sentence_start_for_the_normalis
         start = real_speller.sentence_start_after([w.word for w in result.words], start)
         parts.append(result.corrected)
     assert "".join(parts) == whole
+
+
+# --- a line break ends a sentence --------------------------------------------------------------------------
+def test_each_line_of_a_text_is_read_on_its_own():
+    from charwise.speller.corrections import text_lines
+
+    assert text_lines(["a b\nc", "d", ""], [False, True, True]) == (
+        [(0, 0, "a b\n"), (0, 4, "c"), (1, 0, "d"), (2, 0, "")], [False, True, True, True])
+    assert text_lines(["x\r\n\ny"])[0] == [(0, 0, "x\r\n"), (0, 3, "\n"), (0, 4, "y")]
+    with pytest.raises(ValueError, match="starts has 1 entries for 2 texts"):
+        text_lines(["a", "b"], [True])
+
+
+@pytest.mark.real
+def test_a_line_break_ends_a_sentence_as_in_a_file_read_line_by_line(real_speller):
+    # the line before gave "every" a left neighbour and made "Teh" a capital inside a sentence
+    text = "some one left the door open\nevery thing is fine\nTeh end"
+    result = real_speller.correct(text)
+    assert result.corrected == "some one left the door open\neverything is fine\nThe end"
+    assert result.corrected == "\n".join(r.corrected for r in real_speller.correct(text.split("\n")))
+    assert all(text[w.start:w.end] == w.word for w in result.words)

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Sequence
 
 from charwise.speller.lexicon import strip_accents
 
@@ -100,6 +100,24 @@ def starts_after(word: str, start: bool, previous: str = "") -> bool:
     if any(c.isalnum() for c in word):
         start = False
     return True if ends_sentence(word, previous) else start
+
+
+def text_lines(texts: Sequence[str], starts: Sequence[bool] | None = None,
+               ) -> tuple[list[tuple[int, int, str]], list[bool]]:
+    """Each line of ``texts`` as ``(text index, offset in that text, line)`` (its line break kept
+    with it), and whether each begins a sentence: a text's first line when its ``starts`` says so
+    (default: every text does), every later line (a line break ends a sentence)."""
+    if starts is not None and len(starts) != len(texts):
+        raise ValueError(f"starts has {len(starts)} entries for {len(texts)} texts")
+    lines: list[tuple[int, int, str]] = []
+    line_starts: list[bool] = []
+    for owner, text in enumerate(texts):
+        offset = 0
+        for k, line in enumerate(text.splitlines(keepends=True) or [text]):
+            lines.append((owner, offset, line))
+            line_starts.append(True if k or starts is None else bool(starts[owner]))
+            offset += len(line)
+    return lines, line_starts
 
 
 class Suggestion(NamedTuple):

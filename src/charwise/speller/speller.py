@@ -82,6 +82,7 @@ from charwise.speller.corrections import (
     restores_accents,
     same_case,
     starts_after,
+    text_lines,
     word_spans,
 )
 from charwise.speller.features import Featurizer, rank_order, segment_max
@@ -350,15 +351,17 @@ class Speller:
             if not isinstance(text, str):
                 raise TypeError(f"correct_lines() takes texts (str), got {type(text).__name__}")
         patterns = compile_patterns(self.settings.protect) + compile_patterns(protect)  # once per call
-        splits = [split_words(t) for t in texts]
-        spans = [word_spans(text, split.words) for text, split in zip(texts, splits)]
-        protected = [protected_words(text, where, patterns) for text, where in zip(texts, spans)]
-        out = []
-        corrected = self._correct([s.words for s in splits], threshold, starts, protected)
-        for text, where, words in zip(texts, spans, corrected):
+        # a line break ends a sentence, as in a file read line by line: each line is corrected on its own
+        lines, line_starts = text_lines(texts, starts)
+        splits = [split_words(line) for _, _, line in lines]
+        spans = [word_spans(line, split.words) for (_, _, line), split in zip(lines, splits)]
+        protected = [protected_words(line, where, patterns) for (_, _, line), where in zip(lines, spans)]
+        corrected = self._correct([s.words for s in splits], threshold, line_starts, protected)
+        out = [CorrectedText(text, []) for text in texts]
+        for (owner, offset, _), where, words in zip(lines, spans, corrected):
             for entry, (start, end) in zip(words, where):
-                entry.start, entry.end = start, end
-            out.append(CorrectedText(text, words))
+                entry.start, entry.end = offset + start, offset + end
+            out[owner].words += words
         return out
 
     def correct_words(self, sentences: list[list[str]], threshold: float | None = None, *,
