@@ -22,11 +22,13 @@ from conftest import tiny_lexicon
 GERMAN = "Im Video kann man sehen , dass der nicht nur in die Menge fährt , sondern auch nochmal zurücksetzt"
 FRENCH = "Ca serait meme plutot le contraire , sans ce feu , il n y aurait eu probablement pas de survivant"
 PORTUGUESE = "vc me ama , eu te aviso qnd eu for fzr pra vc entrar"
+SHOUTED = "MADRID E SUA FILHADAPUTAGEM DE TOMAR GOL NO FINAL"  # in capitals: read in lower case
 ENGLISH = [
     "lol im gonna see u tmrw haha",  # the web's slang is frequent in every language's lists
     "I recieved teh pakage from Müller in Düsseldorf",  # names belong to every language
     "dan buat yang lolos , congrats ! enjoy the feedback of your hardwork , yey",  # mixed: the English half stays
     "I like this sentence",
+    "THE SERVISE WAS SLOWW AND THE FOOD COLD OMG",
     "",
 ]
 
@@ -36,7 +38,7 @@ def foreign() -> ForeignSentences:
     return ForeignSentences(tiny_lexicon(), OTHER_LANGUAGES["en"])
 
 
-@pytest.mark.parametrize("text", [GERMAN, FRENCH, PORTUGUESE])
+@pytest.mark.parametrize("text", [GERMAN, FRENCH, PORTUGUESE, SHOUTED])
 def test_sentences_in_another_language_are_foreign(foreign, text):
     assert foreign(text.split())
 
@@ -65,7 +67,7 @@ def test_spanish_has_no_check():
 @pytest.mark.real
 def test_real_speller_leaves_a_foreign_sentence_whole():
     speller = Speller.load("en")
-    for text in (GERMAN, FRENCH, PORTUGUESE):
+    for text in (GERMAN, FRENCH, PORTUGUESE, SHOUTED):
         result = speller.correct(text)
         assert result.corrected == text and all(w.protected for w in result.words)
     assert speller.correct("I recieved teh pakage from Müller").corrected == "I received the package from Müller"

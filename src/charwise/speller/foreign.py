@@ -9,7 +9,8 @@ of them, are words of another language: a Zipf frequency of at least :data:`FORE
 (once per million words, in wordfreq's small lists) and :data:`FOREIGN_MARGIN` higher than in the
 speller's own language. The margin keeps the web's English slang, frequent in every language's
 lists (``lol``, ``gonna``, ``haha``), on the English side; only lower-case words count, as names
-(``Müller``, ``Düsseldorf``) turn up in text of every language. Only a sentence with at least
+(``Müller``, ``Düsseldorf``) turn up in text of every language, and words in capitals, read as their
+lower-case form as the speller reads them (``VAI TOMAR NO CU``: ``tomar`` became ``TOMORROW``). Only a sentence with at least
 :data:`MIN_FOREIGN_WORDS` words the lexicon lacks is looked at this closely, so clean text costs
 nothing.
 
@@ -86,16 +87,16 @@ class ForeignSentences:
                     found[j] = kinds[w] = self._kind(w)
         if found.count(UNKNOWN) < MIN_FOREIGN_WORDS:  # most sentences: too few words the lexicon lacks
             return False
-        letters = [w for w, kind in zip(words, found) if kind]
+        letters = [w.lower() for w, kind in zip(words, found) if kind]
         foreign = sum(self._foreign(w) for w in letters)
         return foreign >= MIN_FOREIGN_WORDS and foreign >= FOREIGN_SHARE * len(letters)
 
     def _kind(self, word: str) -> int:
-        """0: not a lower-case word of letters (two at least); :data:`KNOWN` or :data:`UNKNOWN`: one,
-        that the lexicon knows or lacks."""
-        if not (len(word) >= 2 and word.isalpha() and word.islower()):
+        """0: not a word of letters (two at least) in lower case or in capitals; :data:`KNOWN` or
+        :data:`UNKNOWN`: one, that the lexicon knows or lacks (in lower case)."""
+        if not (len(word) >= 2 and word.isalpha() and (word.islower() or word.isupper())):
             return 0
-        return UNKNOWN if not self.lexicon.knows(word) else KNOWN
+        return UNKNOWN if not self.lexicon.knows(word.lower()) else KNOWN
 
     def _foreign(self, word: str) -> bool:
         verdict = self._verdicts.get(word)
