@@ -9,8 +9,10 @@ of them, are words of another language: a Zipf frequency of at least :data:`FORE
 (once per million words, in wordfreq's small lists) and :data:`FOREIGN_MARGIN` higher than in the
 speller's own language. The margin keeps the web's English slang, frequent in every language's
 lists (``lol``, ``gonna``, ``haha``), on the English side; only lower-case words count, as names
-(``Müller``, ``Düsseldorf``) turn up in text of every language, and words in capitals, read as their
-lower-case form as the speller reads them (``VAI TOMAR NO CU``: ``tomar`` became ``TOMORROW``). Only a sentence with at least
+(``Müller``, ``Düsseldorf``) turn up in text of every language; in a sentence written mostly in
+capitals the words in capitals count instead, read in lower case as the speller reads them
+(``REAL MADRID E SUA ... DE TOMAR GOL``: ``TOMAR`` became ``TOMORROW``; the acronyms of a sentence in
+lower case, ``RT``, ``LOL``, would count as English words). Only a sentence with at least
 :data:`MIN_FOREIGN_WORDS` words the lexicon lacks is looked at this closely, so clean text costs
 nothing.
 
@@ -56,6 +58,7 @@ FOREIGN_SHARE = 0.5  # ... making at least half of its words (mixed tweets keep 
 CACHE_SIZE = 100_000  # words whose verdict is remembered, then forgotten at once
 FORMAT = 1  # of the cached table of other languages' words
 KNOWN, UNKNOWN = 1, 2  # a lower-case word of letters that the lexicon knows, or lacks (ForeignSentences._kind)
+SHOUTED = 2  # added to the kind of a word in capitals (3, 4)
 
 
 class ForeignSentences:
@@ -76,7 +79,7 @@ class ForeignSentences:
         return cls(lexicon, others) if others else None
 
     def __call__(self, words: Sequence[str]) -> bool:
-        # lower-case words only: names (Müller, Düsseldorf) belong to every language's text
+        # lower-case words only (in capitals, if most are): names (Müller, Düsseldorf) belong to every language
         kinds = self._kinds
         found = list(map(kinds.get, words))
         if None in found:  # each word's kind once: running text repeats its words
@@ -85,18 +88,22 @@ class ForeignSentences:
             for j, (w, kind) in enumerate(zip(words, found)):
                 if kind is None:
                     found[j] = kinds[w] = self._kind(w)
-        if found.count(UNKNOWN) < MIN_FOREIGN_WORDS:  # most sentences: too few words the lexicon lacks
+        read = [k or 0 for k in found]  # every kind is known now
+        shouted = sum(k > SHOUTED for k in read) > sum(0 < k <= SHOUTED for k in read)  # mostly in capitals
+        read = [k - SHOUTED if k > SHOUTED and shouted else 0 if k > SHOUTED or shouted else k for k in read]
+        if read.count(UNKNOWN) < MIN_FOREIGN_WORDS:  # most sentences: too few words the lexicon lacks
             return False
-        letters = [w.lower() for w, kind in zip(words, found) if kind]
+        letters = [w.lower() for w, kind in zip(words, read) if kind]
         foreign = sum(self._foreign(w) for w in letters)
         return foreign >= MIN_FOREIGN_WORDS and foreign >= FOREIGN_SHARE * len(letters)
 
     def _kind(self, word: str) -> int:
         """0: not a word of letters (two at least) in lower case or in capitals; :data:`KNOWN` or
-        :data:`UNKNOWN`: one, that the lexicon knows or lacks (in lower case)."""
+        :data:`UNKNOWN`: one in lower case that the lexicon knows or lacks, :data:`SHOUTED` more for
+        one in capitals (read in lower case)."""
         if not (len(word) >= 2 and word.isalpha() and (word.islower() or word.isupper())):
             return 0
-        return UNKNOWN if not self.lexicon.knows(word.lower()) else KNOWN
+        return (UNKNOWN if not self.lexicon.knows(word.lower()) else KNOWN) + (SHOUTED if word.isupper() else 0)
 
     def _foreign(self, word: str) -> bool:
         verdict = self._verdicts.get(word)
