@@ -22,6 +22,7 @@ from charwise.speller.normalise import (
     NormalisationJudge,
     NormalisationTable,
     Normaliser,
+    before_a_name,
     edit_distance,
     lm_gains,
     normalisable,
@@ -91,6 +92,18 @@ def test_a_final_a_is_read_as_the_word_it_reduces(normaliser):
 def test_normalisable_words():
     assert all(normalisable(w) for w in ["u", "dont", "don't", "b4", "2day", "Im", "livin'"])
     assert not any(normalisable(w) for w in ["2", "@joe", "#tag", "NASA", "iPhone", "", "...", "a-b"])
+
+
+def test_a_valid_capitalised_word_before_a_name_is_part_of_it():
+    from charwise.speller.lexicon import DICTIONARY, LexiconEntry
+    from conftest import tiny_lexicon
+
+    lexicon = tiny_lexicon({w: LexiconEntry(3.9, DICTIONARY) for w in ("lil", "da", "thx", "pls")})
+    assert before_a_name(["Lil", "Uzi", "could"], 0, lexicon) and before_a_name(["Da", "Shawn", "-"], 0, lexicon)
+    assert not before_a_name(["Taryn", "Thomas"], 0, lexicon)  # no valid word: the judge's alone
+    assert not before_a_name(["Lil", "bro"], 0, lexicon) and not before_a_name(["Da", "I"], 0, lexicon)
+    assert not before_a_name(["Lil", "Uzi"], 1, lexicon) and not before_a_name(["lil", "Uzi"], 0, lexicon)
+    assert not before_a_name(["Thx", "McDonald"], 0, lexicon) and not before_a_name(["Pls", "RT"], 0, lexicon)
 
 
 def test_edit_distance():
@@ -246,6 +259,14 @@ def test_informal_text_is_normalised_with_kinds_and_offsets(speller):
     assert all(0 < w.probability <= 1 and text[w.start : w.end] == w.word for w in result.words if w.changed)
     assert result.corrected.endswith("@joejonas #theroom http://youtu.be/x")
     assert speller.correct("I recieved the pakage").corrected == "I received the package"
+
+
+@pytest.mark.real
+def test_a_capitalised_first_word_before_a_name_is_left(speller):
+    for text in ("Lil Uzi could say that", "Da Shawn - Ride"):
+        assert speller.correct(text).corrected == text  # Little, The before
+    assert speller.correct("Dont worry about it").corrected == "Don't worry about it"
+    assert speller.correct("new song ft. Lil Uzi").corrected == "new song ft. Lil Uzi"  # a name inside the sentence
 
 
 @pytest.mark.real

@@ -1,10 +1,10 @@
 """Normalisation of user text: what people write (``u``, ``dont``, ``goin``, ``soooo``, ``youcould``)
 mapped to the standard words a model was trained on, judged in context by one fitted model.
 
-Spelling correction (:class:`~charwise.speller.Speller`) fixes slips in words the lexicon lacks. Real
-text needs more: informal spellings that *are* in a web lexicon (``u``, ``wit``, ``goin``), lost
-apostrophes (``dont``), slang (``pls``, ``cuz``), drawn-out letters (``soooo``), words run together
-(``youcould``). The :class:`Normaliser` gathers **candidates** for a word from
+Spelling correction (:class:`~charwise.speller.Speller`) fixes slips in words the lexicon lacks. Real text
+needs more: informal spellings that *are* in a web lexicon (``u``, ``wit``, ``goin``), lost apostrophes
+(``dont``), slang (``pls``, ``cuz``), drawn-out letters (``soooo``), words run together (``youcould``). The
+:class:`Normaliser` gathers **candidates** for a word from
 
 * ``table``: a replacement table learned from annotated tweets (every normal form an annotator gave
   the written word, with counts: :class:`NormalisationTable`);
@@ -73,6 +73,7 @@ from charwise.speller.normalisation_rules import (  # noqa: F401 (re-exported)
     RULES,
     SOURCE_NAMES,
     Abbreviations,
+    before_a_name,
     beside_apostrophe,
     edit_distance,
     laugh,
@@ -437,8 +438,7 @@ class Normaliser:
         if found is None or (not drops_word and (found[2] < needed or found[1] not in allowed)):
             if (social and entry.kind == "spelling" and found is not None
                     and self._judged(entry, found) < judge.undo_below):
-                # one judge: it read the speller's correction among the other candidates
-                # and finds the word as written likelier
+                # one judge: it read the speller's correction among the other candidates and finds the word likelier
                 entry.correction, entry.kind, entry.decided_by = entry.word, "", ""
             return
         cand, kind, p = found
@@ -462,11 +462,11 @@ class Normaliser:
         words begin a sentence, False for a window that continues one; ``capitals``: as :meth:`apply`)."""
         for i, entry in enumerate(entries):
             at_start, start = start, starts_after(entry.word, start, entries[i - 1].word if i else "")
-            # a capital inside a sentence is a name far more often than slang (as the speller reads it);
-            # a word in capitals long enough not to be an acronym is read as its lower-case form
+            # a capital inside a sentence, or a valid word before one (Lil Uzi), is a name; capitals read in lower case
             caps = bool(capitals) and len(entry.word) >= capitals and shouted(entry.word)
-            if (entry.protected or not (caps or normalisable(entry.word))
-                    or (entry.word[:1].isupper() and not at_start and not caps)
+            named = entry.word[:1].isupper() and not caps and (
+                not at_start or before_a_name([e.word for e in entries[i:i + 2]], 0, self.lexicon))
+            if (entry.protected or not (caps or normalisable(entry.word)) or named
                     or not self._may_change(entry.word.lower().replace("\u2019", "'"), entry)
                     or beside_apostrophe(current, i)):
                 continue
