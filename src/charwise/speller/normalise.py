@@ -1,10 +1,10 @@
 """Normalisation of user text: what people write (``u``, ``dont``, ``goin``, ``soooo``, ``youcould``)
 mapped to the standard words a model was trained on, judged in context by one fitted model.
 
-Spelling correction (:class:`~charwise.speller.Speller`) fixes slips in words the lexicon lacks. Real text
-needs more: informal spellings that *are* in a web lexicon (``u``, ``wit``, ``goin``), lost apostrophes
-(``dont``), slang (``pls``, ``cuz``), drawn-out letters (``soooo``), words run together (``youcould``). The
-:class:`Normaliser` gathers **candidates** for a word from
+Spelling correction (:class:`~charwise.speller.Speller`) fixes slips in words the lexicon lacks. Real
+text needs more: informal spellings that *are* in a web lexicon (``u``, ``wit``, ``goin``), lost
+apostrophes (``dont``), slang (``pls``, ``cuz``), drawn-out letters (``soooo``), words run together
+(``youcould``). The :class:`Normaliser` gathers **candidates** for a word from
 
 * ``table``: a replacement table learned from annotated tweets (every normal form an annotator gave
   the written word, with counts: :class:`NormalisationTable`);
