@@ -161,6 +161,12 @@ def treebank_sentences(path: Path) -> list[list[str]]:
 
 
 @lru_cache(maxsize=None)
+def corpus_sha256(language: str) -> str:
+    """The SHA-256 of the shipped treebank of ``language`` (package data: hashed once per process)."""
+    return file_sha256(CORPORA[language])
+
+
+@lru_cache(maxsize=None)
 def _load(language: str) -> ClassContext:
     from charwise.speller.confusions import DATA
     from charwise.speller.word_classes import shipped_classes
@@ -168,7 +174,7 @@ def _load(language: str) -> ClassContext:
     table = DATA / f"confusions-{language}" / "classes.tsv"  # the shipped confusion model's word classes
     classes = shipped_classes(language)
     corpus = CORPORA[language]
-    key = hashlib.sha256(json.dumps([FORMAT, CLASSES, corpus.stat().st_size, file_sha256(corpus),
+    key = hashlib.sha256(json.dumps([FORMAT, CLASSES, corpus.stat().st_size, corpus_sha256(language),
                                      file_sha256(table)]).encode())
     path = cache_root() / "speller" / f"class-context-{language}-{key.hexdigest()[:16]}.safetensors"
     arrays = mapped_or_built(path, f"the classes around each word of {corpus.name}",

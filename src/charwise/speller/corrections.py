@@ -54,10 +54,10 @@ def abbreviations() -> frozenset[str]:
     import hashlib
     import json
 
-    from charwise.cache import array_text, cache_root, file_sha256, mapped_or_built, text_array
-    from charwise.speller.class_context import TREEBANK
+    from charwise.cache import array_text, cache_root, mapped_or_built, text_array
+    from charwise.speller.class_context import TREEBANK, corpus_sha256
 
-    key = hashlib.sha256(json.dumps([ABBREVIATION_SEEN, file_sha256(TREEBANK)]).encode()).hexdigest()[:16]
+    key = hashlib.sha256(json.dumps([ABBREVIATION_SEEN, corpus_sha256("en")]).encode()).hexdigest()[:16]
     path = cache_root() / "speller" / f"abbreviations-{key}.safetensors"
     arrays = mapped_or_built(path, f"the abbreviations of {TREEBANK.name}", ("words",),
                              lambda: {"words": text_array(sorted(_count_abbreviations()))})

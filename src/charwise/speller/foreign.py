@@ -88,10 +88,12 @@ class ForeignSentences:
             for j, (w, kind) in enumerate(zip(words, found)):
                 if kind is None:
                     found[j] = kinds[w] = self._kind(w)
+        if found.count(UNKNOWN) + found.count(UNKNOWN + SHOUTED) < MIN_FOREIGN_WORDS:  # most sentences
+            return False
         read = [k or 0 for k in found]  # every kind is known now
         shouted = sum(k > SHOUTED for k in read) > sum(0 < k <= SHOUTED for k in read)  # mostly in capitals
         read = [k - SHOUTED if k > SHOUTED and shouted else 0 if k > SHOUTED or shouted else k for k in read]
-        if read.count(UNKNOWN) < MIN_FOREIGN_WORDS:  # most sentences: too few words the lexicon lacks
+        if read.count(UNKNOWN) < MIN_FOREIGN_WORDS:  # too few words the lexicon lacks, in the case read
             return False
         letters = [w.lower() for w, kind in zip(words, read) if kind]
         foreign = sum(self._foreign(w) for w in letters)

@@ -229,16 +229,15 @@ def beside_apostrophe(words: Sequence[str], index: int) -> bool:
     return any(0 <= j < len(words) and words[j] in APOSTROPHES for j in (index - 1, index + 1))
 
 
-def before_a_name(words: Sequence[str], index: int, lexicon: Lexicon) -> bool:
-    """Whether ``words[index]`` is a valid word, capitalised, right before a capitalised word (a name
-    inside a sentence): at a sentence start, part of that name (``Lil Uzi``, ``Da Shawn``). A change
-    of a valid word must be right nine times in ten; the normaliser's changes of such words in
-    WNUT17's tweets, comments and posts (every line of its NER sets, raw YouTube, Reddit, Stack
-    Overflow and held-out tweets, and LexNorm's) were right 25 times in 37 (``Im Lily``, ``Congrats
-    Dan``; ``Lil Wayne -> Little`` 10 times, ``:-D Awesome -> The``)."""
-    after = words[index + 1] if index + 1 < len(words) else ""
-    return (words[index].istitle() and len(after) > 1 and after.isalpha() and after.istitle()
-            and lexicon.accepts(words[index]))
+def before_a_name(pair: Sequence[str], lexicon: Lexicon) -> bool:
+    """Whether the first of ``pair`` (a word and the one after it, if any) is a valid word, capitalised,
+    right before a capitalised word (a name inside a sentence): at a sentence start, part of that name
+    (``Lil Uzi``, ``Da Shawn``). A change of a valid word must be right nine times in ten; the
+    normaliser's changes of such words in WNUT17's tweets, comments and posts (every line of its NER
+    sets, raw YouTube, Reddit, Stack Overflow and held-out tweets, and LexNorm's) were right 25 times
+    in 37 (``Im Lily``, ``Congrats Dan``; ``Lil Wayne -> Little`` 10 times, ``:-D Awesome -> The``)."""
+    word, after = pair[0], pair[1] if len(pair) > 1 else ""
+    return word.istitle() and len(after) > 1 and after.isalpha() and after.istitle() and lexicon.accepts(word)
 
 
 def normalisable(word: str) -> bool:

@@ -465,7 +465,7 @@ class Normaliser:
             # a capital inside a sentence, or a valid word before one (Lil Uzi), is a name; capitals read in lower case
             caps = bool(capitals) and len(entry.word) >= capitals and shouted(entry.word)
             named = entry.word[:1].isupper() and not caps and (
-                not at_start or before_a_name([e.word for e in entries[i:i + 2]], 0, self.lexicon))
+                not at_start or before_a_name([e.word for e in entries[i:i + 2]], self.lexicon))
             if (entry.protected or not (caps or normalisable(entry.word)) or named
                     or not self._may_change(entry.word.lower().replace("\u2019", "'"), entry)
                     or beside_apostrophe(current, i)):
