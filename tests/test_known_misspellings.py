@@ -85,6 +85,17 @@ def test_common_misspellings_at_a_sentence_start_are_corrected(real_speller, tex
 
 
 @pytest.mark.real
+@pytest.mark.parametrize("text, expected", [
+    # web word lists hold these forms; the scorer once learned them as valid words from its training
+    # sentences, which hold them too (charwise.training.scorer.valid_unknown_words)
+    ("we definetly should go", "we definitely should go"),
+    ("that was noticable from here", "that was noticeable from here"),
+])
+def test_known_misspellings_inside_a_sentence_are_corrected(real_speller, text, expected):
+    assert real_speller.correct(text).corrected == expected
+
+
+@pytest.mark.real
 @pytest.mark.parametrize("text", [
     "Chanel opened a new shop in Paris.",  # a name the list holds as a misspelling of channel
     "The weird thing is that it works.",
