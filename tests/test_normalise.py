@@ -371,9 +371,9 @@ def test_the_default_style_reads_tweets_as_social_and_edited_text_as_standard(sp
                              featurizer=speller.featurizer) for style in ("standard", "social")}
     for other in styles.values():
         other.normaliser = speller.normaliser
-    edited, tweet = "jordyn enjoying his black tongue", "jordyn enjoying his black tongue @bob"
-    assert styles["standard"].correct(tweet).corrected.startswith("jordan ")
-    assert styles["social"].correct(edited).corrected.startswith("jordyn ")
+    edited, tweet = "my friend jordyn is here", "my friend jordyn is here @bob"
+    assert styles["standard"].correct(tweet).corrected.startswith("my friend jordan ")
+    assert styles["social"].correct(edited).corrected.startswith("my friend jordyn ")
     assert [t.corrected for t in speller.correct([edited, tweet])] == [
         styles["standard"].correct(edited).corrected, styles["social"].correct(tweet).corrected]
     assert speller.correct("I recieved the pakage :)").corrected == "I received the package :)"
