@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
@@ -182,8 +183,14 @@ def annotated_typos(language: str) -> list[tuple[list[str], int, str]]:
     """(sentence, position, the form meant, lower-case) of every word UD EWT's annotators marked as
     a typo in its training sentences (``Typo=Yes`` among its features, ``CorrectForm`` in its last
     column), when the form meant is one alphabetic word; none outside English."""
+    return [(list(words), i, meant) for words, i, meant in _annotated_typos(language)]
+
+
+@lru_cache(maxsize=None)
+def _annotated_typos(language: str) -> tuple[tuple[tuple[str, ...], int, str], ...]:
+    """:func:`annotated_typos`, read once per process (a fit reads them twice: 2 s each)."""
     if language != "en":
-        return []
+        return ()
     from charwise.tagging.data import load_task
 
     out = []
@@ -193,8 +200,8 @@ def annotated_typos(language: str) -> list[tuple[list[str], int, str]]:
                 continue
             meant = dict(kv.split("=", 1) for kv in misc.split("|") if "=" in kv).get("CorrectForm", "")
             if meant.isalpha() and meant.lower() != sentence.words[i].lower():
-                out.append((list(sentence.words), i, meant.lower()))
-    return out
+                out.append((tuple(sentence.words), i, meant.lower()))
+    return tuple(out)
 
 
 def misspell_in_sentences(sentences: Iterable[list[str]], lexicon: Lexicon, config: ScorerTraining, n: int,
