@@ -262,6 +262,23 @@ def test_informal_text_is_normalised_with_kinds_and_offsets(speller):
 
 
 @pytest.mark.real
+def test_a_dropped_g_written_with_its_apostrophe_is_put_back_and_the_apostrophe_goes(speller):
+    for written, meant in [("I'm not goin' back", "I'm not going back"), ("sittin' here", "sitting here"),
+                           ("GOIN' HOME", "GOING HOME"), ("we were talkin' 'bout it", "we were talking 'bout it")]:
+        result = speller.correct(written)
+        assert result.corrected == meant, written
+        assert [w.word for w in result.words if w.joined_away] == ["'"]
+    assert speller.correct("I'm not goin' back").marked() == "I'm not [goin' -> going] back"
+    # a mark that touches the next word too parts two words: it stays
+    assert speller.correct("turn it up FUCKIN\u00b4LOUD!!!").corrected == "turn it up FUCKING\u00b4LOUD!!!"
+    for kept in ("rock 'n' roll is here", "the kids' toys", "she said 'I am going'", "a 'cousin' of mine"):
+        assert speller.correct(kept).corrected == kept
+    # words read from a tokenised text (no offsets): the apostrophe stays a token of its own, unchanged
+    words = speller.correct_words([["i'm", "not", "goin", "'", "back"]])[0]
+    assert [w.correction for w in words] == ["i'm", "not", "going", "'", "back"]
+
+
+@pytest.mark.real
 def test_a_capitalised_first_word_before_a_name_is_left(speller):
     for text in ("Lil Uzi could say that", "Da Shawn - Ride"):
         assert speller.correct(text).corrected == text  # Little, The before
@@ -322,6 +339,13 @@ def test_what_is_never_proposed(normaliser):
     # the pieces of a contraction split at its apostrophe are left to the word they belong to
     assert beside_apostrophe(["did", "n", "'", "t"], 1) and beside_apostrophe(["we", "'", "ve"], 2)
     assert not beside_apostrophe(["u", "know"], 0)
+    # where writers drop a g, its apostrophe (goin ') is no contraction: neither goin nor the word after is a piece
+    dropped = ["not", "goin", "'", "back"]
+    assert beside_apostrophe(dropped, 1) and beside_apostrophe(dropped, 3)  # a language without the rule
+    assert not beside_apostrophe(dropped, 1, dropped_g=True) and not beside_apostrophe(dropped, 3, dropped_g=True)
+    for pieces, i in ((["darwin", "'", "s"], 0), (["rock", "'", "n", "'", "roll"], 2), (["we", "'", "ve"], 2),
+                      (["a", "'", "goin", "'"], 2)):  # a contraction's ending; n in quotes; a quoted word
+        assert beside_apostrophe(pieces, i, dropped_g=True)
 
 
 def test_informal_words_are_what_annotators_nearly_always_changed():

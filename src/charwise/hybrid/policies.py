@@ -199,10 +199,10 @@ class RepairPolicy(Policy):
     def repairs(self, sentences, space_before=None):
         corrected = self.speller.correct_words([list(words) for words in sentences], self.threshold,
                                                space_before=space_before)
-        # a join (kind "merge", a speller given with a language model) would leave a word without
-        # pieces, and the model's word positions cannot follow it: both words stay as written
+        # a join (kind "merge", a speller given with a language model) or an apostrophe taken into the word
+        # before it would leave a word without pieces, and the model's word positions cannot follow it
         return [{i: Repair(w.word, w.correction, w.probability) for i, w in enumerate(words)
-                 if w.changed and w.kind != "merge"} for words in corrected]
+                 if w.changed and w.kind != "merge" and not w.joined_away} for words in corrected]
 
     def select(self, words, pieces, teacher):
         if not self.chars_for_unsure:

@@ -152,9 +152,9 @@ class WordCorrection:
 
     @property
     def joined_away(self) -> bool:
-        """The second word of a merge (``some one`` -> ``someone``): its correction is empty, the
-        word before it holds the joined word."""
-        return self.kind == "merge" and not self.correction
+        """The second word of a merge (``some one`` -> ``someone``), or the apostrophe of a dropped g
+        (``goin'`` -> ``going``): its correction is empty, the word before it stands for both."""
+        return not self.correction and bool(self.word)
 
     @property
     def real_word(self) -> bool:
@@ -176,8 +176,8 @@ class CorrectedText:
             if not w.changed or w.joined_away:
                 continue  # the second word of a merge: the first's correction stands for both
             end = w.end
-            if w.kind == "merge" and i + 1 < len(self.words) and self.words[i + 1].joined_away:
-                end = self.words[i + 1].end  # the space between the two goes with them
+            if i + 1 < len(self.words) and self.words[i + 1].joined_away:
+                end = self.words[i + 1].end  # what lies between the two (a join's space) goes with them
             parts += [self.text[pos : w.start], shown(self.text[w.start : end], w.correction)]
             pos = end
         return "".join(parts) + self.text[pos:]

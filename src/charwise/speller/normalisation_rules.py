@@ -43,6 +43,7 @@ from charwise.words import PROTECTED_PATTERNS
 
 if TYPE_CHECKING:
     from charwise.speller.context import NgramContext
+    from charwise.speller.corrections import WordCorrection
     from charwise.speller.lexicon import Lexicon
 
 # Swept on the development tweets, the judge refitted for each value (python -m
@@ -203,6 +204,8 @@ def spelling_variants(a: str, b: str) -> bool:
 
 
 APOSTROPHES = frozenset("'\u2019\u00b4`")  # written for an apostrophe (´ and ` too)
+# what follows the apostrophe of a contraction split at it (did n ' t, we ' ve, rock ' n ' roll)
+CONTRACTION_PIECES = frozenset({"t", "s", "d", "m", "ll", "ve", "re", "n"})
 # normal forms never proposed, whatever annotators wrote: a slur is not the standard form of a word
 NEVER_PROPOSED = frozenset({"nigger", "niggers"})
 
@@ -223,10 +226,36 @@ def short_part_pair(left: str, right: str, rules: LanguageRules, context: NgramC
     return right
 
 
-def beside_apostrophe(words: Sequence[str], index: int) -> bool:
+def beside_apostrophe(words: Sequence[str], index: int, dropped_g: bool = False) -> bool:
     """Whether ``words[index]`` is a piece of a contraction split at its apostrophe (``did n ' t``,
-    ``we ' ve``): an apostrophe word right before or after it."""
-    return any(0 <= j < len(words) and words[j] in APOSTROPHES for j in (index - 1, index + 1))
+    ``we ' ve``): an apostrophe word right before or after it. With ``dropped_g`` (a language whose
+    writers drop a final g), an apostrophe that marks a dropped g (``goin '``, ``nothin '``: after a
+    word in ``-in``, before no contraction's ending) makes no piece of its neighbours."""
+    return any(0 <= j < len(words) and words[j] in APOSTROPHES and not (dropped_g and marks_dropped_g(words, j))
+               for j in (index - 1, index + 1))
+
+
+def marks_dropped_g(words: Sequence[str], index: int) -> bool:
+    """Whether the apostrophe ``words[index]`` is the mark of a dropped g on the word before it (``goin '``)."""
+    before = words[index - 1].lower() if index > 0 else ""
+    after = words[index + 1].lower() if index + 1 < len(words) else ""
+    return (len(before) >= 3 and before.isalpha() and before.endswith("in")
+            and after not in CONTRACTION_PIECES and (index < 2 or words[index - 2] not in APOSTROPHES))
+
+
+def take_dropped_g_marks(entries: Sequence[WordCorrection]) -> None:
+    """Where a word of ``entries`` (a text's words, their offsets known) had its dropped g put back (``goin``
+    -> ``going``) and the apostrophe that marked it is written right after it (``goin'``: the tokens touch),
+    the apostrophe goes with the word (its correction empty, as the second word of a join): ``going``, not
+    ``going'``."""
+    words = [e.word for e in entries]
+    for i, (entry, mark) in enumerate(zip(entries, entries[1:])):
+        after = entries[i + 2] if i + 2 < len(entries) else None  # a word touching the mark too: it parts them
+        if (entry.correction.lower() == entry.word.lower() + "g" and mark.word in APOSTROPHES and not mark.protected
+                and mark.start == entry.end and mark.end > mark.start and marks_dropped_g(words, i + 1)
+                and (after is None or after.start > mark.end or not after.word[:1].isalnum())):
+            mark.correction, mark.kind, mark.probability = "", entry.kind, entry.probability
+            mark.decided_by = entry.decided_by
 
 
 def before_a_name(pair: Sequence[str], lexicon: Lexicon) -> bool:

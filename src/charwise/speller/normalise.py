@@ -249,8 +249,7 @@ class Normaliser:
     def features(self, word: str, candidates: dict[str, str], left: str | None, right: str | None,
                  speller: dict[str, float] | None = None, lm: dict[str, float] | None = None,
                  shares: dict[str, float] | None = None) -> np.ndarray:
-        """One row of :data:`FEATURES` per candidate of lower-case ``word`` between ``left`` and
-        ``right`` (:func:`~charwise.speller.normalisation_judge.candidate_features`)."""
+        """One row of :data:`FEATURES` per candidate of lower-case ``word`` between ``left`` and ``right``."""
         return candidate_features(self, word, candidates, left, right, speller, lm, shares)
 
     def shares(self, word: str, sentence: Sequence[str], index: int) -> dict[str, float] | None:
@@ -280,8 +279,7 @@ class Normaliser:
 
     # --- deciding -------------------------------------------------------------------------------
     def judge_for(self, lm: dict[str, float] | None) -> NormalisationJudge:
-        """The judge that decides with these language-model gains (the LM judge when there are
-        gains and one was fitted, else the plain judge)."""
+        """The judge that decides with these language-model gains (the LM judge, if fitted; else the plain one)."""
         judge = self.lm_judge if lm is not None and self.lm_judge is not None else self.judge
         if judge is None:
             raise ConfigError("this normaliser has no judge yet: fit one (benchmarks/correction/lexnorm.py)")
@@ -401,7 +399,7 @@ class Normaliser:
                         break  # nothing changed: another pass would judge the same
                     for entry, (correction, kind, p) in zip(entries, spelled):
                         entry.correction, entry.kind, entry.probability = correction, kind, p
-                for i, entry in self._judged_words(entries, current, bool(starts[s]), capitals):
+                for i, entry in self._judged_words(entries, bool(starts[s]), capitals):
                     self._decide(entry, current, i, gains.get((s, i)), threshold, allowed, social[s])
                     current[i] = entry.correction
 
@@ -455,11 +453,11 @@ class Normaliser:
         entry.decided_by = (f"normalisation judge{' with the language model' if lm_row is not None else ''}: "
                             f"{verdict} (candidate from: {SOURCE_NAMES.get(source, source)}{also})")
 
-    def _judged_words(self, entries: list[WordCorrection], current: list[str],
-                      start: bool = True, capitals: int = 0) -> Iterator[tuple[int, WordCorrection]]:
-        """The words of a sentence the normaliser judges, with their positions (read as the loop of
-        :meth:`apply` goes: ``current`` is the sentence corrected so far; ``start``: whether the
+    def _judged_words(self, entries: list[WordCorrection], start: bool = True,
+                      capitals: int = 0) -> Iterator[tuple[int, WordCorrection]]:
+        """The words of a sentence the normaliser judges, with their positions (``start``: whether the
         words begin a sentence, False for a window that continues one; ``capitals``: as :meth:`apply`)."""
+        written = [e.word for e in entries]  # a contraction's pieces are the writer's, whatever pass reads them
         for i, entry in enumerate(entries):
             at_start, start = start, starts_after(entry.word, start, entries[i - 1].word if i else "")
             # a capital inside a sentence, or a valid word before one (Lil Uzi), is a name; capitals read in lower case
@@ -468,7 +466,7 @@ class Normaliser:
                 not at_start or before_a_name([e.word for e in entries[i:i + 2]], self.lexicon))
             if (entry.protected or not (caps or normalisable(entry.word)) or named
                     or not self._may_change(entry.word.lower().replace("\u2019", "'"), entry)
-                    or beside_apostrophe(current, i)):
+                    or beside_apostrophe(written, i, self.rules.dropped_g)):
                 continue
             yield i, entry
 
@@ -479,7 +477,7 @@ class Normaliser:
         sentences = [[e.correction for e in entries] for entries in corrected]
         targets: list[tuple[int, int, str, list[str]]] = []
         for s, entries in enumerate(corrected):
-            for i, entry in self._judged_words(entries, sentences[s], bool(starts[s]), capitals):
+            for i, entry in self._judged_words(entries, bool(starts[s]), capitals):
                 found = self.lm_candidates(entry.word, sentences[s], i, speller_candidates(entry), lm)
                 if found:
                     targets.append((s, i, entry.word, found))

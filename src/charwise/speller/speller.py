@@ -91,7 +91,7 @@ from charwise.speller.lexicon import ACCENTED, Lexicon
 from charwise.speller.loading import SHIPPED_SCORERS, load_speller  # noqa: F401 (SHIPPED_SCORERS: re-exported)
 from charwise.speller.looking import WordKinds, one_word, shouted  # noqa: F401 (shouted: re-exported)
 from charwise.speller.merges import join_split_words
-from charwise.speller.normalisation_rules import social_sentences
+from charwise.speller.normalisation_rules import social_sentences, take_dropped_g_marks
 from charwise.speller.normalise import NORMALISED, Normaliser
 from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, check_sentences
 from charwise.speller.run_together import SplitDecision, join_by_counts, split_run_together
@@ -361,6 +361,8 @@ class Speller:
         for (owner, offset, _), where, words in zip(lines, spans, corrected):
             for entry, (start, end) in zip(words, where):
                 entry.start, entry.end = offset + start, offset + end
+            if self.normaliser is not None and self.normaliser.rules.dropped_g:
+                take_dropped_g_marks(words)  # goin' -> going: the apostrophe with the word
             out[owner].words += words
         return out
 
