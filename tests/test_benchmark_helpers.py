@@ -354,6 +354,31 @@ def test_a_wrong_edit_is_found_by_its_words_and_tweet_and_a_bad_label_is_refused
         read_labels(bad)
 
 
+def test_the_capital_threshold_is_where_right_minus_nine_wrong_is_highest_on_what_the_words_become():
+    from benchmarks.common.labels import read_labels
+    from benchmarks.correction.capital_normalisation import LABELS, THRESHOLDS, choose, outcome, sweep
+
+    def change(word: str, p: float, declined: str | None = None) -> dict:
+        return {"written": word, "output": word.lower(), "probability": p, "context": f"[{word}] here",
+                "declined": declined or word}
+
+    # three wrong at 0.74 (a greeting read as you), ten right from 0.8 up, one right at 0.72
+    changes = [change("Yo", 0.74)] * 3 + [change("U", 0.85)] * 10 + [change("Ya", 0.72)]
+    labels = {("Yo", "yo", "[Yo] here"): ("wrong", ""), ("U", "u", "[U] here"): ("right", ""),
+              ("Ya", "ya", "[Ya] here"): ("right", "")}
+    rows = sweep(changes, labels)
+    assert rows["0.7"] == {"right": 11, "wrong": 3, "unlabelled": 0} and rows["0.75"]["wrong"] == 0
+    assert choose(rows) == 0.75  # 10 right, none wrong: 10 against 11 - 27
+    # where the judge's change is not made, the speller's own stands: it is what the word becomes
+    wth = change("Wth", 0.74, declined="With")
+    assert outcome(wth, 0.7) == ("Wth", "wth", "[Wth] here") and outcome(wth, 0.9) == ("Wth", "With", "[Wth] here")
+    assert outcome(change("Yo", 0.74), 0.9) is None
+    # a change not read: the thresholds are not compared on the same words, none is chosen
+    assert sweep([wth], labels)["0.9"]["unlabelled"] == 1 and choose(sweep([wth], labels)) is None
+    shipped = read_labels(LABELS, keys=3)
+    assert {label for label, _ in shipped.values()} == {"right", "wrong"} and THRESHOLDS[0] == 0.7
+
+
 def test_a_kind_of_twin_takes_the_threshold_where_right_minus_nine_wrong_is_highest_among_those_nine_in_ten_right():
     from benchmarks.correction.twin_decision import choose_kind
 

@@ -223,6 +223,31 @@ def test_a_social_threshold_applies_in_sentences_read_as_social_only(normaliser,
         Normaliser.load("en", normaliser.lexicon, tmp_path / "model")
 
 
+def test_a_capitalised_word_needs_the_capital_threshold_and_a_word_in_capitals_does_not(normaliser, tmp_path):
+    judge = normaliser.judge = fitted_judge(normaliser)
+    p = normaliser.best("u", None, "could")[2]
+    judge.threshold, judge.capital_threshold = p - 0.01, min(1.0, p + 0.01)
+
+    def normalised(words: list[str]) -> list[str]:
+        entries = [WordCorrection(w, w, False) for w in words]
+        normaliser.apply([entries], ("normalisation",), capitals=2)
+        return [e.correction for e in entries]
+
+    # a capital at a sentence start: the judge learned from lower-cased tweets, the threshold is its own
+    assert normalised(["u", "could"]) == ["you", "could"] and normalised(["U", "could"]) == ["U", "could"]
+    assert judge.threshold_for(False, capitalised=True) == judge.capital_threshold
+    judge.capital_threshold = p - 0.5  # never below the judge's own
+    assert judge.threshold_for(True, capitalised=True) == judge.threshold and normalised(["U", "could"])[0] == "You"
+    judge.capital_threshold = 0.99
+    normaliser.save(tmp_path / "model")
+    again = Normaliser.load("en", normaliser.lexicon, tmp_path / "model").judge
+    assert again is not None and again.capital_threshold == 0.99
+    data = json.loads((tmp_path / "model" / "judge.json").read_text(encoding="utf-8"))
+    (tmp_path / "model" / "judge.json").write_text(json.dumps({**data, "capital_threshold": "high"}), encoding="utf-8")
+    with pytest.raises(CheckpointError, match="capital_threshold must be a probability"):
+        Normaliser.load("en", normaliser.lexicon, tmp_path / "model")
+
+
 def test_bad_model_files_are_one_line_errors(normaliser, tmp_path):
     with pytest.raises(ConfigError, match="no judge yet"):
         normaliser.best("u", None, None)
@@ -276,6 +301,19 @@ def test_a_dropped_g_written_with_its_apostrophe_is_put_back_and_the_apostrophe_
     # words read from a tokenised text (no offsets): the apostrophe stays a token of its own, unchanged
     words = speller.correct_words([["i'm", "not", "goin", "'", "back"]])[0]
     assert [w.correction for w in words] == ["i'm", "not", "going", "'", "back"]
+
+
+@pytest.mark.real
+def test_a_capitalised_first_word_needs_the_shipped_capital_threshold(speller):
+    judge = speller.normaliser.judge
+    assert judge.capital_threshold is not None and judge.capital_threshold >= judge.threshold
+    assert "right - 9 x wrong" in judge.capital_threshold_source
+    for written, meant in [("U should come", "You should come"), ("Pls help me", "Please help me"),
+                           ("Thats crazy", "That's crazy")]:
+        assert speller.correct(written).corrected == meant
+    for kept in ("Yo can I get the bike", "Lil Yachty is here"):  # a greeting, a name: the judge reads yo, lil
+        assert speller.correct(kept).corrected == kept
+    assert speller.correct("yo u can come").corrected == "yo you can come"  # in lower case, the judge's own
 
 
 @pytest.mark.real

@@ -155,12 +155,19 @@ class NormalisationJudge:
     # did not know (Tweet-Norm), a damage budget keeps the judge from tweets' own respellings
     social_threshold: float | None = None
     social_threshold_source: str = ""
+    # for a word written with a capital first letter (at a sentence start: inside one it is a name), when set:
+    # the judge learned from lower-cased tweets, blind to the case (Yo, Wth, N against U, Im), so the threshold
+    # is chosen on changes read by hand in text that keeps it (benchmarks/correction/capital_normalisation.py)
+    capital_threshold: float | None = None
+    capital_threshold_source: str = ""
     # what the normaliser's cache of judgements tells judges apart by
     serial: int = field(default_factory=lambda: next(_SERIALS), init=False, repr=False, compare=False)
 
-    def threshold_for(self, social: bool) -> float:
-        """The probability a candidate needs in a sentence read as social (``social``) or not."""
-        return self.social_threshold if social and self.social_threshold is not None else self.threshold
+    def threshold_for(self, social: bool, capitalised: bool = False) -> float:
+        """The probability a candidate needs in a sentence read as social (``social``) or not, for a word
+        written with a capital first letter (``capitalised``: not one in capitals) or not."""
+        base = self.social_threshold if social and self.social_threshold is not None else self.threshold
+        return max(base, self.capital_threshold) if capitalised and self.capital_threshold is not None else base
 
     def probability(self, rows: np.ndarray) -> np.ndarray:
         """For each row of :func:`feature_names` (of its sources), the probability that its
@@ -174,7 +181,8 @@ class NormalisationJudge:
                 "mean": self.mean.tolist(), "scale": self.scale.tolist(), "threshold": self.threshold,
                 "threshold_source": self.threshold_source, "undo_below": self.undo_below,
                 "undo_source": self.undo_source, "social_threshold": self.social_threshold,
-                "social_threshold_source": self.social_threshold_source}
+                "social_threshold_source": self.social_threshold_source, "capital_threshold": self.capital_threshold,
+                "capital_threshold_source": self.capital_threshold_source}
 
     @classmethod
     def from_dict(cls, data: dict[str, object], where: str = "the judge") -> "NormalisationJudge":
@@ -188,6 +196,7 @@ class NormalisationJudge:
             raise CheckpointError(f"{where}: weights, mean and scale must each have {size} values")
         try:
             social = check_threshold(data.get("social_threshold"), "social_threshold")  # type: ignore[arg-type]
+            capital = check_threshold(data.get("capital_threshold"), "capital_threshold")  # type: ignore[arg-type]
         except ConfigError as error:
             raise CheckpointError(f"{where}: {error}") from None
         undo = (UNDO_BELOW, UNDO_SOURCE)  # a file that does not say: the one default, with its source
@@ -195,7 +204,8 @@ class NormalisationJudge:
             undo = (float(data["undo_below"]), str(data.get("undo_source", "")))  # type: ignore[arg-type]
         return cls(arrays[0], float(data["bias"]), arrays[1], arrays[2],  # type: ignore[arg-type]
                    float(data.get("threshold", 0.5)), str(data.get("threshold_source", "")),  # type: ignore[arg-type]
-                   *undo, sources, social, str(data.get("social_threshold_source", "")))
+                   *undo, sources, social, str(data.get("social_threshold_source", "")),
+                   capital, str(data.get("capital_threshold_source", "")))
 
     @classmethod
     def fit(cls, rows: np.ndarray, labels: np.ndarray, c: float | None = None,

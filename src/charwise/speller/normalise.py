@@ -422,7 +422,8 @@ class Normaliser:
 
         left, right = adjacent_words(current, i)
         judge = self.judge_for(lm_row)
-        needed = judge.threshold_for(social) if threshold is None else threshold
+        capitalised = entry.word[:1].isupper() and not shouted(entry.word)  # a sentence start (else: a name, not read)
+        needed = judge.threshold_for(social, capitalised) if threshold is None else threshold
         if self._put_twin(entry, left, right, allowed):
             return
         shares = self.shares(entry.word, current, i)
