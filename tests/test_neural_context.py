@@ -28,7 +28,7 @@ from charwise.speller.neural import (
     substitute,
     variants,
 )
-from charwise.speller.normalise import NormalisationTable
+from charwise.speller.normalise import RULES, NormalisationTable
 
 SENTENCES = [["I", "would", "lke", "to", "go", "home", "."],
              ["The", "pakage", "came", ",", "did", "n't", "it", "?"],
@@ -262,6 +262,7 @@ def test_social_style_leaves_the_second_reading_to_a_normaliser_that_reads_the_m
     class ReadingNormaliser:  # what the speller asks of its normaliser here: whether its judge reads the model
         lm_judge: object | None = object()
         table = NormalisationTable.from_pairs([("u", "you")] * 3)  # "u": an informal word (style "auto")
+        rules = RULES["en"]  # whether a dropped g's apostrophe goes with its word
 
         def apply(self, *args, **kwargs) -> None:
             pass
