@@ -54,6 +54,10 @@ def test_table_counts_and_replacements():
 def test_candidates_of_each_source(normaliser):
     assert normaliser.candidates("u") == {"you": "table"}
     assert normaliser.candidates("gooood")["good"] == "repeat" and normaliser.candidates("soooo")["so"] == "repeat"
+    for letter in ("d", "m", "k"):  # one letter drawn out is a sound or a face (:DDDD), not the letter
+        normaliser.lexicon.entries[letter] = normaliser.lexicon.entries[letter * 2] = LexiconEntry(4.0, DICTIONARY)
+        assert normaliser.candidates(letter * 6) == {}
+    assert normaliser.candidates("iiiii")["i"] == "repeat"  # unless the letter is a word of its own
     assert normaliser.candidates("dont") == {"don't": "contraction"}
     assert normaliser.candidates("livin")["living"] == "ending"
     assert normaliser.candidates("livin'")["living"] == "ending"

@@ -205,8 +205,8 @@ class Normaliser:
 
     def _shortened(self, word: str, unknown: bool) -> list[str]:
         """The words ``word`` is, drawn out (``soooo`` -> ``so``; Spanish ``noo`` -> ``no``)."""
-        if not self._repeat.search(word):
-            return []
+        if not self._repeat.search(word) or (len(set(word)) == 1 and word[0] not in self.rules.split_letters):
+            return []  # one letter drawn out is a sound or a face (mmmm, the DDDD of :DDDD), unless a word (iiii)
         found: list[str] = []
         for repl in (r"\1\1", r"\1"):
             shorter = self._repeat.sub(repl, word)
