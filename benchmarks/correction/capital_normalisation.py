@@ -144,19 +144,19 @@ def ship(result: dict[str, Any]) -> None:
     import json
 
     from charwise.io import write_json
-    from charwise.speller.normalise import DATA_DIR
+    from charwise.speller.normalise import DATA_DIR, NormalisationJudge
 
     path = DATA_DIR / "normalisation-en" / "judge.json"
-    data = json.loads(path.read_text(encoding="utf-8"))
+    judge = NormalisationJudge.from_dict(json.loads(path.read_text(encoding="utf-8")), str(path))  # checked
     dev, low = result["sweep"]["dev"][f"{result['chosen']:g}"], result["sweep"]["dev"][f"{THRESHOLDS[0]:g}"]
-    data["capital_threshold"] = result["chosen"]
-    data["capital_threshold_source"] = (
+    judge.capital_threshold = result["chosen"]
+    judge.capital_threshold_source = (
         "python -m benchmarks.correction.capital_normalisation: every change of the judge to a capitalised word "
         "in WNUT17's raw YouTube, Reddit and Stack Exchange texts and rigo.10000 read by hand "
         f"(capital_normalisation_labels.tsv); the threshold from {THRESHOLDS[0]:g} to {THRESHOLDS[-1]:g} where "
         f"right - 9 x wrong is highest: of the changes below {THRESHOLDS[-1]:g}, {dev['right']} right and "
         f"{dev['wrong']} wrong ({low['right']} and {low['wrong']} at {THRESHOLDS[0]:g}, the judge's own)")
-    write_json(path, data)
+    write_json(path, judge.to_dict())
     print(f"shipped capital threshold {result['chosen']} to {path}")
 
 

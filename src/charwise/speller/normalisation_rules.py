@@ -248,11 +248,13 @@ def take_dropped_g_marks(entries: Sequence[WordCorrection]) -> None:
     -> ``going``) and the apostrophe that marked it is written right after it (``goin'``: the tokens touch),
     the apostrophe goes with the word (its correction empty, as the second word of a join): ``going``, not
     ``going'``."""
-    words = [e.word for e in entries]
     for i, (entry, mark) in enumerate(zip(entries, entries[1:])):
+        if mark.word not in APOSTROPHES or entry.correction.lower() != entry.word.lower() + "g":
+            continue  # nearly every word: nothing more to read
         after = entries[i + 2] if i + 2 < len(entries) else None  # a word touching the mark too: it parts them
-        if (entry.correction.lower() == entry.word.lower() + "g" and mark.word in APOSTROPHES and not mark.protected
-                and mark.start == entry.end and mark.end > mark.start and marks_dropped_g(words, i + 1)
+        around = [e.word for e in entries[max(0, i - 1):i + 3]]  # the mark and the words beside it
+        if (not mark.protected and mark.start == entry.end and mark.end > mark.start
+                and marks_dropped_g(around, min(i, 1) + 1)
                 and (after is None or after.start > mark.end or not after.word[:1].isalnum())):
             mark.correction, mark.kind, mark.probability = "", entry.kind, entry.probability
             mark.decided_by = entry.decided_by
