@@ -363,9 +363,11 @@ def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
     report["choice"] = choose(model, changes, labels, FAILED_ON_FRESH, by_direction=language == "en")
     fresh_texts = raw_tweets(FRESH)
     if language == "en":
-        # the changes the development tweets leave undecided that the fresh text, every change read, shows
+        # the changes the development tweets leave undecided that the fresh text, every change read, shows;
+        # both informal text, read as one: the tweets hold two or three of such a change, too few for the
+        # nine-in-ten rule alone (one wrong ``When your thought the assignment`` outvoted a hundred fresh)
         fresh = sentence_changes(model, fresh_texts, OWN_FLOOR)
-        rows = [{**c, "text": "development tweets"} for c in changes] + [{**c, "text": "fresh"} for c in fresh]
+        rows = [{**c, "text": "informal"} for c in changes] + [{**c, "text": "informal"} for c in fresh]
         report["own_thresholds"] = choose_own(model, rows, {**labels, **read_labels(FRESH_LABELS)},
                                               {c["direction"] for c in fresh})
     report["unlabelled_development_changes"] = [c for c in changes if c["change"] not in labels][:400]
