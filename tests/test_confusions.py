@@ -283,8 +283,10 @@ def test_the_shipped_model_records_its_threshold_and_sets():
     # each direction chosen on its own: writers drop apostrophes (its for it's) more often than they add one,
     # so a change too rare in the development tweets, or wrong too often at their threshold, needs more
     assert "its->it's" in model.directions and "its->it's" not in model.own_thresholds
-    for change in ("it's->its", "there->their", "you're->your"):  # there->their: 54 right of 65 at 0.6
+    for change in ("it's->its", "there->their"):  # there->their: 54 right of 65 at 0.6
         assert change in model.directions and model.own_thresholds[change] > model.threshold
+    # too rare in the development tweets, chosen on them and the fresh text read as one (139 right of 147)
+    assert {"your->you're", "you're->your"} <= set(model.own_thresholds)
     assert "own thresholds" in model.threshold_source and "confusion_fresh_labels.tsv" in model.threshold_source
     assert model.slips is not None and model.slips[0]["change=its->it's"] > 0 > model.slips[0]["change=we're->were"]
     assert np.all([len(table) > 0 for table, d in zip(model.weights, model.decides) if d])
