@@ -77,7 +77,11 @@ PAGE = "correction-experiments.md"
 # of the annotated tweets, learned from; the rest are development sentences (reported, and what the
 # language-model decision of confusions_lm.py is fitted on). A conventional 80/20 cut, not swept
 TRAIN_SHARE = 0.8
-STRENGTH = 1.0  # scikit-learn's C (inverse L2 strength): its default, not tuned
+# scikit-learn's C (inverse L2 strength): its default, kept. Swept 2026-12-01 from 0.03 to 10: the
+# development sentences' mean log-probability of the member meant is best at 0.2-0.3 (-0.155 against
+# -0.164 at 1), but at 0.3 the decision then makes fewer right changes (your->you're 50 read right
+# against 139, swaps put back 346 against 473) and two more clean-text changes
+STRENGTH = 1.0
 STANDARD_COUNT = 5  # EWT's slips are rarer than this: whats 2, hows 0 (lets 7 and its 221 are words)
 TRAIN_TWEETS = ("gurez.10000", "ile.10000", "palm.10000")  # learned from; rigo.10000 is read by hand
 DEV_TWEETS = ("rigo.10000",)  # the changes made there, labelled by hand, choose the threshold
