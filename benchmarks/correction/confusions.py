@@ -37,7 +37,8 @@ is decided when its labelled changes are right at least 90 % of the time (the ru
 valid word); the threshold kept is the one whose decided changes make the most right changes. A change
 the tweets leave undecided that the fresh text below shows (``you're->your``: too rare in the tweets) is
 then chosen on its own by the same sweep over its changes in the tweets and in the fresh text, every one
-read, at a threshold of its own (``choose_own``; the fresh changes from ``OWN_FLOOR`` up).
+read, at a threshold of its own (``choose_own``; the fresh changes from ``OWN_FLOOR`` up). The two are
+read as one informal text: the tweets hold two or three of such a change, too few for the rule alone.
 
 **Development sentences** (EWT dev and the last LexNorm tweets, normalised): every member read as
 written (a change is a false alarm) and swapped at random for another member of its set (a change
@@ -371,7 +372,7 @@ def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
         # both informal text, read as one: the tweets hold two or three of such a change, too few for the
         # nine-in-ten rule alone (one wrong ``When your thought the assignment`` outvoted a hundred fresh)
         fresh = sentence_changes(model, fresh_texts, OWN_FLOOR)
-        rows = [{**c, "text": "informal"} for c in changes] + [{**c, "text": "informal"} for c in fresh]
+        rows = [{**c, "text": "informal"} for c in [*changes, *fresh]]
         report["own_thresholds"] = choose_own(model, rows, {**labels, **read_labels(FRESH_LABELS)},
                                               {c["direction"] for c in fresh})
     report["unlabelled_development_changes"] = [c for c in changes if c["change"] not in labels][:400]
