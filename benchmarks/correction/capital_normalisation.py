@@ -51,7 +51,7 @@ def capitalised_changes(speller: Any, lines: list[str]) -> list[dict[str, Any]]:
     """Every change the normalisation judge makes to a word written with a capital first letter (not all
     capitals) in ``lines``: written, output, probability, the sentence around it, and ``declined``: what the
     word becomes where the judge's change is not made (the speller's own change stands, or none)."""
-    from charwise.speller.looking import shouted
+    from charwise.speller.looking import capitalised
 
     found = []
     for start in range(0, len(lines), CHUNK):
@@ -59,7 +59,7 @@ def capitalised_changes(speller: Any, lines: list[str]) -> list[dict[str, Any]]:
             words = [w.word for w in result.words]
             for i, w in enumerate(result.words):
                 # below the judge's own threshold: a cut in place of the speller's change, made whatever it is
-                if (w.changed and w.word[:1].isupper() and not shouted(w.word) and w.probability >= THRESHOLDS[0]
+                if (w.changed and capitalised(w.word) and w.probability >= THRESHOLDS[0]
                         and w.decided_by.startswith("normalisation judge")):
                     found.append({"written": w.word, "output": w.correction, "probability": round(w.probability, 4),
                                   "context": in_context(words, i, i + 1, WIDTH), "line": start + n, "index": i})

@@ -27,6 +27,11 @@ def shouted(word: str) -> bool:
     return len(word) > 1 and word.isupper()
 
 
+def capitalised(word: str) -> bool:
+    """Whether ``word`` is written with a capital first letter and is not in capitals (``Teh``, ``Yo``)."""
+    return word[:1].isupper() and not shouted(word)
+
+
 def one_word(words: Sequence[str]) -> bool:
     """Whether exactly one of ``words`` holds a letter or digit (a text that is one word alone); it
     stops at the second such word."""

@@ -39,6 +39,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Collection, Sequence
 
+from charwise.speller.context import CONTRACTION_ENDINGS
 from charwise.words import PROTECTED_PATTERNS
 
 if TYPE_CHECKING:
@@ -204,8 +205,8 @@ def spelling_variants(a: str, b: str) -> bool:
 
 
 APOSTROPHES = frozenset("'\u2019\u00b4`")  # written for an apostrophe (´ and ` too)
-# what follows the apostrophe of a contraction split at it (did n ' t, we ' ve, rock ' n ' roll)
-CONTRACTION_PIECES = frozenset({"t", "s", "d", "m", "ll", "ve", "re", "n"})
+# what follows the apostrophe of a contraction split at it (did n ' t, we ' ve; and rock ' n ' roll)
+CONTRACTION_PIECES = frozenset({ending.split("'")[1] for ending in CONTRACTION_ENDINGS} | {"n"})
 # normal forms never proposed, whatever annotators wrote: a slur is not the standard form of a word
 NEVER_PROPOSED = frozenset({"nigger", "niggers"})
 

@@ -52,7 +52,7 @@ from charwise.speller.corrections import (  # noqa: F401 (speller_candidates: re
     starts_after,
 )
 from charwise.speller.lexicon import ACCENTED
-from charwise.speller.looking import shouted
+from charwise.speller.looking import capitalised, shouted
 from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     EXPANDED,
     FEATURES,
@@ -422,8 +422,8 @@ class Normaliser:
 
         left, right = adjacent_words(current, i)
         judge = self.judge_for(lm_row)
-        capitalised = entry.word[:1].isupper() and not shouted(entry.word)  # a sentence start (else: a name, not read)
-        needed = judge.threshold_for(social, capitalised) if threshold is None else threshold
+        # a capitalised word is read at a sentence start only (inside one it is a name)
+        needed = judge.threshold_for(social, capitalised(entry.word)) if threshold is None else threshold
         if self._put_twin(entry, left, right, allowed):
             return
         shares = self.shares(entry.word, current, i)
