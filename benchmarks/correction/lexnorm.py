@@ -44,6 +44,7 @@ of 2,653 normalisations).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -316,10 +317,11 @@ def ship(tweets: list[Tweet], args: argparse.Namespace) -> int:
     normaliser.judge.undo_source = UNDO_SOURCE
     # chosen on case-keeping text the tweets lack: kept from the judge replaced (choose it again for the new one:
     # python -m benchmarks.correction.capital_normalisation --ship)
-    shipped = Normaliser.load("en", spelling.lexicon).judge
-    if shipped is not None and shipped.capital_threshold is not None:
-        normaliser.judge.capital_threshold = shipped.capital_threshold
-        normaliser.judge.capital_threshold_source = shipped.capital_threshold_source
+    # read as written: a judge fitted on other features is replaced, its chosen threshold is not
+    shipped = json.loads((DATA_DIR / "normalisation-en" / "judge.json").read_text(encoding="utf-8"))
+    if shipped.get("capital_threshold") is not None:
+        normaliser.judge.capital_threshold = float(shipped["capital_threshold"])
+        normaliser.judge.capital_threshold_source = str(shipped.get("capital_threshold_source", ""))
         print("kept the capital threshold: python -m benchmarks.correction.capital_normalisation --ship chooses it")
     note = ("Counts of normal forms per written token, from the LexNorm 2015 training tweets (W-NUT 2015, Baldwin\n"
             "et al. 2015; MultiLexNorm English training split, van der Goot et al. 2021), research data.\n"
