@@ -186,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     result = run(args)
     if args.ship:
         if result["chosen"] is None:
+            for change in result["unlabelled"]:  # what to read: the key the labels take, the sentence around it
+                print("not read:", *change["key"], f"{change['probability']:.3f}", sep="\t", file=sys.stderr)
             raise SystemExit(f"{len(result['unlabelled'])} changes not read: label them in {args.labels.name} first")
         ship(result)
     from benchmarks.common.paths import RESULTS
