@@ -390,6 +390,22 @@ def test_what_is_never_proposed(normaliser):
         assert beside_apostrophe(pieces, i, dropped_g=True)
 
 
+def test_a_change_read_wrong_on_fresh_text_is_never_proposed(normaliser):
+    from pathlib import Path
+
+    from charwise.speller.normalisation_rules import FAILED_ON_FRESH, failed_changes
+
+    normaliser.table.counts["yr"] = {"you're": 2}  # two annotations: the table alone would propose it
+    normaliser.table.counts["ur"] = {"your": 2}
+    assert "you're" not in normaliser.candidates("yr") and normaliser.candidates("ur") == {"your": "table"}
+    assert failed_changes("en")["yr"] == {"you're"} and failed_changes("es") == {}
+    # the list is the labels' verdict: every change read right less than nine times in ten, and no other
+    labels = Path(__file__).resolve().parents[1] / "benchmarks" / "correction" / "fresh_entry_labels.tsv"
+    rows = [line.split("\t") for line in labels.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
+    failing = {(written, normal) for written, normal, _, read, right, *_ in rows if int(right) < 0.9 * int(read)}
+    assert failing == FAILED_ON_FRESH
+
+
 def test_informal_words_are_what_annotators_nearly_always_changed():
     table = NormalisationTable.from_pairs([("u", "you")] * 9 + [("u", "u")] + [("wit", "with"), ("wit", "wit")] * 2
                                           + [("pls", "please")] * 2 + [("colour", "color")] * 5
@@ -426,6 +442,16 @@ def test_styles_choose_the_sentences_read_as_social():
     assert social_sentences("auto", sentences, None) == [False, False]  # no normaliser: nothing to undo with
     assert social_sentences("social", sentences, None) == [True, True]
     assert social_sentences("standard", sentences, {"u"}) == [False, False]
+
+
+@pytest.mark.real
+def test_changes_read_wrong_on_fresh_text_are_made_by_no_source(speller):
+    # the table (yr -> you're), the speller's candidates (weeknd -> weekend) and a dropped g (thin -> thing)
+    for line, word in (("my 8 yr old son loves it lol", "yr"), ("the weeknd is my favorite artist", "weeknd"),
+                       ("the weeknd is my fav lol", "weeknd"), ("those thin skinned people lol", "thin"),
+                       ("all those kung fu movies lol", "fu")):
+        assert word in speller.correct(line).corrected.split(" "), line
+    assert speller.correct("im goin home").corrected == "I'm going home"  # the rules themselves stay
 
 
 @pytest.mark.real

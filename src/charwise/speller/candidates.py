@@ -175,8 +175,11 @@ class CandidateFinder:
     """Candidates from all four sources for a batch of written words (see the module docstring)."""
 
     def __init__(self, index: CandidateIndex, vectors: LexiconVectors) -> None:
+        from charwise.speller.normalisation_rules import failed_changes
+
         self.index = index
         self.vectors = vectors
+        self.failed = failed_changes(index.lexicon.language)  # read on fresh text, wrong too often: never proposed
 
     def nearest(self, projected: np.ndarray, k: int) -> list[dict[str, int]]:
         """For each projected vector, its ``k`` nearest rows' words -> rank (0: the nearest)."""
@@ -207,7 +210,8 @@ class CandidateFinder:
             found = self.index.lookup(word)
             for candidate in near:
                 found[candidate] = found.get(candidate, 0) | NEIGHBOURS
-            found.pop("", None)
+            for dropped in ("", *self.failed.get(word, ())):
+                found.pop(dropped, None)
             names += found
             flags += found.values()
             ranks += [near.get(c, -1) for c in found]

@@ -185,7 +185,8 @@ class Normaliser:
             found.setdefault(suggestion, "speller")
         found.pop(word, None)
         # a valid word's national spelling is a word in its own right; a slip is not
-        for cand in [c for c in found if c in NEVER_PROPOSED or (known and spelling_variants(word, c))]:
+        for cand in [c for c in found if c in NEVER_PROPOSED or (known and spelling_variants(word, c))
+                     or (word, c) in self.rules.failed_on_fresh]:  # read on fresh text, wrong too often
             del found[cand]
         return found
 
