@@ -119,10 +119,11 @@ SPANISH_SOURCES = ("table", "repeat", "phonetic", "laughter", "abbreviation", "s
 KNOWN_WORD_ANNOTATIONS = 2
 # English changes read on fresh informal text (WNUT17's raw YouTube, Reddit and Stack Overflow texts and the rigo
 # development tweets, 72,325 lines) and right less than nine times in ten, so never proposed: of the 72 changes made
-# five times or more there whose entry the annotators wrote at most twice, each one read (right / made:
-# benchmarks/correction/fresh_entry_labels.tsv). yr is year, your and Hindi yaar (0 / 23); fu is kung fu (0 / 9);
-# the Weeknd (0 / 6); -ish (1 / 8); muh is my (0 / 5); thr is the (1 / 5); the Kool Klown Klan (4 / 10);
-# wth is what the hell (1 / 9); Major Lazer and a friend (5 / 6); thin is thin (0 / 8, a dropped g put back)
+# five times or more there whose entry the annotators wrote at most twice, read by hand (six of each, and every one
+# where a wrong one showed; right / made: benchmarks/correction/fresh_entry_labels.tsv). yr is year, your and
+# Hindi yaar (0 / 23); fu is kung fu (0 / 9); the Weeknd (0 / 6); -ish (1 / 8); muh is my (0 / 5); thr is the
+# (1 / 5); the Kool Klown Klan (4 / 10); wth is what the hell (1 / 9); a friend lazer (5 / 6); thin is thin
+# (0 / 8, a dropped g put back)
 FAILED_ON_FRESH = frozenset({("yr", "you're"), ("fu", "fuck"), ("weeknd", "weekend"), ("ish", "shit"),
                              ("muh", "mother"), ("thr", "there"), ("kool", "cool"), ("wth", "with"),
                              ("lazer", "laser"), ("thin", "thing")})
@@ -141,6 +142,7 @@ RULES: dict[str, LanguageRules] = {
                                   "contra", "sobre", "entre"}),
         phonetic=SPANISH_PHONETIC, respell_below_zipf=3.0, laughter=True),
 }
+
 
 def failed_changes(language: str) -> dict[str, frozenset[str]]:
     """The changes of ``language`` that no source proposes (:attr:`LanguageRules.failed_on_fresh`), by
