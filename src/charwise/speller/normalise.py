@@ -83,6 +83,7 @@ from charwise.speller.normalisation_rules import (  # noqa: F401 (re-exported)
     spelling_variants,
 )
 from charwise.speller.slang import expansions
+from charwise.speller.social_undo import UndoDecision, undoes
 from charwise.speller.twin_decision import AccentTwins
 
 if TYPE_CHECKING:
@@ -125,6 +126,7 @@ class Normaliser:
         self._apostrophe_words = {w.replace("'", ""): w for w in lexicon.entries if "'" in w and len(w) <= 12}
         self.abbreviated = Abbreviations(lexicon)  # what an abbreviation may stand for (smth -> something)
         self.slang = expansions(lexicon)  # what a chat form stands for (thnx -> thanks): charwise.speller.slang
+        self.undo = UndoDecision.load(lexicon.language)  # the speller's corrections in informal text: social_undo
 
     @classmethod
     def load(cls, language: str, lexicon: Lexicon, path: str | Path | None = None) -> "Normaliser":
@@ -353,12 +355,6 @@ class Normaliser:
                 or bool(self.table.replacements(word)) or self._repeat.search(word) is not None
                 or (self.rules.dropped_g and word.endswith(("in", "in'"))))
 
-    @staticmethod
-    def _judged(entry: WordCorrection, found: tuple[str, str, float]) -> float:
-        """The judge's probability of the speller's correction of ``entry`` (``found``: the best
-        candidate; when that is another word, the correction's probability is at most the best's)."""
-        return found[2] if found[0] == entry.correction.lower() else min(found[2], entry.probability)
-
     def apply(self, corrected: list[list[WordCorrection]], allowed: Sequence[str],
               threshold: float | None = None, *, social: bool | Sequence[bool] = False,
               lm: ContextModel | None = None, passes: int | None = None, starts: Sequence[bool] | None = None,
@@ -367,7 +363,7 @@ class Normaliser:
         read between its neighbours: the best candidate replaces the word (and any spelling change) when
         its probability reaches ``threshold`` (default: the judge's ``threshold_for`` the sentence) and its
         kind is ``allowed``. In a ``social`` sentence (informal text; one flag, or one per sentence), a spelling
-        change the judge gives less than its ``undo_below`` is undone: tweets' unknown words are often names.
+        change the judge takes no candidate over may be undone (:mod:`charwise.speller.social_undo`).
         ``starts`` says for each sentence whether it begins one (default: all do; the window of a long line
         that starts mid-sentence does not, and its first word, capitalised, is then a name as anywhere inside).
         A word written in capitals of at least ``capitals`` letters (0: none) is judged as its lower-case
@@ -436,9 +432,8 @@ class Normaliser:
             entry.correction, entry.kind, entry.decided_by = entry.word, "", ""  # better unchanged than a word short
             return
         if found is None or (not drops_word and (found[2] < needed or found[1] not in allowed)):
-            if (social and entry.kind == "spelling" and found is not None
-                    and self._judged(entry, found) < judge.undo_below):
-                # one judge: it read the speller's correction among the other candidates and finds the word likelier
+            if (social and entry.kind == "spelling" and found is not None  # tweets' unknown words: often names
+                    and undoes(None if judge is self.lm_judge else self.undo, judge, self.lexicon, entry, found)):
                 entry.correction, entry.kind, entry.decided_by = entry.word, "", ""
             return
         cand, kind, p = found
