@@ -101,5 +101,6 @@ def test_in_a_tweet_misspellings_are_corrected_and_names_slang_and_valid_forms_l
     word = next(w for w in received.words if w.word == "recieved")
     assert "kept in informal text: the undo decision's" in word.decided_by
     assert speller.correct("heellllooooo @jo_b how r u").corrected.startswith("hello @jo_b")
-    for line in ("@max_r we can unfollow them lol", "@bob foota yuh fool like lol", "@kay my cousin jordyn is here lol"):
+    for line in ("@max_r we can unfollow them lol", "@bob foota yuh fool like lol",
+                 "@kay my cousin jordyn is here lol"):
         assert speller.correct(line).corrected.split(" ")[:5] == line.split(" ")[:5], line

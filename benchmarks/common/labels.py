@@ -3,12 +3,13 @@ comments), the context a change is shown and keyed in, and the counts of each la
 
     labels = read_labels(LABELS, keys=3)            # (written, correction, context) -> (label, why)
     shown = in_context(words, i, i + 1)             # six words each side, the changed words in brackets
+    weights, bias, out_of_fold = fit_labelled(items, strength=1.0, folds=5)   # a decision read from them
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 LABELS = ("right", "wrong", "not labelled")
 WINDOW = 6  # words shown on each side of a change
@@ -37,3 +38,23 @@ def tally(items: Iterable[dict[str, Any]]) -> dict[str, int]:
     """How many items have each label (their ``label`` key)."""
     chosen = [item["label"] for item in items]
     return {label: chosen.count(label) for label in LABELS}
+
+
+def fit_labelled(items: Sequence[dict[str, Any]], strength: float, folds: int,
+                 group: Callable[[dict[str, Any]], str] = lambda item: item["word"].lower()
+                 ) -> tuple[list[float], float, list[float]]:
+    """A logistic decision (scikit-learn, inverse L2 strength ``strength``) fitted on labelled
+    ``items`` (their ``features``; ``label`` right or wrong): (weights, bias) and each item's
+    probability out of fold, ``folds`` folds grouped by ``group`` (a written form is never in two)."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+
+    x = np.array([item["features"] for item in items], dtype=float)
+    y = np.array([item["label"] == "right" for item in items], dtype=int)
+    out = np.zeros(len(items))
+    for train, test in GroupKFold(n_splits=folds).split(x, y, groups=[group(item) for item in items]):
+        model = LogisticRegression(C=strength, max_iter=2000).fit(x[train], y[train])
+        out[test] = model.predict_proba(x[test])[:, 1]
+    model = LogisticRegression(C=strength, max_iter=2000).fit(x, y)
+    return [float(w) for w in model.coef_[0]], float(model.intercept_[0]), [float(p) for p in out]

@@ -33,11 +33,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common.labels import in_context, read_labels
+from benchmarks.common.labels import fit_labelled, in_context, read_labels
 from benchmarks.common.paths import RESULTS
 from benchmarks.common.report import write_result
 from benchmarks.correction.render import render_joins as render  # noqa: F401  (make_results reads it)
-from benchmarks.correction.run_together import FITTING, ROLES, choose, fit, plot, tallies, texts
+from benchmarks.correction.run_together import FITTING, FOLDS, ROLES, STRENGTH, choose, plot, tallies, texts
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 WRITES = ("joins", "joins_smollm2")
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         print(f"{missing} candidates of the fitting texts are not labelled: read them and add them to "
               f"{LABELS.name}", file=sys.stderr)
     fitting = [f for f in found if f["role"] in FITTING and f["label"] != "not labelled"]
-    weights, bias, oof = fit(fitting)
+    weights, bias, oof = fit_labelled(fitting, STRENGTH, FOLDS)
     threshold, sweep = choose(fitting, oof)
     names = [*FEATURES, *([f"{args.context} gain"] if args.context else [])]
     decision = {"features": names, "weights": [round(w, 4) for w in weights], "bias": round(bias, 4),

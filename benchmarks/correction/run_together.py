@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common.labels import in_context, read_labels, tally
+from benchmarks.common.labels import fit_labelled, in_context, read_labels, tally
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
 from benchmarks.correction.render import render_run_together as render  # noqa: F401  (make_results reads it)
@@ -101,24 +101,6 @@ def candidates(roles: tuple[str, ...], limit: int | None, context: str | None = 
     return found
 
 
-def fit(items: list[dict[str, Any]]) -> tuple[list[float], float, list[float]]:
-    """(weights, bias) fitted on ``items`` (labelled), each change read weighed once, and their
-    out-of-fold probabilities (folds grouped by ``word``: ``everytime`` is never in two)."""
-    import numpy as np
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold
-
-    x = np.array([item["features"] for item in items], dtype=float)
-    y = np.array([item["label"] == "right" for item in items], dtype=int)
-    forms = [item["word"] for item in items]
-    out = np.zeros(len(items))
-    for train, test in GroupKFold(n_splits=FOLDS).split(x, y, groups=forms):
-        model = LogisticRegression(C=STRENGTH, max_iter=2000).fit(x[train], y[train])
-        out[test] = model.predict_proba(x[test])[:, 1]
-    model = LogisticRegression(C=STRENGTH, max_iter=2000).fit(x, y)
-    return [float(w) for w in model.coef_[0]], float(model.intercept_[0]), [float(p) for p in out]
-
-
 def tallies(items: list[dict[str, Any]], chosen: list[bool]) -> dict[str, int]:
     """How many of the ``chosen`` items have each label."""
     return tally(item for item, c in zip(items, chosen) if c)
@@ -136,7 +118,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     found = candidates(args.roles, args.limit, args.context)
     fitting = [f for f in found if f["role"] in FITTING and f["label"] != "not labelled"]
-    weights, bias, oof = fit(fitting)
+    weights, bias, oof = fit_labelled(fitting, STRENGTH, FOLDS)
     threshold, sweep = choose(fitting, oof)
     source = (f"benchmarks/correction/run_together.py ({args.date}): fitted on the {len(fitting)} candidate cuts of "
               "the development and fresh texts read by hand; the threshold where "

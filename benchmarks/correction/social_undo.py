@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from benchmarks.common.labels import in_context, read_labels, tally
+from benchmarks.common.labels import fit_labelled, in_context, read_labels, tally
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS
 from benchmarks.common.report import pyplot, save_figure, write_result
@@ -96,24 +96,6 @@ def rows_of(names: Sequence[str], limit: int | None) -> list[dict[str, Any]]:
     return out
 
 
-def fit(items: list[dict[str, Any]]) -> tuple[list[float], float, list[float]]:
-    """(weights, bias) fitted on ``items`` (labelled) and their out-of-fold probabilities (folds
-    grouped by the written word: ``seh`` is never in two)."""
-    import numpy as np
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold
-
-    x = np.array([item["features"] for item in items], dtype=float)
-    y = np.array([item["label"] == "right" for item in items], dtype=int)
-    forms = [item["word"].lower() for item in items]
-    out = np.zeros(len(items))
-    for train, test in GroupKFold(n_splits=FOLDS).split(x, y, groups=forms):
-        model = LogisticRegression(C=STRENGTH, max_iter=2000).fit(x[train], y[train])
-        out[test] = model.predict_proba(x[test])[:, 1]
-    model = LogisticRegression(C=STRENGTH, max_iter=2000).fit(x, y)
-    return [float(w) for w in model.coef_[0]], float(model.intercept_[0]), [float(p) for p in out]
-
-
 def kept(items: list[dict[str, Any]], keeps: Sequence[bool]) -> dict[str, int]:
     """How many of the corrections kept have each label."""
     return tally(item for item, k in zip(items, keeps) if k)
@@ -134,7 +116,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     found = {role: rows_of(names, args.limit) for role, names in TEXTS.items()}
     fitting = [item for item in found["fitting"] if item["label"] in ("right", "wrong")]
-    weights, bias, oof = fit(fitting)
+    weights, bias, oof = fit_labelled(fitting, STRENGTH, FOLDS)
     threshold, sweep, baseline = choose(fitting, oof)
     chosen = sweep[f"{threshold:g}"]
     source = (f"benchmarks/correction/social_undo.py ({args.date}): fitted on the {len(fitting)} corrections of the "

@@ -95,7 +95,8 @@ def undo_features(lexicon: Lexicon, entry: WordCorrection, judged: float) -> lis
     listed = listed_share(word, entry.correction.lower(), lexicon.language)
     drawn_out = bool(_DRAWN_OUT.search(word))
     judge = log_odds(judged)
-    return [judge, 0.0 if drawn_out else judge, log_odds(entry.probability), listed, lexicon.zipf(word), float(drawn_out)]
+    judge_not_drawn_out = 0.0 if drawn_out else judge
+    return [judge, judge_not_drawn_out, log_odds(entry.probability), listed, lexicon.zipf(word), float(drawn_out)]
 
 
 def undoes(decision: UndoDecision | None, judge: NormalisationJudge, lexicon: Lexicon, entry: WordCorrection,
