@@ -434,6 +434,19 @@ def test_what_reads_like_edited_text(words):
     assert not looks_informal(words, {"dont", "u"})
 
 
+def test_an_email_address_cut_into_words_reads_as_one_and_no_handle():
+    from charwise.speller.normalisation_rules import looks_informal, social_sentences
+    from charwise.words import split_words
+
+    for text, tweet in (("email me at jo.smith@example.com tomorow", False), ("mail anna@gmail.com now", False),
+                        ("thanks @bob. lol", True), ("cc @ann_b", True)):
+        split = split_words(text)
+        assert looks_informal(split.words, {"u"}, split.space_before) is tweet, text
+        assert social_sentences("auto", [split.words], {"u"}, [split.space_before]) == [tweet]
+    # spacing unknown (a tokenizer's words): the cuts are glued back as a tokenizer makes them
+    assert looks_informal(["thanks", "@", "bob"], {"u"})
+
+
 def test_styles_choose_the_sentences_read_as_social():
     from charwise.speller.normalisation_rules import social_sentences
 

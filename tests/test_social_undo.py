@@ -104,3 +104,6 @@ def test_in_a_tweet_misspellings_are_corrected_and_names_slang_and_valid_forms_l
     for line in ("@max_r we can unfollow them lol", "@bob foota yuh fool like lol",
                  "@kay my cousin jordyn is here lol"):
         assert speller.correct(line).corrected.split(" ")[:5] == line.split(" ")[:5], line
+    # an e-mail address is no @handle: the line is edited text, its misspelling corrected as there
+    emailed = speller.correct("write to anna@gmail.com tomorow please").corrected
+    assert emailed == "write to anna@gmail.com tomorrow please"

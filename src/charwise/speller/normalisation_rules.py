@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Collection, Sequence
 
 from charwise.speller.context import CONTRACTION_ENDINGS
-from charwise.words import PROTECTED_PATTERNS
+from charwise.words import PROTECTED_PATTERNS, join_words
 
 if TYPE_CHECKING:
     from charwise.speller.context import NgramContext
@@ -317,13 +317,15 @@ _SPANS = re.compile("|".join(f"(?P<{k}>{PROTECTED_PATTERNS[k].removeprefix('(?i)
 _PICTOGRAPHS = 0x2600  # symbols (So) from here on are emoji and dingbats; below, (c) (R) TM, degrees and arrows
 
 
-def looks_informal(words: Sequence[str], informal: Collection[str]) -> bool:
+def looks_informal(words: Sequence[str], informal: Collection[str], space_before: Sequence[bool] | None = None) -> bool:
     """Whether a sentence reads like a tweet or a chat message rather than edited text: it has an
     @handle or #hashtag, a Twitter link (``t.co``), an emoji or emoticon, a word with a letter drawn
     out (``soooo``, ``morninggg``), or a word of ``informal`` (what annotators normalise nearly always: ``u``,
     ``dont``, ``gonna``: :meth:`~charwise.speller.normalisation_judge.NormalisationTable.informal_words`).
-    What ``style="auto"`` reads to choose the social style for a sentence."""
-    text = []  # the words as text, a tokenizer's cuts glued back (``@ bob``, ``: )``)
+    What ``style="auto"`` reads to choose the social style for a sentence. ``space_before``: the text's
+    own spacing (:func:`~charwise.words.split_words`), so an e-mail address is read whole, not as a handle;
+    without it, a tokenizer's cuts are glued back (``@ bob``, ``: )``)."""
+    text = []  # the words as text
     for i, word in enumerate(words):
         before = words[i - 1] if i else ""
         glued = before in ("@", "#") or not any(c.isalnum() for c in before + word)
@@ -335,7 +337,7 @@ def looks_informal(words: Sequence[str], informal: Collection[str]) -> bool:
         if (word.isalpha() and not (word.isupper() and len(word) <= 3) and _DRAWN_OUT.search(low)
                 and not _ROMAN.fullmatch(low) and len(set(low)) > 1):
             return True
-    for span in _SPANS.finditer("".join(text)):
+    for span in _SPANS.finditer("".join(text) if space_before is None else join_words(list(words), list(space_before))):
         kind, found = span.lastgroup, span.group()
         if (kind in _SOCIAL and (kind != "hashtag" or any(c.isalpha() for c in found))
                 or "t.co/" in found.lower()):  # Twitter's own links
@@ -343,12 +345,14 @@ def looks_informal(words: Sequence[str], informal: Collection[str]) -> bool:
     return False
 
 
-def social_sentences(style: str, sentences: Sequence[Sequence[str]], informal: Collection[str] | None) -> list[bool]:
+def social_sentences(style: str, sentences: Sequence[Sequence[str]], informal: Collection[str] | None,
+                     spaces: Sequence[Sequence[bool] | None] | None = None) -> list[bool]:
     """Which sentences a speller of ``style`` reads in the social style: every one (``"social"``), none
     (``"standard"``), or those that :func:`looks_informal` (``"auto"``; none without a normaliser's
-    ``informal`` words)."""
-    return [style == "social" or (style == "auto" and informal is not None and looks_informal(words, informal))
-            for words in sentences]
+    ``informal`` words; ``spaces``: each sentence's ``space_before``, where known)."""
+    spaces = spaces or [None] * len(sentences)
+    return [style == "social" or (style == "auto" and informal is not None and looks_informal(words, informal, gaps))
+            for words, gaps in zip(sentences, spaces)]
 
 
 class Abbreviations:

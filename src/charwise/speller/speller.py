@@ -209,9 +209,8 @@ class Speller:
         return load_speller(cls, language, encoder, scorer, lexicon, word_files, settings, context, device, precision)
 
     def clear_cache(self) -> None:
-        """Forget the scores of earlier calls (they are reused while the scorer, its weights and the
-        settings they depend on stay the same) and which words are looked at: the next call
-        computes everything again."""
+        """Forget the scores of earlier calls (reused while the scorer, its weights and the settings they
+        depend on stay the same) and which words are looked at: the next call computes everything again."""
         self._scored.clear()
         self._word_kinds.clear()
         clear_spans_cache()  # the process's protected spans of texts seen (charwise.words)
@@ -220,9 +219,8 @@ class Speller:
 
     # --- suggestions ----------------------------------------------------------------------------
     def suggest(self, words: list[str], k: int | None = None) -> list[list[Suggestion]]:
-        """Ranked candidates for each word (compared lower-case), best first, each with the
-        probability that the word is a misspelling of it; at most ``k`` (default
-        ``settings.suggestions``) per word."""
+        """Ranked candidates for each word (compared lower-case), best first, each with the probability
+        that the word is a misspelling of it; at most ``k`` (default ``settings.suggestions``) per word."""
         if isinstance(words, str):
             raise TypeError("suggest() takes a list of words, not a single string")
         return [list(s) for s, _ in self._score([w.lower() for w in words], k)]  # each caller's own list
@@ -356,7 +354,8 @@ class Speller:
         splits = [split_words(line) for _, _, line in lines]
         spans = [word_spans(line, split.words) for (_, _, line), split in zip(lines, splits)]
         protected = [protected_words(line, where, patterns) for (_, _, line), where in zip(lines, spans)]
-        corrected = self._correct([s.words for s in splits], threshold, line_starts, protected)
+        corrected = self._correct([s.words for s in splits], threshold, line_starts, protected,
+                                  [s.space_before for s in splits])
         out = [CorrectedText(text, []) for text in texts]
         for (owner, offset, _), where, words in zip(lines, spans, corrected):
             for entry, (start, end) in zip(words, where):
@@ -382,11 +381,12 @@ class Speller:
         elif len(space_before) != len(sentences):
             raise ValueError(f"space_before has {len(space_before)} entries for {len(sentences)} texts")
         protected = [words_protected(words, spaces, patterns) for words, spaces in zip(sentences, space_before)]
-        return self._correct(sentences, threshold, starts, protected)
+        return self._correct(sentences, threshold, starts, protected, space_before)
 
     def _correct(self, sentences: list[list[str]], threshold: float | None, starts: Sequence[bool] | None,
-                 protected: list[list[bool]]) -> list[list[WordCorrection]]:
-        """:meth:`correct_words` once each word's protection is known."""
+                 protected: list[list[bool]], spaces: Sequence[Sequence[bool] | None] | None = None
+                 ) -> list[list[WordCorrection]]:
+        """:meth:`correct_words` once each word's protection (and, where known, spacing) is known."""
         check_threshold(threshold)
         if starts is None:
             starts = [True] * len(sentences)
@@ -427,7 +427,7 @@ class Speller:
             out.append(flat)
         normaliser = self.normaliser
         informal = None if normaliser is None else normaliser.table.informal_words
-        social = social_sentences(self.settings.style, sentences, informal)
+        social = social_sentences(self.settings.style, sentences, informal, spaces)
         # the context model's second look at the words in doubt; not in a social sentence when the
         # normaliser's judge reads the model: it re-reads those words (docs/correction.md)
         reads = normaliser is not None and normaliser.lm_judge is not None
