@@ -28,7 +28,7 @@ model, undo below the judge's own ``undo_below``.
 
 Example (the shipped weights, rounded)::
 
-    >>> decision = UndoDecision.from_dict({"weights": [0.2, 0.47, 0.97, 0.23, -0.35, 1.16], "bias": -1.12,
+    >>> decision = UndoDecision.from_dict({"weights": [0.2, 0.46, 0.95, 0.26, -0.33, 1.19], "bias": -1.12,
     ...                                    "threshold": 0.65, "source": "an example"})
     >>> judge, speller = log_odds(0.29), log_odds(0.997)
     >>> decision.keeps([judge, judge, speller, 1.0, 2.75, 0.0])   # recieved -> received beside a handle
