@@ -40,6 +40,11 @@ def tally(items: Iterable[dict[str, Any]]) -> dict[str, int]:
     return {label: chosen.count(label) for label in LABELS}
 
 
+def tallies(items: Sequence[dict[str, Any]], chosen: Sequence[bool]) -> dict[str, int]:
+    """How many of the ``chosen`` items (a flag per item) have each label."""
+    return tally(item for item, c in zip(items, chosen) if c)
+
+
 def fit_labelled(items: Sequence[dict[str, Any]], strength: float, folds: int,
                  group: Callable[[dict[str, Any]], str] = lambda item: item["word"].lower()
                  ) -> tuple[list[float], float, list[float]]:

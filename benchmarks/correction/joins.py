@@ -33,11 +33,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common.labels import fit_labelled, in_context, read_labels
+from benchmarks.common.labels import fit_labelled, in_context, read_labels, tallies
 from benchmarks.common.paths import RESULTS
 from benchmarks.common.report import write_result
 from benchmarks.correction.render import render_joins as render  # noqa: F401  (make_results reads it)
-from benchmarks.correction.run_together import FITTING, FOLDS, ROLES, STRENGTH, choose, plot, tallies, texts
+from benchmarks.correction.run_together import FITTING, FOLDS, ROLES, STRENGTH, choose, plot, texts
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 WRITES = ("joins", "joins_smollm2")

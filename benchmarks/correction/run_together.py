@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common.labels import fit_labelled, in_context, read_labels, tally
+from benchmarks.common.labels import fit_labelled, in_context, read_labels, tallies
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import pyplot, save_figure, write_result
 from benchmarks.correction.render import render_run_together as render  # noqa: F401  (make_results reads it)
@@ -99,11 +99,6 @@ def candidates(roles: tuple[str, ...], limit: int | None, context: str | None = 
                               "features": [round(v, 4) for v in features], "context": shown,
                               "label": label, "why": why})
     return found
-
-
-def tallies(items: list[dict[str, Any]], chosen: list[bool]) -> dict[str, int]:
-    """How many of the ``chosen`` items have each label."""
-    return tally(item for item, c in zip(items, chosen) if c)
 
 
 def choose(fitting: list[dict[str, Any]], out_of_fold: list[float]) -> tuple[float, dict[str, dict[str, int]]]:

@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from benchmarks.common.labels import fit_labelled, in_context, read_labels, tally
+from benchmarks.common.labels import fit_labelled, in_context, read_labels, tallies, tally
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS
 from benchmarks.common.report import pyplot, save_figure, write_result
@@ -96,16 +96,11 @@ def rows_of(names: Sequence[str], limit: int | None) -> list[dict[str, Any]]:
     return out
 
 
-def kept(items: list[dict[str, Any]], keeps: Sequence[bool]) -> dict[str, int]:
-    """How many of the corrections kept have each label."""
-    return tally(item for item, k in zip(items, keeps) if k)
-
-
 def choose(items: list[dict[str, Any]],
            out_of_fold: list[float]) -> tuple[float, dict[str, dict[str, int]], dict[str, int]]:
     """The threshold of the module docstring, the sweep it was chosen on and the judge's rule's tally."""
-    sweep = {f"{t:g}": kept(items, [p >= t for p in out_of_fold]) for t in THRESHOLDS}
-    baseline = kept(items, [item["judge_keeps"] for item in items])
+    sweep = {f"{t:g}": tallies(items, [p >= t for p in out_of_fold]) for t in THRESHOLDS}
+    baseline = tallies(items, [item["judge_keeps"] for item in items])
     allowed = [t for t in THRESHOLDS if sweep[f"{t:g}"]["wrong"] <= baseline["wrong"]]
     return max(allowed, key=lambda t: (sweep[f"{t:g}"]["right"], t)), sweep, baseline
 
@@ -140,8 +135,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for name in TEXTS[role]:
             here = [item for item in items if item["text"] == name]
             texts[name] = {"role": role, "corrections judged": len(here),
-                           "kept by the decision": kept(here, [i["probability"] >= threshold for i in here]),
-                           "kept by the judge's undo_below": kept(here, [i["judge_keeps"] for i in here]),
+                           "kept by the decision": tallies(here, [i["probability"] >= threshold for i in here]),
+                           "kept by the judge's undo_below": tallies(here, [i["judge_keeps"] for i in here]),
                            "labels": tally(here)}
     unread = [i for items in found.values() for i in items
               if i["label"] == "not labelled" and (i["probability"] >= threshold) != i["judge_keeps"]]
