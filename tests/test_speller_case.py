@@ -185,3 +185,62 @@ def test_names_after_abbreviations_are_kept(real_speller, text):
     assert real_speller.correct(text).corrected == text
     # the same word after a sentence's full stop is read as a start: a typo there is corrected
     assert real_speller.correct("We were late. Teh end.").corrected == "We were late. The end."
+
+
+# --- capitalised words inside a sentence: names put right only as names ----------------------------------
+def test_the_inside_threshold_and_odds_are_read_and_checked():
+    from charwise.speller.capital_decision import CapitalDecision, capitalised_odds
+
+    base = {"weights": [1.0, 0.0, 0.0, 0.0, 0.0], "bias": 0.5, "threshold": 0.9, "source": "a test"}
+    assert CapitalDecision.from_dict(base).inside_threshold is None  # a decision without one: such words unread
+    fitted = CapitalDecision.from_dict({**base, "inside_threshold": 0.85, "inside_odds": 1.0})
+    assert (fitted.inside_threshold, fitted.inside_odds) == (0.85, 1.0)
+    assert CapitalDecision.from_dict(fitted.to_dict()) == fitted
+    for bad, message in (({"inside_threshold": 1.5}, "inside_threshold must be a probability"),
+                         ({"inside_threshold": "high"}, "inside_threshold must be a number"),
+                         ({"inside_odds": "x"}, "inside_odds must be a number"),
+                         ({"inside_odds": float("nan")}, "inside_odds must be finite")):
+        with pytest.raises(ConfigError, match=message):
+            CapitalDecision.from_dict({**base, **bad})
+    # XLM-R's vocabulary writes these capitalised far more often than not; common words not at all
+    assert capitalised_odds("wednesday") > 5 and capitalised_odds("london") > 1
+    assert capitalised_odds("matter") == capitalised_odds("shoulder") == 0.0
+
+
+def test_capitalised_words_inside_a_sentence_are_read_only_where_the_decision_says(tiny_speller):
+    import dataclasses
+
+    from charwise.speller.capital_decision import CapitalDecision
+
+    kept = tiny_speller.capital_decision
+    assert not tiny_speller.looked_at(["we", "saw", "Hous"])[2]  # no inside threshold: a name, unread
+    try:
+        tiny_speller.capital_decision = CapitalDecision((1.0, 0.0, 0.0, 0.0, 0.0), 0.1, 0.9, "a test",
+                                                        inside_threshold=0.95, inside_odds=1.0)
+        tiny_speller.settings.capital_threshold = None
+        assert tiny_speller.looked_at(["we", "saw", "Hous"])[2] and tiny_speller.looked_at(["Hous", "now"])[0]
+        # inside: its own threshold, and a candidate that is no name (house) is never taken
+        assert tiny_speller.decision("Hous", 0.99, 0.5, "house", inside=True) == (0.0, 0.95)
+        value, needed = tiny_speller.decision("Londn", 0.99, 0.5, "london", inside=True)
+        assert value > 0.99 and needed == 0.95
+        assert tiny_speller.decision("Hous", 0.99, 0.5, "house")[1] == 0.9  # a sentence start: the start's
+        assert tiny_speller.decision("HOUS", 0.99, 0.5, "house", inside=True)[0] > 0  # in capitals: not a name
+        tiny_speller.capital_decision = dataclasses.replace(tiny_speller.capital_decision, inside_threshold=None)
+        assert not tiny_speller.looked_at(["we", "saw", "Hous"])[2]
+    finally:
+        tiny_speller.capital_decision = kept
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("text, expected", [
+    ("See you on Wendesday at noon.", "See you on Wednesday at noon."),
+    ("My birthday is in Febuary.", "My birthday is in February."),
+    ("We flew to Califronia last week.", "We flew to California last week."),
+    ("I met Jahmaal and Bisconti at the Hyatt.", "I met Jahmaal and Bisconti at the Hyatt."),  # names: left
+    ("Buy a Matfer pan for the kitchen.", "Buy a Matfer pan for the kitchen."),  # a brand, never `matter`
+    ("My aunt worked for Anna Wintor in NY.", "My aunt worked for Anna Wintor in NY."),  # never `winter`
+])
+def test_capitalised_misspellings_inside_a_sentence_are_put_right_as_names(real_speller, text, expected):
+    decision = real_speller.capital_decision
+    assert decision.inside_threshold >= real_speller.threshold and decision.inside_odds > 0
+    assert real_speller.correct(text).corrected == expected

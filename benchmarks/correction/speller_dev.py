@@ -86,17 +86,20 @@ def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[
     finally:
         speller.settings.changes = changes
     rows = {}
+    noisy_inside = [inside_flags(c) for c in corrected_noisy]
+    clean_inside = [inside_flags(c) for c in corrected_clean]
     for t in thresholds:
-        def out(entry: Any, t: float = t) -> str:
+        def out(entry: Any, inside: bool, t: float = t) -> str:
             if entry.looked_at and entry.suggestions and speller.changes(entry.word, entry.probability, t,
-                                                                         entry.suggestions[0].word):
+                                                                         entry.suggestions[0].word, inside):
                 return entry.suggestions[0].word
             return entry.word.lower()
 
-        fixed = sum(out(c[i]) == w[i].lower() for c, (w, i, _) in zip(corrected_noisy, noisy))
-        others = [(out(e), x.lower()) for c, (w, i, _) in zip(corrected_noisy, noisy)
-                  for j, (e, x) in enumerate(zip(c, w)) if j != i]
-        clean = [(out(e), x.lower()) for c, w in zip(corrected_clean, clean_sentences) for e, x in zip(c, w)]
+        fixed = sum(out(c[i], f[i]) == w[i].lower() for c, f, (w, i, _) in zip(corrected_noisy, noisy_inside, noisy))
+        others = [(out(e, g), x.lower()) for c, f, (w, i, _) in zip(corrected_noisy, noisy_inside, noisy)
+                  for j, (e, g, x) in enumerate(zip(c, f, w)) if j != i]
+        clean = [(out(e, g), x.lower()) for c, f, w in zip(corrected_clean, clean_inside, clean_sentences)
+                 for e, g, x in zip(c, f, w)]
         rows[f"{t:.2f}"] = {
             "correction_rate": round(100 * fixed / max(1, len(noisy)), 2),
             "damage_noisy": round(100 * sum(a != b for a, b in others) / max(1, len(others)), 3),
@@ -113,6 +116,17 @@ def evaluate(speller: Any, noisy: list[tuple[list[str], int, str]], words: list[
             rows[f"{t:.2f}"]["tweets_damage"] = scores["damage_nocase"]
     return {"thresholds": rows, "sentences_per_second": round(2 * len(noisy) / seconds, 1),
             "misspellings_where": misspellings_where(speller, noisy, corrected_noisy)}
+
+
+def inside_flags(entries: list[Any]) -> list[bool]:
+    """For each word of a corrected sentence, whether it stands inside the sentence (not at its start)."""
+    from charwise.speller.corrections import starts_after
+
+    flags, start, previous = [], True, ""
+    for entry in entries:
+        flags.append(not start)
+        start, previous = starts_after(entry.word, start, previous), entry.word
+    return flags
 
 
 def misspellings_where(speller: Any, noisy: list[tuple[list[str], int, str]], corrected: list[Any]) -> dict[str, int]:

@@ -208,7 +208,8 @@ class RepairPolicy(Policy):
         if not self.chars_for_unsure:
             return [False] * len(words)
         normal = teacher.vocab.kinds
-        unsure = self.speller.looked_at(list(words))  # repaired words are known: not looked at again
+        # repaired words are known: not looked at again; capitalised words inside a sentence are names here
+        unsure = self.speller.looked_at(list(words), inside_capitals=False)
         return [u and (len(p) != 1 or normal[p[0]] != "normal") and not (self.lower_only and w != w.lower())
                 for u, p, w in zip(unsure, pieces, words)]
 

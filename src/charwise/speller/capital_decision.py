@@ -29,7 +29,13 @@ earlier rule, the scorer's probability at :data:`SCORER_THRESHOLD`. A word writt
 (``SERVISE``) is read by the same decision at a threshold of its own (``capitals_threshold``): the
 lowest at which the changes it adds to the earlier rule's, on the words in capitals of tweets,
 comments and posts read by hand, are right at least nine times in ten; where the fit has none, by
-the earlier rule.
+the earlier rule. A capitalised word inside a sentence (``Britian``, ``Febuary``; far more often a
+name: ``Bisconti``, ``Wycombe``) is read by the same decision at a threshold of its own
+(``inside_threshold``), and only as a misspelling of a word written capitalised more often than not
+(:func:`capitalised_odds` at least ``inside_odds``: a name is put right as a name, ``Britian`` ->
+``Britain``, never as a common word, ``Matfer`` -> ``matter``), both chosen by the same rule on the
+capitalised words inside the sentences of development text, every change read by hand; where the fit
+has none, such words are left as written.
 
 Example::
 
@@ -41,13 +47,15 @@ Example::
 
 from __future__ import annotations
 
+import gzip
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Mapping
 
 from charwise.errors import ConfigError
 from charwise.speller.known_misspellings import listed_share
-from charwise.speller.logistic_decision import LogisticDecision
+from charwise.speller.logistic_decision import DATA, LogisticDecision
 
 if TYPE_CHECKING:
     from charwise.speller.lexicon import Lexicon
@@ -65,6 +73,25 @@ SCORER_THRESHOLD = 0.925
 SCORER_SOURCE = ("benchmarks/correction/capitals.py (2026-11-28): the lowest threshold on the scorer's probability "
                  "at which the 2,171 capitalised sentence starts of UD EWT dev and WNUT17 dev, read by hand, are "
                  "changed wrongly at most 0.3 % of the time; kept for scorers without a fitted decision")
+
+
+CAPITALISED = DATA / "capitalised" / "capitalised.tsv.gz"  # see its README
+
+
+@lru_cache(maxsize=1)
+def _capitalised() -> dict[str, float]:
+    try:
+        with gzip.open(CAPITALISED, "rt", encoding="utf-8") as f:
+            return {word: float(odds) for word, odds in (line.rstrip("\n").split("\t") for line in f)}
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"cannot read the words written capitalised ({CAPITALISED}): {e}; reinstall charwise"
+                          ) from None
+
+
+def capitalised_odds(word: str) -> float:
+    """How much more often lower-case ``word`` is written capitalised than not (log-odds, from the
+    Unigram scores of XLM-R's SentencePiece vocabulary: ``data/capitalised``); 0 where it is not."""
+    return _capitalised().get(word, 0.0)
 
 
 def change_evidence(lexicon: Lexicon, word: str, best: str) -> tuple[float, float, float, float]:
@@ -88,6 +115,10 @@ class CapitalDecision(LogisticDecision):
     # the probability a word in capitals needs (its own threshold, chosen on words in capitals);
     # None: such words keep the scorer's rule
     capitals_threshold: float | None = None
+    # the probability a capitalised word inside a sentence needs (chosen on such words); None: not read
+    inside_threshold: float | None = None
+    # ... and how much more often its best candidate must be written capitalised (capitalised_odds)
+    inside_odds: float = 0.0
     FEATURES = FEATURES
     NAME = "capital_decision"
 
@@ -106,7 +137,8 @@ class CapitalDecision(LogisticDecision):
         return self.bias == 0.0 and tuple(self.weights) == (1.0, 0.0, 0.0, 0.0, 0.0)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "capitals_threshold": self.capitals_threshold}
+        return {**super().to_dict(), "capitals_threshold": self.capitals_threshold,
+                "inside_threshold": self.inside_threshold, "inside_odds": self.inside_odds}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> "CapitalDecision":
@@ -114,11 +146,22 @@ class CapitalDecision(LogisticDecision):
         :class:`ConfigError` for anything else."""
         if data is None:
             return cls.scorer_rule()
-        fields = cls.fields(data)
         try:
-            capitals = None if data.get("capitals_threshold") is None else float(data["capitals_threshold"])
+            odds = float(data.get("inside_odds", 0.0))
         except (TypeError, ValueError) as e:
-            raise ConfigError(f"capital_decision's capitals_threshold must be a number: {e}") from None
-        if capitals is not None and not 0.0 <= capitals <= 1.0:
-            raise ConfigError(f"capital_decision's capitals_threshold must be a probability in [0, 1], got {capitals}")
-        return cls(*fields, capitals)
+            raise ConfigError(f"capital_decision's inside_odds must be a number: {e}") from None
+        if not math.isfinite(odds):
+            raise ConfigError(f"capital_decision's inside_odds must be finite, got {odds}")
+        return cls(*cls.fields(data), _own_threshold(data, "capitals_threshold"),
+                   _own_threshold(data, "inside_threshold"), odds)
+
+
+def _own_threshold(data: Mapping[str, Any], name: str) -> float | None:
+    """``data[name]``: a probability, or None where it is absent; a one-line :class:`ConfigError` else."""
+    try:
+        value = None if data.get(name) is None else float(data[name])
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"capital_decision's {name} must be a number: {e}") from None
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise ConfigError(f"capital_decision's {name} must be a probability in [0, 1], got {value}")
+    return value

@@ -4,7 +4,8 @@ word's kind judged once and remembered: running text repeats its words.
 A word is looked at when it is alphabetic, between the settings' ``min_length`` and ``max_length``,
 unknown to the lexicon, plain ASCII in English, and without a capital after its first letter, unless
 it is written in capitals (:func:`shouted`) and long enough not to be an acronym; a capitalised word
-only at a sentence start, and not when the lexicon knows its lower-case form.
+not when the lexicon knows its lower-case form, and inside a sentence only where asked
+(``inside_capitals``: the capitals decision has a threshold for such words).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ if TYPE_CHECKING:
     from charwise.speller.settings import SpellerSettings
 
 WORD_KINDS_SIZE = 200_000  # words whose kind (looked at or not) is remembered, then forgotten at once
-Kind = tuple[bool, bool, bool, bool]  # looked at at a sentence start, inside one; a letter or digit; ends in . ! or ?
+# looked at at a sentence start, inside one; a letter or digit; ends in . ! or ?; looked at inside a sentence
+# where capitalised words are read there
+Kind = tuple[bool, bool, bool, bool, bool]
 
 
 def shouted(word: str) -> bool:
@@ -54,26 +57,28 @@ class WordKinds:
         self._kinds = ((), {})
 
     def looked_at(self, settings: SpellerSettings, lexicon: Lexicon, words: Sequence[str],
-                  start: bool = True) -> list[bool]:
-        """Which ``words`` are looked at; ``start``: whether they begin a sentence."""
+                  start: bool = True, inside_capitals: bool = False) -> tuple[list[bool], list[bool]]:
+        """Which ``words`` are looked at, and which begin a sentence; ``start``: whether the first
+        does; ``inside_capitals``: whether capitalised words are read inside a sentence too."""
         lengths = (settings.min_length, settings.max_length,
                    settings.capitals_min_length if settings.read_capitals else 0)
         if self._kinds[0] != lengths or len(self._kinds[1]) >= WORD_KINDS_SIZE:
             self._kinds = (lengths, {})
         kinds = self._kinds[1]
-        flags = []
+        flags, starts = [], []
         previous = ""
         for word in words:
             kind = kinds.get(word)
             if kind is None:
                 kind = kinds[word] = word_kind(settings, lexicon, word)
-            flags.append(kind[0] if start else kind[1])
+            flags.append(kind[0] if start else kind[4] if inside_capitals else kind[1])
+            starts.append(start)
             if kind[2]:  # a word with a letter or digit: what follows no longer starts the sentence
                 start = False
             if kind[3] and ends_sentence(word, previous):  # an abbreviation's full stop ends none
                 start = True
             previous = word
-        return flags
+        return flags, starts
 
 
 def word_kind(settings: SpellerSettings, lexicon: Lexicon, word: str) -> Kind:
@@ -87,7 +92,7 @@ def word_kind(settings: SpellerSettings, lexicon: Lexicon, word: str) -> Kind:
             and (word.isascii() or lexicon.language != "en")
             and (caps or not any(c.isupper() for c in word[1:])))
     if caps:
-        return (look, look, True, False)  # alphabetic: a letter, no sentence end
+        return (look, look, True, False, look)  # alphabetic: a letter, no sentence end
     capital = word[:1].isupper()
-    return (look and not (capital and word.lower() in lexicon.entries), look and not capital,
-            any(c.isalnum() for c in word), bool(word) and word[-1] in SENTENCE_END)
+    read = look and not (capital and word.lower() in lexicon.entries)
+    return (read, look and not capital, any(c.isalnum() for c in word), bool(word) and word[-1] in SENTENCE_END, read)

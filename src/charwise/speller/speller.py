@@ -17,19 +17,18 @@ The :class:`Speller` remembers scores (running text repeats its unknown words) a
 at (the rules below) and which to change: :meth:`Speller.correct` changes a word only when that probability
 reaches the threshold (tuned on dev text so that clean text is left alone). Words are left alone without a
 look when they are known to the lexicon, not alphabetic, shorter than ``min_length`` or longer than
-``max_length``, with a capital after the first letter (``McDonal``) or capitalised inside a sentence
-(``Wycombe``, ``Shiite``: names far more often than errors) or, in English, with letters outside ASCII
-(``Jürgen``: a foreign word or name); a capitalised first word of a sentence is read lower-case, changed when
-a decision fitted on development text (:mod:`charwise.speller.capital_decision`: the scorer's probability, the
-list of known misspellings, how often the written form and the candidate are written) finds it a misspelling
-rather than a name (``Wierd``, not ``Jahmaal``), and keeps its capital. A word written in capitals
-is read as its lower-case form, changed when the same decision, at a threshold of its own, finds it a
-misspelling (names are written in capitals too) and
-corrected in capitals (``SERVISE`` -> ``SERVICE``; the normaliser reads it too: ``CANT`` -> ``CAN'T``)
-from ``capitals_min_length`` letters (4) up: shorter ones (``FBI``) and those the lexicon knows in any case
-(``NASA``) are acronyms; ``read_capitals=False`` leaves every such word as written. In Spanish, an unknown
-word whose best candidate only puts back its missing accents (``despues`` -> ``después``) is changed at
-``accent_threshold`` (0: whenever the ranking puts that candidate first).
+``max_length``, with a capital after the first letter (``McDonal``) or, in English, with letters outside
+ASCII (``Jürgen``: a foreign word or name). A capitalised word is read lower-case and keeps its capital,
+changed when a decision fitted on development text (:mod:`charwise.speller.capital_decision`: the scorer's
+probability, the list of known misspellings, how often the written form and the candidate are written)
+finds it a misspelling rather than a name (``Wierd``, not ``Jahmaal``), at a threshold for a sentence's first
+word and a higher one inside a sentence (``Britian``; names are far more common there: ``Wycombe``). A word
+in capitals is read as its lower-case form, changed when the same decision, at a threshold of its own, finds
+it a misspelling (names are written in capitals too), corrected in capitals (``SERVISE`` -> ``SERVICE``; the
+normaliser reads it too: ``CANT`` -> ``CAN'T``) from ``capitals_min_length`` letters (4) up: shorter ones
+(``FBI``) and those the lexicon knows anyway (``NASA``) are acronyms; ``read_capitals=False`` leaves them all.
+In Spanish, an unknown word whose best candidate only puts back its missing accents (``despues`` ->
+``después``) is changed at ``accent_threshold`` (0: whenever the ranking puts that candidate first).
 
 Valid words can be the wrong word too (``went to there house``): in English, a known word of a
 confusion set is changed to another member when the sentence's bigram counts favour it a hundred
@@ -42,12 +41,11 @@ one fitted judge over candidates from annotated tweets and rules (:mod:`charwise
 ``style="social"`` lets that judge undo the speller's own corrections in tweets and chat; ``"auto"`` (the
 default) does so in the sentences that read like them (:func:`~charwise.speller.normalisation_rules.looks_informal`).
 
-What is not a word of the language is never changed: URLs, e-mail addresses, @handles, #hashtags,
-file paths, code identifiers, numbers with units and emoticons (:func:`charwise.words.protected_spans`),
-whatever the patterns of ``settings.protect`` (or a call's ``protect=``) match, and, in English, a
-sentence written in another language (:mod:`charwise.speller.foreign`). Every change has a
-kind (:data:`~charwise.speller.corrections.CHANGE_KINDS`); ``settings.changes`` lists the kinds the
-speller may make (all by default).
+What is not a word of the language is never changed: URLs, e-mail addresses, @handles, #hashtags, file paths,
+code identifiers, numbers with units and emoticons (:func:`charwise.words.protected_spans`), whatever the
+patterns of ``settings.protect`` (or a call's ``protect=``) match, and, in English, a sentence written in another
+language (:mod:`charwise.speller.foreign`). Every change has a kind (:data:`~charwise.speller.corrections.
+CHANGE_KINDS`); ``settings.changes`` lists the kinds the speller may make (all by default).
 
 Example (run by tests/test_doctests.py)::
 
@@ -70,7 +68,7 @@ import numpy as np
 from charwise.cache import LRUCache
 from charwise.errors import ConfigError
 from charwise.speller.candidates import CandidateIndex
-from charwise.speller.capital_decision import SCORER_THRESHOLD, CapitalDecision, change_evidence
+from charwise.speller.capital_decision import SCORER_THRESHOLD, CapitalDecision, capitalised_odds, change_evidence
 from charwise.speller.confusion_lm import decided_members
 from charwise.speller.confusions import SETS as CONFUSION_MODELS
 from charwise.speller.confusions import ConfusionModel, decide_sentences, decided_by_model
@@ -162,8 +160,7 @@ class Speller:
 
     @property
     def scorer(self) -> Scorer:
-        """The learned scorer. Assigning another one forgets every cached score (they were its
-        predecessor's); a scorer whose weights change in place is noticed by the cache keys."""
+        """The learned scorer; another one assigned forgets the cached scores (a change in place: the cache keys)."""
         return self._scorer
 
     @scorer.setter
@@ -171,7 +168,7 @@ class Speller:
         check_scorer_language(scorer, self.language)
         self._scorer = scorer
         self._scored.clear()
-        #: how a capitalised sentence start or a word in capitals is decided (fitted with the scorer's probabilities)
+        #: how a capitalised word or a word in capitals is decided (fitted with the scorer's probabilities)
         self.capital_decision = CapitalDecision.from_dict(getattr(scorer.config, "capital_decision", None))
 
     @property
@@ -198,14 +195,12 @@ class Speller:
         the default: the scorer's bigram evidence alone) or ``"smollm2"`` (SmolLM2 judges the words
         in doubt again, on ``device`` at ``precision``; English only: :mod:`charwise.speller.neural`).
 
-        A CNN encoder named by a string (the shipped ones are) runs in numpy and the scorer is read
-        as arrays (:class:`~charwise.speller.scoring.ScorerArrays`): the speller then never imports
-        torch or transformers, which would take longer than everything else it loads. Pass a torch
-        :class:`~charwise.encoders.base.CharEncoder` to embed with torch instead.
+        A CNN encoder named by a string (the shipped ones are) runs in numpy and the scorer is read as
+        arrays (:class:`~charwise.speller.scoring.ScorerArrays`): no torch or transformers import, which
+        would take longer than the rest. A torch :class:`~charwise.encoders.base.CharEncoder` embeds with torch.
 
-        Loading leaves the global random generators (torch, numpy, ``random``) as they were: a policy
-        may load its speller in the middle of a seeded training run, and the run must stay the same
-        whether or not it was resumed after that point."""
+        Loading leaves the global random generators (torch, numpy, ``random``) as they were: a policy may
+        load its speller in a seeded training run, which must stay the same whether or not it was resumed."""
         return load_speller(cls, language, encoder, scorer, lexicon, word_files, settings, context, device, precision)
 
     def clear_cache(self) -> None:
@@ -233,8 +228,7 @@ class Speller:
         keep = self.settings.suggestions if k is None else k
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise ConfigError(f"k must be an integer >= 1, got {keep!r}")
-        # Scores of earlier calls are reused: running text repeats its unknown words (names, slang).
-        # what the scores depend on: the scorer and its weights, and the settings read when scoring
+        # scores reused (running text repeats its unknown words), keyed by the scorer, its weights and settings
         scorer = self.scorer
         setting = (keep, self.settings.neighbours, self.settings.per_key, id(scorer), scorer.weights_version())
         # a word's score depends on its neighbours only for a scorer that reads them
@@ -282,42 +276,48 @@ class Speller:
 
     # --- correction -----------------------------------------------------------------------------
     def changes(self, word: str, probability: float, threshold: float | None = None,
-                suggestion: str | None = None) -> bool:
+                suggestion: str | None = None, inside: bool = False) -> bool:
         """Whether a looked-at ``word`` whose best suggestion (``suggestion``) has ``probability`` is
         changed (see :meth:`decision`)."""
-        value, needed = self.decision(word, probability, threshold, suggestion)
+        value, needed = self.decision(word, probability, threshold, suggestion, inside)
         return value >= needed
 
     def decision(self, word: str, probability: float, threshold: float | None = None,
-                 suggestion: str | None = None) -> tuple[float, float]:
+                 suggestion: str | None = None, inside: bool = False) -> tuple[float, float]:
         """``(the probability that decides, the probability it needs)`` for changing looked-at
         ``word`` to its best ``suggestion``, which the scorer gives ``probability``: that probability
         at ``threshold`` (default :attr:`threshold`); in Spanish, a suggestion that only puts back the
-        word's missing accents at ``settings.accent_threshold``; a capitalised sentence start or a word
-        in capitals the :attr:`capital_decision`'s probability at its threshold for that case (the
-        scorer's at :data:`~charwise.speller.capital_decision.SCORER_THRESHOLD` where the decision has
-        none; ``settings.capital_threshold``, where given, in place of either); never below ``threshold``."""
+        word's missing accents at ``settings.accent_threshold``; a capitalised word (``inside`` a sentence
+        or not) or a word in capitals the :attr:`capital_decision`'s probability at its threshold for that
+        case (the scorer's at :data:`~charwise.speller.capital_decision.SCORER_THRESHOLD` where the decision
+        has none; ``settings.capital_threshold``, where given, in place of it); never below ``threshold``."""
         if suggestion is not None and self.language in ACCENTED and restores_accents(word.lower(), suggestion):
             return probability, self.settings.accent_threshold
         base = self.threshold if threshold is None else threshold
         if not word[:1].isupper():
             return probability, base
         own, rule = self.settings.capital_threshold, self.capital_decision
-        needed = rule.capitals_threshold if shouted(word) else rule.threshold
+        needed = rule.capitals_threshold if shouted(word) else rule.inside_threshold if inside else rule.threshold
         if suggestion is None or needed is None or rule.reads_scorer_only:
             return probability, max(base, SCORER_THRESHOLD if own is None else own)
         value = rule.probability(probability, *change_evidence(self.lexicon, word, suggestion))
-        return value, max(base, needed if own is None else own)
+        named = inside and not shouted(word) and capitalised_odds(suggestion) < rule.inside_odds  # never a common word
+        return 0.0 if named else value, max(base, needed if own is None else own)
 
-    def looked_at(self, words: list[str], start: bool = True) -> list[bool]:
-        """Which words the speller considers (see the module docstring); ``start``: whether the
-        words begin a sentence (False for the continuation of a text cut in windows)."""
-        return self._word_kinds.looked_at(self.settings, self.lexicon, words, start)
+    def looked_at(self, words: list[str], start: bool = True, inside_capitals: bool | None = None) -> list[bool]:
+        """Which words the speller considers (see the module docstring); ``start``: whether they begin a
+        sentence (False for a window continuing one); ``inside_capitals``: whether capitalised words inside
+        a sentence are read (default: where the capitals decision reads them)."""
+        return self._looks(words, start, inside_capitals)[0]
+
+    def _looks(self, words: list[str], start: bool = True, inside: bool | None = None) -> tuple[list[bool], list[bool]]:
+        """Which ``words`` are looked at, and which begin a sentence."""
+        inside = self.capital_decision.inside_threshold is not None if inside is None else inside
+        return self._word_kinds.looked_at(self.settings, self.lexicon, words, start, inside)
 
     @staticmethod
     def sentence_start_after(words: Sequence[str], start: bool = True) -> bool:
-        """Whether a text that follows ``words`` (which began a sentence if ``start``) begins one:
-        the ``start`` to give the next window of a text corrected in windows."""
+        """Whether a text after ``words`` (a sentence start if ``start``) begins one: the next window's ``start``."""
         previous = ""
         for word in words:
             start, previous = starts_after(word, start, previous), word
@@ -395,8 +395,8 @@ class Speller:
         if self.foreign is not None:
             protected = [[True] * len(w) if self.foreign(w) else g for w, g in zip(sentences, protected)]
         # sentence starts are per sentence (or as given); a protected word is never looked at
-        looks = [[look and not keep for look, keep in zip(self.looked_at(list(words), bool(start)), guard)]
-                 for words, start, guard in zip(sentences, starts, protected)]
+        looked = [self._looks(list(words), bool(start)) for words, start in zip(sentences, starts)]
+        looks = [[f and not keep for f, keep in zip(flags, guard)] for (flags, _), guard in zip(looked, protected)]
         todo = [(words, i) for words, look in zip(sentences, looks) for i, f in enumerate(look) if f]
         todo_words = [words[i].lower() for words, i in todo]
         # the sentence decides too: each word's neighbours, for a scorer that reads context
@@ -404,18 +404,18 @@ class Speller:
         scored = iter(self._score(todo_words, contexts=contexts)) if todo_words else iter(())
         allowed = self.settings.changes
         out = []
-        for words, look, guard in zip(sentences, looks, protected):
+        for words, look, guard, (_, begins) in zip(sentences, looks, protected, looked):
             flat = []
             # only a looked-at word reads the threshold: the count of words is skipped without one
             here = self.alone_threshold if threshold is None and any(look) and one_word(words) else threshold
-            for word, flag, keep in zip(words, look, guard):
+            for word, flag, keep, first in zip(words, look, guard, begins):
                 entry = WordCorrection(word, word, False, protected=keep)
                 if flag:
                     suggestions, p = next(scored)
                     # a list of the entry's own: a caller changing it changes no other result, nor the cache
                     entry.looked_at, entry.suggestions, entry.probability = True, list(suggestions), p
                     best = suggestions[0].word if suggestions else None
-                    value, needed = self.decision(word, p, here, best) if best is not None else (p, 1.0)
+                    value, needed = self.decision(word, p, here, best, not first) if best is not None else (p, 1.0)
                     if best is not None and best != word.lower() and value >= needed:
                         kind = "accent" if restores_accents(word.lower(), best) else "spelling"
                         if kind in allowed:
