@@ -44,8 +44,8 @@ default) does so in the sentences that read like them (:func:`~charwise.speller.
 What is not a word of the language is never changed: URLs, e-mail addresses, @handles, #hashtags, file paths,
 code identifiers, numbers with units and emoticons (:func:`charwise.words.protected_spans`), whatever the
 patterns of ``settings.protect`` (or a call's ``protect=``) match, and, in English, a sentence written in another
-language (:mod:`charwise.speller.foreign`). Every change has a kind (:data:`~charwise.speller.corrections.
-CHANGE_KINDS`); ``settings.changes`` lists the kinds the speller may make (all by default).
+language (:mod:`charwise.speller.foreign`). Every change has a kind
+(:data:`~charwise.speller.corrections.CHANGE_KINDS`); ``settings.changes`` lists those it may make (all by default).
 
 Example (run by tests/test_doctests.py)::
 
@@ -178,9 +178,8 @@ class Speller:
 
     @property
     def alone_threshold(self) -> float:
-        """The probability at which a text that is one word alone (a word list, a lookup) is changed:
-        the scorer's tuned ``alone_threshold`` (no sentence there tells a name from a misspelling, and
-        the user asked about that word), unless ``settings.threshold`` is set."""
+        """The probability at which a text of one word alone (a word list, a lookup) is changed: the scorer's
+        ``alone_threshold`` (no sentence tells a name from a misspelling there), unless ``settings.threshold`` is."""
         alone = self.scorer.config.alone_threshold
         return self.threshold if alone is None or self.settings.threshold is not None else float(alone)
 
@@ -420,7 +419,8 @@ class Speller:
                         kind = "accent" if restores_accents(word.lower(), best) else "spelling"
                         if kind in allowed:
                             entry.correction, entry.kind = same_case(word, best), kind
-                            judged = f", capitals decision: {value:.2f}" if value != p else ""
+                            where = " inside a sentence" if not first and not shouted(word) else ""
+                            judged = f", capitals decision{where}: {value:.2f}" if value != p else ""
                             entry.decided_by = (f"spelling scorer: {p:.2f}{judged} >= {needed:.2f} (candidates: "
                                                 "edits, sound keys, known misspellings, encoder neighbours)")
                 flat.append(entry)
