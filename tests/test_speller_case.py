@@ -244,3 +244,18 @@ def test_capitalised_misspellings_inside_a_sentence_are_put_right_as_names(real_
     decision = real_speller.capital_decision
     assert decision.inside_threshold >= real_speller.threshold and decision.inside_odds > 0
     assert real_speller.correct(text).corrected == expected
+
+
+def test_a_missing_or_broken_file_of_capitalised_words_is_a_one_line_error(tmp_path, monkeypatch):
+    import charwise.speller.capital_decision as capital_decision
+
+    for name, content in (("missing.tsv.gz", None), ("broken.tsv.gz", b"not gzip")):
+        path = tmp_path / name
+        if content is not None:
+            path.write_bytes(content)
+        monkeypatch.setattr(capital_decision, "CAPITALISED", path)
+        capital_decision._capitalised.cache_clear()
+        with pytest.raises(ConfigError, match="cannot read the words written capitalised") as caught:
+            capital_decision.capitalised_odds("wednesday")
+        assert "\n" not in str(caught.value)
+    capital_decision._capitalised.cache_clear()
