@@ -33,11 +33,11 @@ class SpellerSettings:
     suggestions: int = 10  # candidates kept per word
     threshold: float | None = None  # correct at this probability; None: the scorer's tuned one
     # names start sentences too (Bisconti, Jahmaal), far more often than misspelled words do, and
-    # are written in capitals: a capitalised first word of a sentence or a word in capitals is
-    # changed when the capitals decision fitted with the scorer (charwise.speller.capital_decision)
-    # reaches this probability. None: the thresholds chosen on development text for each case,
-    # recorded with their source in the scorer's config (0.925 on the scorer's own probability for
-    # a scorer without a decision)
+    # are written in capitals: a capitalised word (first in a sentence or inside one: there only as
+    # a word written capitalised) or a word in capitals is changed when the capitals decision fitted
+    # with the scorer (charwise.speller.capital_decision) reaches this probability. None: the
+    # thresholds chosen on development text for each case, recorded with their source in the
+    # scorer's config (0.925 on the scorer's own probability for a scorer without a decision)
     capital_threshold: float | None = None
     # a missing accent put back (despues -> después, in Spanish) needs only this probability: the
     # lexicon holds the written word's accented form and not the word, and the scorer, trained on
