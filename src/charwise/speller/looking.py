@@ -19,9 +19,9 @@ if TYPE_CHECKING:
     from charwise.speller.settings import SpellerSettings
 
 WORD_KINDS_SIZE = 200_000  # words whose kind (looked at or not) is remembered, then forgotten at once
-# looked at at a sentence start, inside one; a letter or digit; ends in . ! or ?; looked at inside a sentence
-# where capitalised words are read there
-Kind = tuple[bool, bool, bool, bool, bool]
+# looked at at a sentence start (and inside one where capitalised words are read there), inside one; a letter
+# or digit; ends in . ! or ?
+Kind = tuple[bool, bool, bool, bool]
 
 
 def shouted(word: str) -> bool:
@@ -71,7 +71,7 @@ class WordKinds:
             kind = kinds.get(word)
             if kind is None:
                 kind = kinds[word] = word_kind(settings, lexicon, word)
-            flags.append(kind[0] if start else kind[4] if inside_capitals else kind[1])
+            flags.append(kind[0] if start or inside_capitals else kind[1])
             starts.append(start)
             if kind[2]:  # a word with a letter or digit: what follows no longer starts the sentence
                 start = False
@@ -92,7 +92,7 @@ def word_kind(settings: SpellerSettings, lexicon: Lexicon, word: str) -> Kind:
             and (word.isascii() or lexicon.language != "en")
             and (caps or not any(c.isupper() for c in word[1:])))
     if caps:
-        return (look, look, True, False, look)  # alphabetic: a letter, no sentence end
+        return (look, look, True, False)  # alphabetic: a letter, no sentence end
     capital = word[:1].isupper()
-    read = look and not (capital and word.lower() in lexicon.entries)
-    return (read, look and not capital, any(c.isalnum() for c in word), bool(word) and word[-1] in SENTENCE_END, read)
+    return (look and not (capital and word.lower() in lexicon.entries), look and not capital,
+            any(c.isalnum() for c in word), bool(word) and word[-1] in SENTENCE_END)
