@@ -102,6 +102,7 @@ FAILED_ON_FRESH = {
     "there->their": "54 right of 65 (``Hi there``, ``there good dogs``: they're)",
     "than->then": "6 right of 8 (``nothing better to do than``)",
     "it's->its": "8 right of 9 (``look it's pro-corruption``)",
+    "heres->here's": "6 right of 8 (``when he heres it``: hears)",
 }
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
