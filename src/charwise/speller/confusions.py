@@ -92,7 +92,8 @@ SETS: dict[str, tuple[tuple[str, ...], ...]] = {
     "en": (
         ("their", "there", "they're"), ("your", "you're"), ("its", "it's"), ("then", "than"),
         ("to", "too"), ("lose", "loose"), ("affect", "effect"), ("lets", "let's"), ("whats", "what's"),
-        ("hows", "how's"), ("shes", "she's"), ("wheres", "where's"), ("heres", "here's"), ("whose", "who's"), ("were", "we're"), ("hear", "here"),
+        ("hows", "how's"), ("shes", "she's"), ("wheres", "where's"), ("heres", "here's"), ("whose", "who's"),
+        ("were", "we're"), ("hear", "here"),
         ("accept", "except"), ("advice", "advise"), ("breath", "breathe"), ("quiet", "quite"),
         ("weather", "whether"), ("chose", "choose"), ("passed", "past"), ("peace", "piece"),
         ("principal", "principle"), ("though", "through"), ("no", "know"), ("new", "knew"), ("of", "have"),
