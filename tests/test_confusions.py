@@ -114,17 +114,30 @@ def test_the_speller_changes_only_what_it_may(tiny):
         entries("ITS A LONG WAY")
     protected[0].protected = True
     looked[0].looked_at = True
-    title = entries("Its a long way")
-    decide_sentences(tiny, [plain, protected, looked, caps, title], ("spelling", "real_word"))
+    title, acronym, alone = entries("Its a long way"), entries("the ITS a long way"), entries("ITS")
+    decide_sentences(tiny, [plain, protected, looked, caps, title, acronym, alone], ("spelling", "real_word"))
     assert plain[0].correction == "it's" and plain[0].kind == "real_word" and plain[0].probability >= 0.6
     assert title[0].correction == "It's"  # the case kept
-    assert not protected[0].changed and not looked[0].changed and not caps[0].changed
+    assert caps[0].correction == "IT'S"  # text in capitals is read lower-cased, and given back in capitals
+    assert not protected[0].changed and not looked[0].changed
+    assert not acronym[1].changed and not alone[0].changed  # in capitals amid lower case, or alone: an acronym
     again = entries("its a long way")
     decide_sentences(tiny, [again], ("spelling",))  # real_word not allowed
     assert not again[0].changed
     kept = entries("the dog wagged its tail")
     decide_sentences(tiny, [kept], ("real_word",))
     assert not any(e.changed for e in kept)
+
+
+def test_a_word_in_capitals_is_read_only_among_words_in_capitals():
+    from charwise.speller.confusions import shouted_around
+
+    def shouted(text: str, i: int) -> bool:
+        return shouted_around(entries(text), i)
+
+    assert shouted("ITS A LONG WAY", 0) and shouted("OMG , ITS SO COLD", 2)
+    assert not shouted("the ITS team", 1) and not shouted("ITS", 0) and not shouted("Its A LONG WAY", 0)
+    assert not shouted("I think ITS fine", 2)  # `I` has one letter: `think` and `fine` decide
 
 
 # Spanish: "está" before a preposition or a participle, "esta" before a noun (sentences written for the test)
@@ -230,6 +243,12 @@ def speller():
     ("It's raining today.", "It's raining today."),
     ("The company raised its prices.", "The company raised its prices."),
     ("IT'S GOING TO BE GREAT", "IT'S GOING TO BE GREAT"),  # a contraction in capitals stays
+    # text in capitals is read as the same text in lower case; an acronym in running text is not read
+    ("ITS RAINING AGAIN", "IT'S RAINING AGAIN"),
+    ("LETS GO TEAM", "LET'S GO TEAM"),
+    ("THE DOG WAGGED ITS TAIL", "THE DOG WAGGED ITS TAIL"),
+    ("HE IS TALLER THEN ME", "HE IS TALLER THAN ME"),
+    ("the ITS team meets on monday", "the ITS team meets on monday"),
     ("we could of won that game", "we could have won that game"),
     ("whats the name of this song", "what's the name of this song"),
     # an apostrophe dropped from she's and where's: the plurals `shes`, `wheres` are words, seldom meant
