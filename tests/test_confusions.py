@@ -130,12 +130,12 @@ def test_the_speller_changes_only_what_it_may(tiny):
 
 
 def test_a_word_in_capitals_is_read_only_among_words_in_capitals():
-    from charwise.speller.confusions import shouted_around
+    from charwise.speller.looking import in_capitals_text
 
     def shouted(text: str, i: int) -> bool:
-        return shouted_around(entries(text), i)
+        return in_capitals_text(text.split(), i)
 
-    assert shouted("ITS A LONG WAY", 0) and shouted("OMG , ITS SO COLD", 2)
+    assert shouted("ITS A LONG WAY", 0) and shouted("OMG , ITS SO COLD", 2) and shouted("WHY R U LIKE THIS", 2)
     assert not shouted("the ITS team", 1) and not shouted("ITS", 0) and not shouted("Its A LONG WAY", 0)
     assert not shouted("I think ITS fine", 2)  # `I` has one letter: `think` and `fine` decide
 

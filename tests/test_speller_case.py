@@ -66,7 +66,7 @@ def test_misspellings_in_capitals_are_corrected_in_capitals(real_speller, text, 
 @pytest.mark.parametrize("text, expected", [
     ("I CANT BELEIVE IT", "I CAN'T BELIEVE IT"),  # the normaliser reads them too, as their lower-case forms
     ("WE DONT KNOW THATS WHY", "WE DON'T KNOW THAT'S WHY"),
-    ("OMG IM SO HAPPY", "OMG IM SO HAPPY"),  # shorter than four letters: acronyms as often (IM, ILL)
+    ("OMG IM SO HAPPY", "OMG I'M SO HAPPY"),  # shorter words too, amid text in capitals (below)
 ])
 def test_informal_words_in_capitals_are_normalised_in_capitals(real_speller, text, expected):
     assert real_speller.correct(text).corrected == expected
@@ -74,6 +74,22 @@ def test_informal_words_in_capitals_are_normalised_in_capitals(real_speller, tex
                     SpellerSettings(read_capitals=False), featurizer=real_speller.featurizer)
     plain.normaliser = real_speller.normaliser
     assert plain.correct(text).corrected == text  # read_capitals=False: neither the speller nor the normaliser
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("text, expected", [
+    ("OMG IM SO HAPPY", "OMG I'M SO HAPPY"),
+    ("U ARE THE BEST", "YOU ARE THE BEST"),  # a single letter too, given back in capitals (not `You`)
+    ("U should come", "You should come"),  # a capitalised first word in running text keeps its case
+    ("THE FBI IS HERE", "THE FBI IS HERE"),
+    ("the IM window is open", "the IM window is open"),  # amid lower case: an acronym
+])
+def test_shorter_words_are_read_only_amid_text_in_capitals(real_speller, text, expected):
+    result = real_speller.correct(text)
+    assert result.corrected == expected
+    # at the threshold of a capitalised word: a short word in capitals is as often an acronym or a name
+    judge = real_speller.normaliser.judge
+    assert all(w.probability >= judge.threshold_for(False, True) for w in result.words if w.changed)
 
 
 @pytest.mark.real

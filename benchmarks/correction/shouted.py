@@ -6,13 +6,17 @@ in its sentence and labelled by hand (``shouted_labels.tsv``).
 
 The speller reads a word in capitals of ``capitals_min_length`` letters or more (4) as its lower-case
 form, with the same scorer, judge and thresholds, and writes the change in capitals; shorter words
-in capitals are acronyms far more often. Nothing is chosen here: the lines measured are those of each
-text that hold such a word (letters only):
+in capitals are acronyms far more often, and only the normalisation judge (at the threshold of a
+capitalised word) and the confusion model read them, amid text in capitals (``IM`` -> ``I'M``, ``U``
+-> ``YOU``, ``ITS`` -> ``IT'S``). Nothing is chosen here: the lines measured are those of each text
+that hold a word in capitals of 4 letters or more (letters only):
 
 * ``dev``: WNUT17's training and development tweets and UD EWT dev (the texts other thresholds were
   chosen on);
 * ``fresh``: WNUT17's raw YouTube comments (``yt-filter`` after its first 5,000 lines, which other
-  benchmarks read), Reddit posts and Stack Overflow text.
+  benchmarks read), Reddit posts and Stack Overflow text;
+* ``tweets``: WNUT17's four raw tenths of tweets (``rigo``, ``gurez``, ``ile``, ``palm``), read since
+  short words in capitals are read amid text in capitals (``IM``, ``U``).
 
 A change is right when the word in capitals is the one meant, written as LexNorm 2015's annotators
 write it (``GONNA -> GOING TO``, ``CAUSE -> BECAUSE`` where it means ``because``), as the judge
@@ -40,6 +44,7 @@ LABELS = Path(__file__).resolve().parent / "shouted_labels.tsv"
 RAW = ROOT / "src" / "charwise" / "data" / "wnut17" / "raw_text"
 READ_ELSEWHERE = 5000  # yt-filter's first lines, read by the confusion benchmarks
 BATCH = 200  # lines corrected at a time
+TWEETS = ("rigo.10000", "gurez.10000", "ile.10000", "palm.10000")
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -51,16 +56,17 @@ def texts() -> dict[str, dict[str, list[str]]]:
 
     wnut = load_task("wnut17", splits=("train", "dev"))
     raw = {name: (RAW / name).read_text(encoding="utf-8", errors="replace").splitlines()
-           for name in ("yt-filter", "redd.tok.uniq", "stacko-src")}
+           for name in ("yt-filter", "redd.tok.uniq", "stacko-src", *TWEETS)}
     return {"dev": {"wnut17 train + dev": [" ".join(s.words) for s in wnut.train + wnut.dev],
                     "ud ewt dev": ewt_texts(ROOT / "src" / "charwise" / "data" / "ud_en_ewt" / "en_ewt-ud-dev.conllu")},
             "fresh": {"yt-filter": raw["yt-filter"][READ_ELSEWHERE:], "redd.tok.uniq": raw["redd.tok.uniq"],
-                      "stacko-src": raw["stacko-src"]}}
+                      "stacko-src": raw["stacko-src"]},
+            "tweets": {"rigo, gurez, ile, palm": [line for name in TWEETS for line in raw[name]]}}
 
 
 def changes(speller: Any, lines: list[str], minimum: int) -> tuple[int, list[dict[str, Any]]]:
     """(how many words in capitals the speller reads, every change of a word in capitals) in ``lines``."""
-    from charwise.speller.looking import shouted
+    from charwise.speller.looking import in_capitals_text, shouted
 
     def reads(word: str) -> bool:
         return len(word) >= minimum and word.isalpha() and shouted(word)
@@ -72,7 +78,7 @@ def changes(speller: Any, lines: list[str], minimum: int) -> tuple[int, list[dic
             words = [w.word for w in result.words]
             for j, w in enumerate(result.words):
                 read += reads(w.word)
-                if w.changed and shouted(w.word):
+                if w.changed and (shouted(w.word) or in_capitals_text(words, j)):  # `U` amid capitals too
                     found.append({"written": w.word, "correction": w.correction, "kind": w.kind,
                                   "probability": round(w.probability, 4), "decided_by": w.decided_by.split(":")[0],
                                   "context": in_context(words, j, j + 1)})

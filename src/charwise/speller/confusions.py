@@ -412,21 +412,10 @@ def _shipped(language: str) -> ConfusionModel:
 def reads(entry: WordCorrection, members: Container[str], shouting: bool = False) -> bool:
     """Whether a confusion decision reads this word of the speller's output: a word of ``members``
     (normal) that the speller did not look at, change or protect, in lower case or capitalised, or
-    in capitals where ``shouting`` (:func:`shouted_around`)."""
+    in capitals where ``shouting`` (amid text in capitals: :func:`~charwise.speller.looking.in_capitals_text`)."""
     written = entry.word
     return (normal(written) in members and not (entry.looked_at or entry.protected or entry.changed)
             and (written.islower() or written.istitle() or (shouting and written.isupper())))
-
-
-def shouted_around(entries: Sequence[WordCorrection], index: int) -> bool:
-    """Whether the word at ``index`` stands in text written in capitals: it is, and so is every word
-    of two letters or more among the two on each side, of which there is one at least. An acronym in
-    running text (``the ITS team``) is not read; ``ITS RAINING AGAIN`` is read as ``its raining again``."""
-    if not (len(entries[index].word) > 1 and entries[index].word.isupper()):
-        return False
-    near = [e.word for e in (*entries[max(0, index - 2):index], *entries[index + 1:index + 3])
-            if sum(c.isalpha() for c in e.word) >= 2]
-    return bool(near) and all(w.isupper() for w in near)
 
 
 def decided_by_model(model: ConfusionModel) -> frozenset[str]:
@@ -446,12 +435,13 @@ def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]
     puts back accents the word lacks (in a language with accents, the only change made), when
     ``allowed``. Words the speller
     looked at or changed and protected words are left; a word in capitals is read only in text in
-    capitals (:func:`shouted_around`), lower-cased as every word is, and given back in capitals. With
+    capitals (``in_capitals_text``), lower-cased as every word is, and given back in capitals. With
     a language model ``lm`` and a decision fitted for one (:attr:`ConfusionModel.lm`), the sets that
     decision decides are decided by it alone (:func:`~charwise.speller.confusion_lm.decide_with_lm`),
     except in text in capitals, which the language model's decision was not fitted on."""
     from charwise.speller.confusion_lm import decide_with_lm, decided_members
     from charwise.speller.corrections import restores_accents, same_case
+    from charwise.speller.looking import in_capitals_text
 
     accents_only = model.language in ACCENTED
     if ("accent" if accents_only else "real_word") not in allowed:
@@ -465,7 +455,7 @@ def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]
         words: list[str] | None = None  # the sentence read normal, once a word of it is a member
         for i, entry in enumerate(entries):
             written = entry.word
-            shouting = shouted_around(entries, i)
+            shouting = written.isupper() and in_capitals_text([e.word for e in entries], i)
             if not reads(entry, every_member if shouting else members, shouting):
                 continue
             if words is None:  # no word before this one was changed: the sentence as it came

@@ -30,6 +30,17 @@ def shouted(word: str) -> bool:
     return len(word) > 1 and word.isupper()
 
 
+def in_capitals_text(words: Sequence[str], index: int) -> bool:
+    """Whether ``words[index]`` is written in capitals amid text in capitals: it is (a single letter
+    too: ``U``, ``R``), and so is every word of two letters or more among the two on each side, of
+    which there is one at least. An acronym in running text (``the ITS team``) is not."""
+    if not words[index].isupper():
+        return False
+    near = [w for w in (*words[max(0, index - 2):index], *words[index + 1:index + 3])
+            if sum(c.isalpha() for c in w) >= 2]
+    return bool(near) and all(w.isupper() for w in near)
+
+
 def capitalised(word: str) -> bool:
     """Whether ``word`` is written with a capital first letter and is not in capitals (``Teh``, ``Yo``)."""
     return word[:1].isupper() and not shouted(word)

@@ -6,8 +6,7 @@ text needs more: informal spellings that *are* in a web lexicon (``u``, ``wit``,
 apostrophes (``dont``), slang (``pls``, ``cuz``), drawn-out letters (``soooo``), words run together
 (``youcould``). The :class:`Normaliser` gathers **candidates** for a word from
 
-* ``table``: a replacement table learned from annotated tweets (every normal form an annotator gave
-  the written word, with counts: :class:`NormalisationTable`);
+* ``table``: every normal form annotators gave the written word in tweets, with counts (:class:`NormalisationTable`);
 * ``repeat``: runs of three or more letters shortened to two or one, when that gives a word;
 * ``contraction``: an apostrophe put back (``dont`` -> ``don't``), when that gives a word;
 * ``ending``: a dropped ``g`` put back (``goin``, ``livin'`` -> ``going``, ``living``);
@@ -23,8 +22,8 @@ English, the neighbours' classes). The best candidate replaces the word when its
 threshold, stored with where it was chosen (development tweets only): a rule proposes, the judge decides.
 
 The shipped English judge and table (``charwise/data/normalisation-en``) come from the LexNorm 2015 training
-tweets (Baldwin et al. 2015; MultiLexNorm's English training split, van der Goot et al. 2021), rebuilt by
-``benchmarks/correction/lexnorm.py --ship``, measured by ``benchmarks/correction/lexnorm.py`` on their halves.
+tweets (Baldwin et al. 2015; MultiLexNorm's English training split, van der Goot et al. 2021; rebuilt and
+measured on their halves by ``benchmarks/correction/lexnorm.py``, ``--ship``).
 
 Example (run by tests/test_doctests.py)::
 
@@ -52,7 +51,7 @@ from charwise.speller.corrections import (  # noqa: F401 (speller_candidates: re
     starts_after,
 )
 from charwise.speller.lexicon import ACCENTED
-from charwise.speller.looking import capitalised, shouted
+from charwise.speller.looking import capitalised, in_capitals_text, shouted
 from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     EXPANDED,
     FEATURES,
@@ -95,6 +94,7 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 NORMALISED = ("en", "es")  # languages with a shipped normalisation model (charwise/data/normalisation-LANG)
 JUDGED_CACHE_SIZE = 50_000  # (word, neighbours, suggestions) judged and remembered
 MAX_SPLIT_CHARS = 24  # longer run-together strings are hashtags or noise, not two words
+CAPITALS, SHORT_CAPITALS = "capitals", "short capitals"  # how a word in capitals is read (Normaliser._judged_words)
 # Swept on the development tweets, the judge refitted for each value: no other value surely better (python -m
 # benchmarks.correction.normaliser_constants; docs/correction-experiments.md, "The reading constants swept")
 PASSES = 2  # Normaliser.apply: passes over each sentence (see there)
@@ -396,8 +396,8 @@ class Normaliser:
                         break  # nothing changed: another pass would judge the same
                     for entry, (correction, kind, p) in zip(entries, spelled):
                         entry.correction, entry.kind, entry.probability = correction, kind, p
-                for i, entry in self._judged_words(entries, bool(starts[s]), capitals):
-                    self._decide(entry, current, i, gains.get((s, i)), threshold, allowed, social[s])
+                for i, entry, caps in self._judged_words(entries, bool(starts[s]), capitals):
+                    self._decide(entry, current, i, gains.get((s, i)), threshold, allowed, social[s], caps)
                     current[i] = entry.correction
 
     def _put_twin(self, entry: WordCorrection, left: str | None, right: str | None, allowed: Sequence[str]) -> bool:
@@ -413,14 +413,17 @@ class Normaliser:
         return True
 
     def _decide(self, entry: WordCorrection, current: list[str], i: int, lm_row: dict[str, float] | None,
-                threshold: float | None, allowed: Sequence[str], social: bool) -> None:
-        """One word of :meth:`apply`, read between the neighbours of ``current``, changed in place."""
+                threshold: float | None, allowed: Sequence[str], social: bool, caps: str = "") -> None:
+        """One word of :meth:`apply`, read between the neighbours of ``current``, changed in place
+        (in capitals when ``caps``, :meth:`_judged_words`'s reading of a word written in capitals)."""
         from charwise.speller.real_words import adjacent_words
 
         left, right = adjacent_words(current, i)
         judge = self.judge_for(lm_row)
-        # a capitalised word is read at a sentence start only (inside one it is a name)
-        needed = judge.threshold_for(social, capitalised(entry.word)) if threshold is None else threshold
+        # a capitalised word is read at a sentence start only (inside one it is a name); a short word in
+        # capitals is as often an acronym (`U.N`, `QLD`) or a name (`WET N WILD`): both need the capitals' threshold
+        named = capitalised(entry.word) or caps == SHORT_CAPITALS
+        needed = judge.threshold_for(social, named) if threshold is None else threshold
         if self._put_twin(entry, left, right, allowed):
             return
         shares = self.shares(entry.word, current, i)
@@ -444,28 +447,30 @@ class Normaliser:
             also += "; the sentence's share: " + ", ".join(f"{m} {q:.2f}" for m, q in shares.items())
         gains = class_gains(self.lexicon.language, [cand], entry.word.lower(), left, right)  # None: no tagged corpus
         also += "" if gains is None else f"; the neighbours' word classes {gains[cand]:+.1f} nats for it"
-        entry.correction, entry.kind, entry.probability = same_case(entry.word, cand), kind, p
+        entry.correction, entry.kind, entry.probability = cand.upper() if caps else same_case(entry.word, cand), kind, p
         verdict = (f"{p:.2f} >= {needed:.2f}" if p >= needed else
                    f"{p:.2f}, below {needed:.2f}, in place of the speller's change, which drops a word")
         entry.decided_by = (f"normalisation judge{' with the language model' if lm_row is not None else ''}: "
                             f"{verdict} (candidate from: {SOURCE_NAMES.get(source, source)}{also})")
 
     def _judged_words(self, entries: list[WordCorrection], start: bool = True,
-                      capitals: int = 0) -> Iterator[tuple[int, WordCorrection]]:
-        """The words of a sentence the normaliser judges, with their positions (``start``: whether the
-        words begin a sentence, False for a window that continues one; ``capitals``: as :meth:`apply`)."""
+                      capitals: int = 0) -> Iterator[tuple[int, WordCorrection, str]]:
+        """The words of a sentence the normaliser judges, their positions, and how each is read in capitals:
+        not (``""``), :data:`CAPITALS` or :data:`SHORT_CAPITALS` (shorter than ``capitals``, ``U`` too, amid text
+        in capitals). ``start``: whether the words begin a sentence (not a window continuing one)."""
         written = [e.word for e in entries]  # a contraction's pieces are the writer's, whatever pass reads them
         for i, entry in enumerate(entries):
             at_start, start = start, starts_after(entry.word, start, entries[i - 1].word if i else "")
             # a capital inside a sentence, or a valid word before one (Lil Uzi), is a name; capitals read in lower case
-            caps = bool(capitals) and len(entry.word) >= capitals and shouted(entry.word)
+            caps = "" if not capitals else CAPITALS if len(entry.word) >= capitals and shouted(entry.word) else (
+                SHORT_CAPITALS if in_capitals_text(written, i) else "")
             named = entry.word[:1].isupper() and not caps and (
                 not at_start or before_a_name([e.word for e in entries[i:i + 2]], self.lexicon))
             if (entry.protected or not (caps or normalisable(entry.word)) or named
                     or not self._may_change(entry.word.lower().replace("\u2019", "'"), entry)
                     or beside_apostrophe(written, i, self.rules.dropped_g)):
                 continue
-            yield i, entry
+            yield i, entry, caps
 
     def _lm_gains(self, corrected: list[list[WordCorrection]], lm: ContextModel,
                   starts: Sequence[bool], capitals: int = 0) -> dict[tuple[int, int], dict[str, float]]:
@@ -474,7 +479,7 @@ class Normaliser:
         sentences = [[e.correction for e in entries] for entries in corrected]
         targets: list[tuple[int, int, str, list[str]]] = []
         for s, entries in enumerate(corrected):
-            for i, entry in self._judged_words(entries, bool(starts[s]), capitals):
+            for i, entry, _ in self._judged_words(entries, bool(starts[s]), capitals):
                 found = self.lm_candidates(entry.word, sentences[s], i, speller_candidates(entry), lm)
                 if found:
                     targets.append((s, i, entry.word, found))
