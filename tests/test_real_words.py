@@ -12,7 +12,13 @@ from charwise.speller import Speller, SpellerSettings
 from charwise.speller.context import NgramContext
 from charwise.speller.corrections import WordCorrection
 from charwise.speller.lexicon import DICTIONARY, LexiconEntry
-from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, RealWordSettings, check_sentences
+from charwise.speller.real_words import (
+    CONFUSION_SETS,
+    RealWordChecker,
+    RealWordSettings,
+    adjacent_words,
+    check_sentences,
+)
 from conftest import tiny_lexicon
 
 
@@ -66,6 +72,14 @@ def test_sets_are_symmetric_and_exclude_apostrophes(checker):
         assert all("'" not in m for m in members)
         for word in members:
             assert set(members) - {word} <= set(checker.alternatives[word])
+
+
+def test_the_neighbours_are_the_words_next_to_it_as_corrected_so_far():
+    assert adjacent_words(["i", "b", "late"], 1) == ("i", "late")
+    # a token already corrected into several words gives its nearest word (gonna b late: `to`, not nothing)
+    assert adjacent_words(["going to", "b", "as soon as possible"], 1) == ("to", "as")
+    assert adjacent_words([",", "b", "!"], 1) == (None, None)  # punctuation parts a word from its neighbours
+    assert adjacent_words(["b"], 0) == (None, None)
 
 
 def test_bad_settings_and_languages_are_one_line_errors():

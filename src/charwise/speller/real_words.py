@@ -192,10 +192,11 @@ class RealWordChecker:
 
 
 def adjacent_words(words: Sequence[str], index: int) -> tuple[str | None, str | None]:
-    """The lower-case tokens right before and after ``words[index]`` when they are words; None for
-    punctuation or the text's edge (``busy, too, which``: a comma parts them from the word)."""
-    left = words[index - 1].lower() if index > 0 else None
-    right = words[index + 1].lower() if index + 1 < len(words) else None
+    """The lower-case words right before and after ``words[index]`` when they are words; None for
+    punctuation or the text's edge (``busy, too, which``: a comma parts them from the word). A token
+    already corrected into several words gives its nearest one (``gonna b`` as ``going to b``: ``to``)."""
+    left = words[index - 1].lower().rsplit(" ", 1)[-1] if index > 0 else None
+    right = words[index + 1].lower().split(" ", 1)[0] if index + 1 < len(words) else None
     return (left if left is not None and is_word(left) else None,
             right if right is not None and is_word(right) else None)
 
