@@ -28,6 +28,25 @@ def save_figure(fig: Any, path: Path) -> None:
     pyplot().close(fig)
 
 
+def plot_right_wrong(sweeps: dict[str, dict[str, dict[str, int]]], marked: float | None, marked_label: str,
+                     xlabel: str, ylabel: str, path: Path) -> None:
+    """Right and wrong changes against the threshold, one pair of lines per sweep (``{name: {threshold:
+    {"right": n, "wrong": n}}}``; a name of ``""`` for a single sweep), the threshold ``marked`` as a line."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    for (name, rows), style in zip(sweeps.items(), ("-", ":", "--")):
+        ts = [float(t) for t in rows]
+        suffix = f" ({name})" if name else ""
+        ax.plot(ts, [rows[t]["right"] for t in rows], "o" + style, color="tab:green", label="right" + suffix)
+        ax.plot(ts, [rows[t]["wrong"] for t in rows], "o" + style, color="tab:red", label="wrong" + suffix)
+    if marked is not None:
+        ax.axvline(marked, color="grey", linestyle="--", label=marked_label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=7)
+    save_figure(fig, path)
+
+
 def invocation(module: str, argv: Sequence[str] | None) -> str:
     """The command that ran benchmark ``module`` with ``argv`` (None: this process's own arguments),
     as its JSON records it: ``python -m MODULE ARGS``."""

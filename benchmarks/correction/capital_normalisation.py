@@ -33,7 +33,7 @@ from typing import Any
 
 from benchmarks.common.labels import in_context, read_labels
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
-from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.common.report import plot_right_wrong, write_result
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 WRITES = ("capital_normalisation",)
@@ -161,19 +161,8 @@ def ship(result: dict[str, Any]) -> None:
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    for role, style in (("dev", "-"), ("held-out", ":")):
-        rows = result["sweep"][role]
-        ts = [float(t) for t in rows]
-        ax.plot(ts, [rows[t]["right"] for t in rows], "o" + style, color="tab:green", label=f"right ({role})")
-        ax.plot(ts, [rows[t]["wrong"] for t in rows], "o" + style, color="tab:red", label=f"wrong ({role})")
-    if result["chosen"] is not None:
-        ax.axvline(result["chosen"], color="grey", linestyle="--", label="chosen")
-    ax.set_xlabel("threshold for a capitalised word (the judge's probability)")
-    ax.set_ylabel("changes made")
-    ax.legend(fontsize=7)
-    save_figure(fig, path)
+    plot_right_wrong(result["sweep"], result["chosen"], "chosen",
+                     "threshold for a capitalised word (the judge's probability)", "changes made", path)
 
 
 def main(argv: list[str] | None = None) -> int:

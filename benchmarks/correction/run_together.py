@@ -29,7 +29,7 @@ from typing import Any
 
 from benchmarks.common.labels import fit_labelled, in_context, read_labels, tallies
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
-from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.common.report import plot_right_wrong, write_result
 from benchmarks.correction.render import render_run_together as render  # noqa: F401  (make_results reads it)
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -142,17 +142,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    sweep = result["sweep_out_of_fold"]
-    ts = [float(t) for t in sweep]
-    ax.plot(ts, [sweep[t]["right"] for t in sweep], "o-", color="tab:green", label="right")
-    ax.plot(ts, [sweep[t]["wrong"] for t in sweep], "o-", color="tab:red", label="wrong")
-    ax.axvline(result["decision"]["threshold"], color="grey", linestyle="--", label="chosen")
-    ax.set_xlabel("threshold on the decision's probability (out of fold)")
-    ax.set_ylabel(f"{result.get('unit', 'cuts')} in the fitting texts")
-    ax.legend()
-    save_figure(fig, path)
+    plot_right_wrong({"": result["sweep_out_of_fold"]}, result["decision"]["threshold"], "chosen",
+                     "threshold on the decision's probability (out of fold)",
+                     f"{result.get('unit', 'cuts')} in the fitting texts", path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,7 +30,7 @@ from typing import Any
 from benchmarks.common.labels import in_context, read_labels
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
-from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.common.report import plot_right_wrong, write_result
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 WRITES = ("tweetnorm_social",)
@@ -111,18 +111,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    rows = result["sweep"]
-    ts = [float(t) for t in rows]
-    ax.plot(ts, [rows[t]["right"] for t in rows], "o-", color="tab:green", label="right")
-    ax.plot(ts, [rows[t]["wrong"] for t in rows], "o-", color="tab:red", label="wrong")
-    if result["by_the_rule"] is not None:
-        ax.axvline(result["by_the_rule"], color="grey", linestyle="--", label="right - 9 x wrong highest")
-    ax.set_xlabel("threshold in informal Spanish text (the judge's probability)")
-    ax.set_ylabel("changes made (of those that vary)")
-    ax.legend(fontsize=7)
-    save_figure(fig, path)
+    plot_right_wrong({"": result["sweep"]}, result["by_the_rule"], "right - 9 x wrong highest",
+                     "threshold in informal Spanish text (the judge's probability)",
+                     "changes made (of those that vary)", path)
 
 
 def main(argv: list[str] | None = None) -> int:
