@@ -144,13 +144,16 @@ def test_the_real_spanish_normaliser_reads_tweets_and_leaves_protected_spans():
 
 @pytest.mark.real
 def test_tweets_respellings_are_normalised_and_formal_text_is_left_alone():
-    """In a tweet (``xq``, ``kiero``) the judge's social threshold lets through the respellings by
-    sound and the abbreviations Tweet-Norm writes; a verse keeps the stricter one."""
+    """In a tweet (``xq``, ``kiero``) the judge puts the respellings by sound and the abbreviations
+    Tweet-Norm writes right, at its own threshold (a lower one for informal text made changes right
+    29 times in 70: ``ratito -> rito``, ``playita -> plata``, ``wey -> rey``); a verse is left."""
     speller = Speller.load("es")
-    judge = speller.normaliser.judge
-    assert judge.social_threshold is not None and judge.social_threshold < judge.threshold
+    assert speller.normaliser.judge.social_threshold is None
     assert (speller.correct("kiero verte mañana xq no pude oy").corrected
             == "quiero verte mañana porque no pude hoy")
+    for text, kept in (("me tumbare un ratito en el sillón", "ratito"), ("tarde de playita", "playita"),
+                       ("q onda wey", "wey")):
+        assert kept in speller.correct(text).corrected.split()
     formal = "Y él les dijo: Hijitos, ¿tenéis algo de comer? Apartaos de mí."
     assert speller.correct(formal).corrected == formal
 
