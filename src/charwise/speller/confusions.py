@@ -453,9 +453,13 @@ def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]
         members = {w: k for w, k in members.items() if w not in by_lm}
     for entries in corrected:
         words: list[str] | None = None  # the sentence read normal, once a word of it is a member
+        as_written: list[str] | None = None  # the sentence as written, once a word of it is in capitals
         for i, entry in enumerate(entries):
             written = entry.word
-            shouting = written.isupper() and in_capitals_text([e.word for e in entries], i)
+            shouting = False
+            if written.isupper():
+                as_written = as_written or [e.word for e in entries]
+                shouting = in_capitals_text(as_written, i)
             if not reads(entry, every_member if shouting else members, shouting):
                 continue
             if words is None:  # no word before this one was changed: the sentence as it came
