@@ -39,6 +39,7 @@ PROTECTED = {
     "math": ["$\\vert n\\rangle$", "$x^2 + y_i$", "$$\\frac{a}{b}$$"],
     "command": ["\\alpha", "\\nalert"],
     "code": ["`recieve()`", "`its`"],
+    "sql": ["SELECT * FROM users WHERE id = 1;", "select * from u where x = 1;", "UPDATE t SET a = 2;"],
     "quoted": ["'its'", '"teh"', "\u2018whats\u2019", "'it's'"],
     "masked": ["f*ck", "s*n", "sh**ting", "N*I*K*K*I"],
 }
@@ -57,6 +58,12 @@ def test_each_kind_is_protected_whole_inside_a_sentence(kind, example):
     text = f"i saw {example} yesterdy, realy"
     assert covered(text, example.rstrip("("))  # the call's parenthesis is punctuation
     assert not covered(text, "yesterdy") and not covered(text, "realy")
+
+
+def test_sql_is_protected_and_prose_that_names_its_words_is_read():
+    assert covered("SELECT * FROM U WHERE X = 1", "FROM U")  # U is a table, not `you`
+    for prose in ("select a photo from your gallery", "we where late from work", "set the table"):
+        assert protected_spans(prose) == []
 
 
 @pytest.mark.parametrize("text", ["I recieved teh pakage", "it is bigger then mine.", "home.Then we left",

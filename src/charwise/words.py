@@ -186,6 +186,10 @@ PROTECTED_PATTERNS: dict[str, str] = {
                  r"(?![\w])"),
     # inline code between backticks, on one line (Markdown, chat): ``use `recieve()` here``
     "code": r"`[^`\n]{1,200}`",
+    # an SQL statement to its end (``;`` or the line's): its keywords in capitals, or in any case with a
+    # WHERE clause (``select * from u where x = 1``: not ``select a photo from your gallery``)
+    "sql": (r"\b(?:SELECT|DELETE)\b[^;\n]{0,200}?\bFROM\b[^;\n]*;?|\bINSERT\s+INTO\b[^;\n]*;?"
+            r"|\bUPDATE\s+\w+\s+SET\b[^;\n]*;?|(?i:\bselect\b[^;\n]{0,200}?\bfrom\b[^;\n]{0,200}?\bwhere\b[^;\n]*;?)"),
     # a word masked with asterisks between its letters (``f*ck``, ``the s*n``, ``sh**ting``, ``*N*I*K*K*I*``):
     # its pieces are no words (``s*n`` is no ``s * and``); ``*really*``, a word stressed, is read
     "masked": r"(?:[^\W_]*[A-Za-z]|(?<=[A-Za-z]))\*+[A-Za-z][^\W_]*(?:\*+[^\W_]+)*",
@@ -203,6 +207,7 @@ _LETTER_DOT = re.compile(r"\.[A-Za-z]\.")
 _CAMEL_OR_DOTTED = re.compile(r"[a-z][A-Z]|\.[A-Za-z_]")
 _DIGIT = re.compile(r"\d")
 _EMOTICON_SIGN = re.compile("[:;=8<^_]|[xX][dDpP]")
+_SQL_WORD = re.compile(r"FROM|INTO|SET|[Ww][Hh][Ee][Rr][Ee]")
 _QUOTE = re.compile("[\"\u201c\u2018]|(?<!\\w)'")  # a quote that can open: not an apostrophe inside a word
 _NEEDS: dict[str, Callable[[str], bool]] = {
     "url": lambda t: "://" in t or _DOT_THEN_TEXT.search(t) is not None,
@@ -219,6 +224,7 @@ _NEEDS: dict[str, Callable[[str], bool]] = {
     "command": lambda t: "\\" in t,
     "emoticon": lambda t: _EMOTICON_SIGN.search(t) is not None,
     "code": lambda t: "`" in t,
+    "sql": lambda t: _SQL_WORD.search(t) is not None,
     "masked": lambda t: "*" in t,
     "quoted": lambda t: _QUOTE.search(t) is not None,
 }
