@@ -9,13 +9,11 @@ import numpy as np
 
 from benchmarks.common.fingerprint import code_fingerprint
 from benchmarks.correction.judge_fitting import (
-    best_err,
     decisions,
     lowest_threshold,
     out_of_fold,
     score_changes,
     stacked,
-    threshold_sweep,
 )
 
 
@@ -80,16 +78,6 @@ def test_the_lowest_threshold_within_the_damage_budget():
     assert all(s["damage"] > 0 for s in sweep if s["threshold"] < threshold)
     everything, _ = lowest_threshold(ROWS, TWEETS, probabilities, max_damage=1.0)
     assert everything == 0.05
-
-
-def test_the_threshold_of_the_highest_error_reduction():
-    probabilities = [np.array([0.9, 0.2]), np.array([0.4]), np.array([0.7]), np.array([0.6])]
-    sweep = threshold_sweep(ROWS, TWEETS, probabilities)
-    threshold = best_err(sweep)
-    # ERR = (right - wrong) / 4 needing: up to 0.4 both u, r and ok -> okay (3 - 1); up to 0.6 (2 - 1);
-    # up to 0.7 (1 - 1); up to 0.9 only u -> you (1 - 0); then nothing. Of the equal best, the highest.
-    assert threshold == 0.4
-    assert [s["err"] for s in sweep if s["threshold"] in (0.3, 0.5, 0.65, 0.75, 0.95)] == [50.0, 25.0, 0.0, 25.0, 0.0]
 
 
 def test_out_of_fold_never_scores_a_row_with_a_model_that_saw_it():

@@ -4,6 +4,7 @@ comments), the context a change is shown and keyed in, and the counts of each la
     labels = read_labels(LABELS, keys=3)            # (written, correction, context) -> (label, why)
     shown = in_context(words, i, i + 1)             # six words each side, the changed words in brackets
     weights, bias, out_of_fold = fit_labelled(items, strength=1.0, folds=5)   # a decision read from them
+    chosen = nine_to_one(counts_per_threshold, thresholds)   # right - 9 x wrong at its highest
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ def in_context(words: Sequence[str], start: int, end: int, width: int = WINDOW, 
     after = width if right is None else right
     return " ".join([*words[max(0, start - width):start], "[" + " ".join(words[start:end]) + "]",
                      *words[end:end + after]])
+
+
+def nine_to_one(made: dict[str, dict[str, int]], values: Sequence[float]) -> float:
+    """Of ``values``, the one whose changes (``made[f"{value:g}"]``: ``right`` and ``wrong`` counts) make
+    right - 9 x wrong highest (a wrong edit costs nine right ones; the lower value of a tie)."""
+    return max(values, key=lambda v: (made[f"{v:g}"]["right"] - 9 * made[f"{v:g}"]["wrong"], -v))
 
 
 def tally(items: Iterable[dict[str, Any]]) -> dict[str, int]:

@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common.labels import in_context, read_labels
+from benchmarks.common.labels import in_context, nine_to_one, read_labels
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.report import plot_right_wrong, write_result
 
@@ -102,7 +102,7 @@ def choose(dev: dict[str, dict[str, int]]) -> float | None:
     while any change in the sweep is not read (every threshold is compared on the same words)."""
     if any(row["unlabelled"] for row in dev.values()):
         return None
-    return max(THRESHOLDS, key=lambda t: (dev[f"{t:g}"]["right"] - 9 * dev[f"{t:g}"]["wrong"], -t))
+    return nine_to_one(dev, THRESHOLDS)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common.labels import fit_labelled, in_context, read_labels, tallies
+from benchmarks.common.labels import fit_labelled, in_context, nine_to_one, read_labels, tallies
 from benchmarks.common.paths import RESULTS
 from benchmarks.common.report import write_result
 from benchmarks.correction.render import render_joins as render  # noqa: F401  (make_results reads it)
@@ -112,8 +112,7 @@ def sweep_rule(fitting: list[dict[str, Any]], rule: str) -> dict[str, Any]:
     - 9 x wrong is highest (the lower of a tie)."""
     values = SWEEPS[rule][1]
     made = {f"{v:g}": tallies(fitting, joined_by(rule, v, fitting)) for v in values}
-    best = max(values, key=lambda v: (made[f"{v:g}"]["right"] - 9 * made[f"{v:g}"]["wrong"], -v))
-    return {"joins": made, "chosen": best}
+    return {"joins": made, "chosen": nine_to_one(made, values)}
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

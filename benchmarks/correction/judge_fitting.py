@@ -111,21 +111,11 @@ def lowest_within(sweep: list[dict[str, Any]], max_damage: float) -> float:
     return float((min(allowed, key=lambda s: s["threshold"]) if allowed else sweep[-1])["threshold"])
 
 
-def best_err(sweep: list[dict[str, Any]]) -> float:
-    """The threshold of a :func:`threshold_sweep` at which the changes reduce the errors of its
-    tweets most (ERR: every change to a token the annotation leaves alone counts against it; of
-    equal ones the highest)."""
-    return float(max(sweep, key=lambda s: (s["err"], s["threshold"]))["threshold"])
-
-
 def fit_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
               max_damage: float, gains: dict[tuple[int, int], dict[str, float]] | None = None,
-              data: str = "LexNorm 2015 training tweets", social_by_err: bool = False
-              ) -> tuple[NormalisationJudge, dict[str, Any]]:
+              data: str = "LexNorm 2015 training tweets") -> tuple[NormalisationJudge, dict[str, Any]]:
     """A judge fitted on ``tweets`` (leave-one-out table features, ``data`` names them), its
-    threshold chosen out of fold, the lowest within ``max_damage``; with ``social_by_err`` (an
-    annotation of some words only, whose damage counts right changes too) a threshold for sentences
-    read as social besides, the one of highest ERR; with ``gains``, the LM judge."""
+    threshold chosen out of fold, the lowest within ``max_damage``; with ``gains``, the LM judge."""
     sources = normaliser.rules.sources
 
     def fit(X: np.ndarray, y: np.ndarray) -> NormalisationJudge:
@@ -139,12 +129,6 @@ def fit_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[di
     judge.threshold = threshold
     judge.threshold_source = (f"lowest threshold at which out-of-fold changes to correct tokens stay <= "
                               f"{100 * max_damage:.1f} % on {len(tweets)} {data}")
-    if social_by_err:
-        judge.social_threshold = best_err(sweep)
-        judge.social_threshold_source = (
-            f"threshold of the highest out-of-fold error reduction rate on {len(tweets)} {data} (only the words "
-            "out of the annotators' vocabulary are annotated: changes to the others count as wrong, accents put "
-            "back among them)")
     correct_tokens = sum(raw == normal for t in tweets for raw, normal in t)
     return judge, {"candidate_rows": int(len(X)), "tokens_with_candidates": len(rows),
                    "correct_tokens": correct_tokens, "threshold": threshold,

@@ -110,30 +110,29 @@ def speller_choices(speller: Speller, tweets: list[Tweet]) -> tuple[list[list[di
 
 
 def learned_normaliser(spelling: Speller, tweets: list[Tweet], max_damage: float, undo_below: float,
-                       data: str = "LexNorm 2015 training tweets", social_by_err: bool = False,
+                       data: str = "LexNorm 2015 training tweets",
                        extra_pairs: Sequence[tuple[str, str]] = ()
                        ) -> tuple[Normaliser, dict[str, Any], list[list[dict[str, float]]], list[list[str]]]:
-    """A normaliser learned from ``tweets`` (their table, a judge fitted on them, :func:`fit_judge`,
-    ``social_by_err`` passed on) over ``spelling``'s lexicon, with the fitting's report, and
+    """A normaliser learned from ``tweets`` (their table, a judge fitted on them, :func:`fit_judge`)
+    over ``spelling``'s lexicon, with the fitting's report, and
     :func:`speller_choices` of the tweets; ``extra_pairs``: ``(written, normal)`` pairs counted into
     the table besides the tweets' (Spanish chat forms the tweets lack: ``tweetnorm.py``)."""
     pairs = [p for t in tweets for p in t] + list(extra_pairs)
     normaliser = Normaliser(spelling.lexicon, NormalisationTable.from_pairs(pairs), None,
                             spelling_context(spelling.lexicon.language))
     choices, sentences = speller_choices(spelling, tweets)
-    normaliser.judge, fitting = fit_judge(normaliser, tweets, choices, max_damage, data=data,
-                                          social_by_err=social_by_err)
+    normaliser.judge, fitting = fit_judge(normaliser, tweets, choices, max_damage, data=data)
     normaliser.judge.undo_below = undo_below
     return normaliser, fitting, choices, sentences
 
 
 def fit_lm_judge(normaliser: Normaliser, tweets: list[Tweet], choices: list[list[dict[str, float]]],
                  sentences: list[list[str]], lm: Any, max_damage: float, undo_below: float = LM_UNDO_BELOW,
-                 data: str = "LexNorm 2015 training tweets", social_by_err: bool = False) -> dict[str, Any]:
-    """Fit ``normaliser``'s LM judge on ``tweets`` with ``lm``'s gains (:func:`tweet_gains`; ``social_by_err``:
-    :func:`fit_judge`'s), undoing below ``undo_below`` (its own: :data:`LM_UNDO_BELOW`); its fitting's report."""
+                 data: str = "LexNorm 2015 training tweets") -> dict[str, Any]:
+    """Fit ``normaliser``'s LM judge on ``tweets`` with ``lm``'s gains (:func:`tweet_gains`), undoing below
+    ``undo_below`` (its own: :data:`LM_UNDO_BELOW`); its fitting's report."""
     gains = tweet_gains(normaliser, tweets, choices, sentences, lm)
-    normaliser.lm_judge, fitting = fit_judge(normaliser, tweets, choices, max_damage, gains, data, social_by_err)
+    normaliser.lm_judge, fitting = fit_judge(normaliser, tweets, choices, max_damage, gains, data)
     normaliser.lm_judge.undo_below = undo_below
     return fitting
 
@@ -236,14 +235,13 @@ def lookup_changes(learn: list[Tweet], tweets: list[Tweet]) -> dict[tuple[int, i
 
 def run_fold(learn: list[Tweet], test: list[Tweet], base: Any, args: argparse.Namespace,
              lm: RememberedLM | None, language: str = "en", data: str = "LexNorm 2015 training tweets",
-             social_by_err: bool = False, extra_pairs: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+             extra_pairs: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
     spelling = Speller.load(language, settings=SpellerSettings(changes=SPELLING))
     normaliser, fitting, choices, sentences = learned_normaliser(spelling, learn, args.max_damage, args.undo_below,
-                                                                 data, social_by_err, extra_pairs)
+                                                                 data, extra_pairs)
     judge = normaliser.judge
     if lm is not None:
-        lm_fitting = fit_lm_judge(normaliser, learn, choices, sentences, lm, args.max_damage, LM_UNDO_BELOW, data,
-                                  social_by_err)
+        lm_fitting = fit_lm_judge(normaliser, learn, choices, sentences, lm, args.max_damage, LM_UNDO_BELOW, data)
     social = speller_with(spelling, normaliser, "social")
     systems: dict[str, dict[str, Any]] = {}
     systems["unchanged"] = score_changes(test, {})

@@ -122,7 +122,7 @@ class Folds:
             halves = [tweets[:half], tweets[half:]]
             self.folds = [(halves[k], halves[1 - k]) for k in (0, 1)]
             self.extra: list[tuple[str, str]] = []
-            self.social_by_err, self.name = False, "LexNorm 2015 training tweets"
+            self.name = "LexNorm 2015 training tweets"
         else:
             from benchmarks.correction.tweetnorm import DATA_NAME, chat_labelled, chat_pairs, read_development
 
@@ -130,7 +130,7 @@ class Folds:
             half = len(tweets) // 2
             labelled = chat_labelled(tweets, annotated)  # learned on; scored against the annotation as it is
             self.folds = [(labelled[:half], tweets[half:]), (labelled[half:], tweets[:half])]
-            self.extra, self.social_by_err, self.name = chat_pairs(), True, DATA_NAME
+            self.extra, self.name = chat_pairs(), DATA_NAME
 
     def outputs(self, max_damage: float) -> Iterator[tuple[list[Any], dict[tuple[int, int], str]]]:
         """For each fold, its scored tweets and the default speller's (style ``auto``) changes to them
@@ -138,7 +138,7 @@ class Folds:
         for learn, test in self.folds:
             spelling = Speller.load(self.language, settings=SpellerSettings(changes=SPELLING))
             normaliser, _, _, _ = learned_normaliser(spelling, learn, max_damage, UNDO_BELOW, self.name,
-                                                     self.social_by_err, self.extra)
+                                                     self.extra)
             yield test, speller_outputs(speller_with(spelling, normaliser), test)[0]
 
     def scores(self, max_damage: float) -> tuple[dict[str, Any], np.ndarray]:

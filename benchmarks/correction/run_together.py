@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common.labels import fit_labelled, in_context, read_labels, tallies
+from benchmarks.common.labels import fit_labelled, in_context, nine_to_one, read_labels, tallies
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import plot_right_wrong, write_result
 from benchmarks.correction.render import render_run_together as render  # noqa: F401  (make_results reads it)
@@ -105,7 +105,7 @@ def choose(fitting: list[dict[str, Any]], out_of_fold: list[float]) -> tuple[flo
     """The threshold where right - 9 x wrong is highest on the out-of-fold probabilities (the lower
     of a tie), and the sweep it was chosen on."""
     sweep = {f"{t:g}": tallies(fitting, [p >= t for p in out_of_fold]) for t in THRESHOLDS}
-    return max(THRESHOLDS, key=lambda t: (sweep[f"{t:g}"]["right"] - 9 * sweep[f"{t:g}"]["wrong"], -t)), sweep
+    return nine_to_one(sweep, THRESHOLDS), sweep
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common.labels import in_context, read_labels
+from benchmarks.common.labels import in_context, nine_to_one, read_labels
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, SPELLING_DATA
 from benchmarks.common.report import plot_right_wrong, write_result
@@ -92,7 +92,7 @@ def choose(rows: dict[str, dict[str, int]]) -> float | None:
     """The threshold where right - 9 x wrong is highest (the lower of a tie); None while a change is not read."""
     if any(row["unlabelled"] for row in rows.values()):
         return None
-    return max(THRESHOLDS, key=lambda t: (rows[f"{t:g}"]["right"] - 9 * rows[f"{t:g}"]["wrong"], -t))
+    return nine_to_one(rows, THRESHOLDS)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -207,7 +207,7 @@ _LETTER_DOT = re.compile(r"\.[A-Za-z]\.")
 _CAMEL_OR_DOTTED = re.compile(r"[a-z][A-Z]|\.[A-Za-z_]")
 _DIGIT = re.compile(r"\d")
 _EMOTICON_SIGN = re.compile("[:;=8<^_]|[xX][dDpP]")
-_SQL_WORD = re.compile(r"FROM|INTO|SET|[Ww][Hh][Ee][Rr][Ee]")
+_SQL_WORD = re.compile(r"DELETE|INSERT|UPDATE|(?i:select)")  # every alternative starts so
 _QUOTE = re.compile("[\"\u201c\u2018]|(?<!\\w)'")  # a quote that can open: not an apostrophe inside a word
 _NEEDS: dict[str, Callable[[str], bool]] = {
     "url": lambda t: "://" in t or _DOT_THEN_TEXT.search(t) is not None,
