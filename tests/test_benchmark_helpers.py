@@ -383,3 +383,16 @@ def test_a_kind_of_twin_takes_the_threshold_where_right_minus_nine_wrong_is_high
     # two of the tweets' ten wrong: under nine in ten there, so only the verses' changes are made
     assert choose_kind(changes, {**labels, "t0": False, "t1": False})["chosen"] == 0.95
     assert choose_kind(changes, {})["chosen"] is None  # nothing read: nothing decided
+
+
+def test_the_marks_read_for_an_apostrophe_are_those_between_two_letters(tmp_path):
+    from benchmarks.common.report import plot_labels
+    from benchmarks.correction.apostrophe_marks import marks_between_letters
+
+    pattern = marks_between_letters()
+    for text in ["I don\u00b4t", "I`m", "it,s", 'don"t', "Ça`va"]:
+        assert pattern.search(text), text
+    for text in ["a, b", "1,000", "x_y", "don't", "rock \u00b4n", "co-op", "$5`s"]:
+        assert not pattern.search(text), text
+    plot_labels({"tweets": {"right": 3, "wrong": 1, "not labelled": 0}}, "changes", tmp_path / "labels.png")
+    assert (tmp_path / "labels.png").stat().st_size > 0

@@ -47,6 +47,21 @@ def plot_right_wrong(sweeps: dict[str, dict[str, dict[str, int]]], marked: float
     save_figure(fig, path)
 
 
+def plot_labels(rows: dict[str, dict[str, int]], xlabel: str, path: Path) -> None:
+    """One bar per row (``{name: {"right": n, "wrong": n, "not labelled": n}}``), its changes stacked by label."""
+    plt = pyplot()
+    names = list(rows)
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    bottom = [0] * len(names)
+    for label, colour in (("right", "tab:green"), ("wrong", "tab:red"), ("not labelled", "tab:gray")):
+        values = [rows[n][label] for n in names]
+        ax.barh(names, values, left=bottom, color=colour, label=label)
+        bottom = [b + v for b, v in zip(bottom, values)]
+    ax.set_xlabel(xlabel)
+    ax.legend(loc="lower right")
+    save_figure(fig, path)
+
+
 def invocation(module: str, argv: Sequence[str] | None) -> str:
     """The command that ran benchmark ``module`` with ``argv`` (None: this process's own arguments),
     as its JSON records it: ``python -m MODULE ARGS``."""

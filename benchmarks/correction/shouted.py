@@ -36,7 +36,7 @@ from typing import Any
 from benchmarks.common.labels import in_context, read_labels, tally
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, ROOT
-from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.common.report import plot_labels, write_result
 
 WRITES = ("shouted",)
 PAGE = "correction-experiments.md"
@@ -113,17 +113,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    plt = pyplot()
-    names = list(result["roles"])
-    fig, ax = plt.subplots(figsize=(8, 3.5))
-    bottom = [0] * len(names)
-    for label, colour in (("right", "tab:green"), ("wrong", "tab:red"), ("not labelled", "tab:gray")):
-        values = [result["roles"][n]["changes"][label] for n in names]
-        ax.barh(names, values, left=bottom, color=colour, label=label)
-        bottom = [b + v for b, v in zip(bottom, values)]
-    ax.set_xlabel("changes of words in capitals, read by hand")
-    ax.legend(loc="lower right")
-    save_figure(fig, path)
+    plot_labels({name: row["changes"] for name, row in result["roles"].items()},
+                "changes of words in capitals, read by hand", path)
 
 
 def main(argv: list[str] | None = None) -> int:

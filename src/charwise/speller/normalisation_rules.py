@@ -14,6 +14,8 @@ Each rule only *proposes*; the fitted judge (:mod:`charwise.speller.normalisatio
   most of, ``problema`` problem of), so such a word is cut into the word and what the ``a`` stands
   for, not before an article (:func:`short_part_pair`);
 * ``dropped_g``: the English ``goin`` -> ``going``;
+* ``apostrophes``: English contractions, whose apostrophe typed as another mark is put back
+  (``don´t``, ``it,s``: :mod:`charwise.speller.apostrophes`);
 * ``phonetic``: respellings by sound (Spanish: ``aser`` -> ``hacer``, ``kiero`` -> ``quiero``,
   ``pesao`` -> ``pesado``, ``grasias`` -> ``gracias``, ``tanbien`` -> ``también``), at most
   :data:`PHONETIC_STEPS` rewrites, kept when the result is a word (its accents put back when the
@@ -71,6 +73,7 @@ class LanguageRules:
     split_prefixes: frozenset[str] = frozenset()
     reduced_a: tuple[str, ...] = ()
     dropped_g: bool = False
+    apostrophes: bool = False  # contractions written with an apostrophe: marks typed for one read (apostrophes.py)
     phonetic: tuple[tuple[re.Pattern[str], str], ...] = field(default=())
     # known words this rare are respelled too: web word lists hold tweets' respellings (deveria)
     respell_below_zipf: float = 0.0
@@ -133,7 +136,7 @@ RULES: dict[str, LanguageRules] = {
         sources=ENGLISH_SOURCES, repeat_run=3, split_letters=frozenset({"a", "i"}),
         split_prefixes=frozenset({"un", "re", "de", "dis", "non", "pre", "mis", "over", "under", "out", "anti",
                                   "co"}),
-        reduced_a=("have",), dropped_g=True, known_word_annotations=KNOWN_WORD_ANNOTATIONS,
+        reduced_a=("have",), dropped_g=True, apostrophes=True, known_word_annotations=KNOWN_WORD_ANNOTATIONS,
         failed_on_fresh=FAILED_ON_FRESH),
     "es": LanguageRules(
         sources=SPANISH_SOURCES, repeat_run=2, repeat_unknown_only=True,

@@ -6,12 +6,11 @@ For each word it is asked about, the speller
    same sound key (the realistic error model's rules undone) and the encoder's nearest whole-word
    rows (:mod:`charwise.speller.candidates`, over the lexicon's encoder vectors of
    :mod:`charwise.speller.vectors`);
-2. **ranks** them with the learned scorer (:mod:`charwise.speller.scorer`) over edit, frequency and
-   encoder features (:class:`~charwise.speller.features.Featurizer`, a whole batch of words at
-   once): the encoder's cosine finds what edit distance and frequency miss (phonetic and
-   multi-edit errors);
-3. **judges** the best one: the probability that the written word is a misspelling of it, against
-   a valid word the lexicon lacks (a name, a new word).
+2. **ranks** them with the learned scorer (:mod:`charwise.speller.scorer`) over edit, frequency and encoder
+   features (:class:`~charwise.speller.features.Featurizer`, a whole batch of words at once): the encoder's
+   cosine finds what edit distance and frequency miss (phonetic and multi-edit errors);
+3. **judges** the best one: the probability that the written word is a misspelling of it, against a valid word the
+   lexicon lacks (a name, a new word).
 
 The :class:`Speller` remembers scores (running text repeats its unknown words) and decides which words to look
 at (the rules below) and which to change: :meth:`Speller.correct` changes a word only when that probability
@@ -36,10 +35,10 @@ times over (:mod:`charwise.speller.real_words`); such changes have ``kind="real_
 sets a fitted model decides (:mod:`charwise.speller.confusions`: ``its``/``it's``; in Spanish the accent twins,
 ``esta en casa`` -> ``está``, kind ``accent``) are that model's alone.
 
-Text as people write it (``u``, ``dont``, ``goin``, ``soooo``, ``youcould``) is normalised in English by
-one fitted judge over candidates from annotated tweets and rules (:mod:`charwise.speller.normalise`);
-``style="social"`` lets that judge undo the speller's own corrections in tweets and chat; ``"auto"`` (the
-default) does so in the sentences that read like them (:func:`~charwise.speller.normalisation_rules.looks_informal`).
+Text as people write it (``u``, ``dont``, ``goin``, ``soooo``, ``youcould``) is normalised in English by one fitted
+judge over candidates from annotated tweets and rules (:mod:`charwise.speller.normalise`), and an apostrophe typed as
+another mark is put back (``don´t``: :mod:`charwise.speller.apostrophes`); ``style="social"`` lets that judge undo the
+speller's own corrections in tweets and chat, ``"auto"`` (the default) in the sentences that read like them.
 
 What is not a word of the language is never changed: URLs, e-mail addresses, @handles, #hashtags, file paths,
 code identifiers, numbers with units and emoticons (:func:`charwise.words.protected_spans`), whatever the
@@ -67,6 +66,7 @@ import numpy as np
 
 from charwise.cache import LRUCache
 from charwise.errors import ConfigError
+from charwise.speller.apostrophes import mend_marks
 from charwise.speller.candidates import CandidateIndex
 from charwise.speller.capital_decision import SCORER_THRESHOLD, CapitalDecision, capitalised_odds, change_evidence
 from charwise.speller.confusion_lm import decided_members
@@ -89,7 +89,7 @@ from charwise.speller.lexicon import ACCENTED, Lexicon
 from charwise.speller.loading import SHIPPED_SCORERS, load_speller  # noqa: F401 (SHIPPED_SCORERS: re-exported)
 from charwise.speller.looking import WordKinds, one_word, shouted  # noqa: F401 (shouted: re-exported)
 from charwise.speller.merges import join_split_words
-from charwise.speller.normalisation_rules import social_sentences, take_dropped_g_marks
+from charwise.speller.normalisation_rules import social_sentences
 from charwise.speller.normalise import NORMALISED, Normaliser
 from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, check_sentences
 from charwise.speller.run_together import SplitDecision, join_by_counts, split_run_together
@@ -359,8 +359,8 @@ class Speller:
         for (owner, offset, _), where, words in zip(lines, spans, corrected):
             for entry, (start, end) in zip(words, where):
                 entry.start, entry.end = offset + start, offset + end
-            if self.normaliser is not None and self.normaliser.rules.dropped_g:
-                take_dropped_g_marks(words)  # goin' -> going: the apostrophe with the word
+            if self.normaliser is not None:  # goin' -> going, don´t -> don't
+                mend_marks(words, self.normaliser.rules, self.lexicon, self.settings.changes)
             out[owner].words += words
         return out
 

@@ -1,0 +1,72 @@
+"""charwise.speller.apostrophes: an apostrophe typed as another mark (``don´t``, ``I`m``, ``it,s``) is put
+back; lists, code, quotes, Spanish accents typed apart and protected text are left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from charwise.speller import Speller, SpellerSettings
+from charwise.speller.apostrophes import contraction, mark_means_apostrophe
+from charwise.speller.lexicon import DICTIONARY, Lexicon, LexiconEntry
+
+KNOWN = ["don't", "it's", "i'm", "we're", "he'll", "mama's", "dog's", "ma's", "a's", "x'd", "i'd"]
+
+
+@pytest.fixture
+def lexicon() -> Lexicon:
+    return Lexicon("en", {w: LexiconEntry(5.0, DICTIONARY) for w in KNOWN}, {"test": "tiny"})
+
+
+def test_a_contraction_is_a_word_and_the_part_after_a_contractions_apostrophe():
+    assert contraction("don", "t") == "don't" and contraction("we", "re") == "we're"
+    assert contraction("it", "s") == "it's"
+    assert contraction("do", "t") is None  # n't only
+    assert contraction("rock", "n") is None and contraction("a", "b") is None and contraction("5", "s") is None
+
+
+def test_which_marks_stand_for_an_apostrophe(lexicon):
+    for first, mark, second in [("don", "\u00b4", "t"), ("I", "`", "m"), ("it", ",", "s"), ("don", '"', "t"),
+                                ("We", ",", "re"), ("mama", "`", "s"), ("he", "\u2032", "ll"), ("i", ",", "d")]:
+        assert mark_means_apostrophe(first, mark, second, lexicon), (first, mark, second)
+    for first, mark, second in [
+        ("dog", ",", "s"),  # a comma before s: a possessive is never read (lists: dogs,cats)
+        ("a", ",", "s"), ("x", "\"", "d"),  # one letter other than i: lists and code
+        ("ma", "\u00b4", "s"),  # Spanish más, its accent typed apart
+        ("cat", "\u00b4", "s"),  # a possessive the lexicon does not accept
+        ("don", ".", "t"), ("don", "&", "t"),  # marks that stand for other things
+    ]:
+        assert not mark_means_apostrophe(first, mark, second, lexicon), (first, mark, second)
+
+
+@pytest.fixture(scope="module")
+def speller() -> Speller:
+    return Speller.load("en")
+
+
+@pytest.mark.real
+def test_an_apostrophe_typed_as_another_mark_is_put_back(speller):
+    for written, meant in [("I don\u00b4t know", "I don't know"), ("I`m so tired", "I'm so tired"),
+                           ("it,s late", "it's late"), ('I don"t know', "I don't know"), ("we,re done", "we're done"),
+                           ("DON\u00b4T GO", "DON'T GO"), ("Yo mama`s so fat", "Yo mama's so fat"),
+                           ("they`re here, he\u00b4ll see", "they're here, he'll see")]:
+        assert speller.correct(written).corrected == meant, written
+    result = speller.correct("I don\u00b4t know")
+    (changed,) = [w for w in result.words if w.changed]
+    assert (changed.word, changed.correction, changed.kind) == ("\u00b4", "'", "spelling")
+    assert "apostrophe" in changed.decided_by and result.text[changed.start:changed.end] == "\u00b4"
+    assert result.marked() == "I don[\u00b4 -> ']t know"
+
+
+@pytest.mark.real
+def test_marks_that_are_not_apostrophes_are_left_alone(speller):
+    for text in ["a,b and x,y", "the dog,s bone", "no lo se, ma\u00b4s o menos", "rock \u00b4n\u00b4 roll",
+                 'the 5"x7" frame', "I don \u00b4t know", "run `ls` now", "see http://x.com/don\u00b4t",
+                 "@don`t_stop", "1,000 and 2`s"]:
+        assert speller.correct(text).corrected == text, text
+    assert Speller.load("es").correct("no lo se, ma\u00b4s o menos").corrected == "no lo sé, ma\u00b4s o menos"
+
+
+@pytest.mark.real
+def test_the_apostrophe_is_a_spelling_change_and_follows_the_changes_asked_for():
+    only_normalisation = Speller.load("en", settings=SpellerSettings(changes=("normalisation",)))
+    assert only_normalisation.correct("I don\u00b4t know").corrected == "I don\u00b4t know"
