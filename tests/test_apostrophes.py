@@ -70,3 +70,13 @@ def test_marks_that_are_not_apostrophes_are_left_alone(speller):
 def test_the_apostrophe_is_a_spelling_change_and_follows_the_changes_asked_for():
     only_normalisation = Speller.load("en", settings=SpellerSettings(changes=("normalisation",)))
     assert only_normalisation.correct("I don\u00b4t know").corrected == "I don\u00b4t know"
+
+
+@pytest.mark.real
+def test_repair_in_front_of_a_model_puts_the_apostrophe_back_too():
+    from charwise.speller.repair import repair
+
+    (fixed,) = repair(["I don\u00b4t know, it,s late"])
+    assert fixed.corrected == "I don't know, it's late"
+    assert [(w.word, w.correction, w.start, w.end) for w in fixed.words if w.changed] == [
+        ("\u00b4", "'", 5, 6), (",", "'", 16, 17)]

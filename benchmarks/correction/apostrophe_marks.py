@@ -52,9 +52,9 @@ def texts() -> dict[str, list[str]]:
 
 def marks_between_letters() -> re.Pattern[str]:
     """A mark of :mod:`charwise.speller.apostrophes` written between two letters."""
-    from charwise.speller.apostrophes import SLIPS, STAND_INS
+    from charwise.speller.apostrophes import MARKS
 
-    return re.compile(r"[^\W\d_]([" + re.escape("".join(sorted(STAND_INS | SLIPS))) + r"])[^\W\d_]")
+    return re.compile(r"[^\W\d_]([" + re.escape("".join(sorted(MARKS))) + r"])[^\W\d_]")
 
 
 def read_text(speller: Any, lines: list[str]) -> tuple[list[dict[str, Any]], Counter[str]]:

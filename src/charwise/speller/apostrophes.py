@@ -39,12 +39,12 @@ from charwise.speller.context import CONTRACTION_ENDINGS
 if TYPE_CHECKING:
     from charwise.speller.corrections import WordCorrection
     from charwise.speller.lexicon import Lexicon
-    from charwise.speller.normalisation_rules import LanguageRules
 
 #: marks that between two letters stand only for an apostrophe: the acute accent, the backtick, the prime
 STAND_INS = frozenset("\u00b4`\u2032")
 #: keys struck for the apostrophe that are also written between words: the comma, the double quote
 SLIPS = frozenset(',"')
+MARKS = STAND_INS | SLIPS
 APOSTROPHE = "'"
 #: what follows the apostrophe of a contraction, and the letter before it for ``n't``
 ENDINGS = frozenset(ending.split(APOSTROPHE)[1] for ending in CONTRACTION_ENDINGS)
@@ -69,7 +69,7 @@ def mark_means_apostrophe(first: str, mark: str, second: str, lexicon: Lexicon) 
     typed as another mark (see the module docstring)."""
     first, second = first.lower(), second.lower()
     joined = contraction(first, second)
-    if joined is None or mark not in STAND_INS | SLIPS:
+    if joined is None or mark not in MARKS:
         return False
     possessive = second == "s" and first not in S_CONTRACTIONS
     if mark in SLIPS and (possessive or (len(first) == 1 and first != "i")):
@@ -84,8 +84,11 @@ def typed_apostrophes(entries: Sequence[WordCorrection], lexicon: Lexicon, allow
     if KIND not in allowed:
         return 0
     done = 0
-    for first, mark, second in zip(entries, entries[1:], entries[2:]):
-        if (mark.word not in STAND_INS | SLIPS or first.end != mark.start or mark.end != second.start
+    for j in range(1, len(entries) - 1):
+        if entries[j].word not in MARKS:
+            continue  # nearly every word: nothing more to read
+        first, mark, second = entries[j - 1], entries[j], entries[j + 1]
+        if (first.end != mark.start or mark.end != second.start
                 or any(e.changed or e.protected for e in (first, mark, second))):
             continue
         if mark_means_apostrophe(first.word, mark.word, second.word, lexicon):
@@ -96,15 +99,15 @@ def typed_apostrophes(entries: Sequence[WordCorrection], lexicon: Lexicon, allow
     return done
 
 
-def mend_marks(entries: Sequence[WordCorrection], rules: LanguageRules, lexicon: Lexicon,
-               allowed: Collection[str]) -> None:
-    """The marks around apostrophes in a corrected text (``entries``, their offsets known), in place:
-    a dropped g's apostrophe goes with its word (``goin'`` -> ``going``:
-    :func:`~charwise.speller.normalisation_rules.take_dropped_g_marks`) and an apostrophe typed as
-    another mark becomes one (:func:`typed_apostrophes`), where the language has them."""
-    from charwise.speller.normalisation_rules import take_dropped_g_marks
+def mend_marks(entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Collection[str]) -> None:
+    """The marks around apostrophes in a corrected text (``entries``, their offsets known), in place,
+    where the lexicon's language has them: a dropped g's apostrophe goes with its word (``goin'`` ->
+    ``going``: :func:`~charwise.speller.normalisation_rules.take_dropped_g_marks`) and an apostrophe
+    typed as another mark becomes one (:func:`typed_apostrophes`)."""
+    from charwise.speller.normalisation_rules import RULES, take_dropped_g_marks
 
-    if rules.dropped_g:
+    rules = RULES.get(lexicon.language)
+    if rules is not None and rules.dropped_g:
         take_dropped_g_marks(entries)
-    if rules.apostrophes:
+    if rules is not None and rules.apostrophes:
         typed_apostrophes(entries, lexicon, allowed)

@@ -359,8 +359,7 @@ class Speller:
         for (owner, offset, _), where, words in zip(lines, spans, corrected):
             for entry, (start, end) in zip(words, where):
                 entry.start, entry.end = offset + start, offset + end
-            if self.normaliser is not None:  # goin' -> going, don´t -> don't
-                mend_marks(words, self.normaliser.rules, self.lexicon, self.settings.changes)
+            mend_marks(words, self.lexicon, self.settings.changes)  # goin' -> going, don´t -> don't
             out[owner].words += words
         return out
 
