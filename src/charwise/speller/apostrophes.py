@@ -21,7 +21,8 @@ when what it joins is an English contraction or possessive:
 Nothing is changed when a word is protected (a URL, a handle, code) or already changed, or when a
 space stands on either side of the mark (``rock ´ n ´ roll`` as quoted). The mark alone changes
 (kind ``spelling``): the output keeps every other character as written. Every change this makes on
-the project's real text was read by hand (``python -m benchmarks.correction.apostrophe_marks``).
+the project's real text was read by hand (``python -m benchmarks.correction.slips``). The speller runs
+it with the other slips between words (:func:`charwise.speller.slips.mend_text`).
 
 Example::
 
@@ -98,16 +99,3 @@ def typed_apostrophes(entries: Sequence[WordCorrection], lexicon: Lexicon, allow
             done += 1
     return done
 
-
-def mend_marks(entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Collection[str]) -> None:
-    """The marks around apostrophes in a corrected text (``entries``, their offsets known), in place,
-    where the lexicon's language has them: a dropped g's apostrophe goes with its word (``goin'`` ->
-    ``going``: :func:`~charwise.speller.normalisation_rules.take_dropped_g_marks`) and an apostrophe
-    typed as another mark becomes one (:func:`typed_apostrophes`)."""
-    from charwise.speller.normalisation_rules import RULES, take_dropped_g_marks
-
-    rules = RULES.get(lexicon.language)
-    if rules is not None and rules.dropped_g:
-        take_dropped_g_marks(entries)
-    if rules is not None and rules.apostrophes:
-        typed_apostrophes(entries, lexicon, allowed)

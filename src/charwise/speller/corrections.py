@@ -152,8 +152,9 @@ class WordCorrection:
 
     @property
     def joined_away(self) -> bool:
-        """The second word of a merge (``some one`` -> ``someone``), or the apostrophe of a dropped g
-        (``goin'`` -> ``going``): its correction is empty, the word before it stands for both."""
+        """The second word of a merge (``some one`` -> ``someone``), the apostrophe of a dropped g
+        (``goin'`` -> ``going``) or a word typed twice (``the the``): its correction is empty, the word
+        before it stands for both."""
         return not self.correction and bool(self.word)
 
     @property
@@ -173,13 +174,14 @@ class CorrectedText:
     def _spliced(self, shown: Any) -> str:
         parts, pos = [], 0
         for i, w in enumerate(self.words):
-            if not w.changed or w.joined_away:
+            if w.joined_away:
                 continue  # the second word of a merge: the first's correction stands for both
-            end = w.end
-            if i + 1 < len(self.words) and self.words[i + 1].joined_away:
-                end = self.words[i + 1].end  # what lies between the two (a join's space) goes with them
-            parts += [self.text[pos : w.start], shown(self.text[w.start : end], w.correction)]
-            pos = end
+            end, j = w.end, i + 1
+            while j < len(self.words) and self.words[j].joined_away:  # what lies between them goes with them
+                end, j = self.words[j].end, j + 1  # (a join's space; a word typed twice, the first unchanged)
+            if w.changed or end > w.end:
+                parts += [self.text[pos : w.start], shown(self.text[w.start : end], w.correction)]
+                pos = end
         return "".join(parts) + self.text[pos:]
 
     @property

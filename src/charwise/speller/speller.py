@@ -66,7 +66,6 @@ import numpy as np
 
 from charwise.cache import LRUCache
 from charwise.errors import ConfigError
-from charwise.speller.apostrophes import mend_marks
 from charwise.speller.candidates import CandidateIndex
 from charwise.speller.capital_decision import SCORER_THRESHOLD, CapitalDecision, capitalised_odds, change_evidence
 from charwise.speller.confusion_lm import decided_members
@@ -95,6 +94,7 @@ from charwise.speller.real_words import CONFUSION_SETS, RealWordChecker, check_s
 from charwise.speller.run_together import SplitDecision, join_by_counts, split_run_together
 from charwise.speller.scoring import ScorerArrays, check_scorer_language
 from charwise.speller.settings import SpellerSettings, check_threshold
+from charwise.speller.slips import mend_text
 from charwise.words import clear_spans_cache, compile_patterns, protected_words, split_words, words_protected
 
 if TYPE_CHECKING:
@@ -359,7 +359,7 @@ class Speller:
         for (owner, offset, _), where, words in zip(lines, spans, corrected):
             for entry, (start, end) in zip(words, where):
                 entry.start, entry.end = offset + start, offset + end
-            mend_marks(words, self.lexicon, self.settings.changes)  # goin' -> going, don´t -> don't
+            mend_text(words, self.lexicon, self.settings.changes)  # goin' -> going, don´t -> don't, the the
             out[owner].words += words
         return out
 

@@ -1,5 +1,6 @@
-"""charwise.speller.apostrophes: an apostrophe typed as another mark (``don´t``, ``I`m``, ``it,s``) is put
-back; lists, code, quotes, Spanish accents typed apart and protected text are left alone."""
+"""charwise.speller.slips and charwise.speller.apostrophes: an apostrophe typed as another mark (``don´t``,
+``I`m``, ``it,s``) is put back and a word typed twice (``the the``) typed once; lists, code, quotes, Spanish
+accents typed apart, repetitions on purpose and protected text are left alone."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from charwise.speller import Speller, SpellerSettings
 from charwise.speller.apostrophes import contraction, mark_means_apostrophe
 from charwise.speller.lexicon import DICTIONARY, Lexicon, LexiconEntry
+from charwise.speller.slips import LEFT_DOUBLED, doubled_at_chance
 
 KNOWN = ["don't", "it's", "i'm", "we're", "he'll", "mama's", "dog's", "ma's", "a's", "x'd", "i'd"]
 
@@ -80,3 +82,30 @@ def test_repair_in_front_of_a_model_puts_the_apostrophe_back_too():
     assert fixed.corrected == "I don't know, it's late"
     assert [(w.word, w.correction, w.start, w.end) for w in fixed.words if w.changed] == [
         ("\u00b4", "'", 5, 6), (",", "'", 16, 17)]
+
+
+@pytest.mark.real
+def test_edited_english_writes_function_words_twice_at_chance_and_repeats_others_on_purpose():
+    for word in ["the", "to", "and", "of", "your"]:
+        assert doubled_at_chance(word, "en"), word
+    for word in ["that", "had", "very", "really", "no", "bye", "blah", "please", "so"]:
+        assert not doubled_at_chance(word, "en"), word
+    assert not doubled_at_chance("the", "es")  # the Spanish counts are the Bible's: too few to say
+    assert {"in", "for"} <= set(LEFT_DOUBLED)
+
+
+@pytest.mark.real
+def test_a_word_typed_twice_is_typed_once(speller):
+    for written, meant in [("at the the right time", "at the right time"),
+                           ("thanks to to the Shox", "thanks to the Shox"),
+                           ("evolving and and as a result", "evolving and as a result"), ("THE THE END", "THE END"),
+                           ("The the best day", "The best day"), ("use of of Python", "use of Python")]:
+        assert speller.correct(written).corrected == meant, written
+    result = speller.correct("at the the right time")
+    (gone,) = [w for w in result.words if w.changed]
+    assert (gone.word, gone.correction, gone.kind, gone.joined_away) == ("the", "", "spelling", True)
+    assert result.marked() == "at [the the -> the] right time" and "twice" in gone.decided_by
+    for text in ["very very funny", "please please come", "that that is fine", "he had had enough",
+                 "the state he was in in this world", "looking for for 28 bucks", "only this This make me soft",
+                 "tied and and and more", "go to\nto the shop", "see the, the end", "@the the_end"]:
+        assert speller.correct(text).corrected == text, text

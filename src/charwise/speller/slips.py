@@ -1,0 +1,101 @@
+"""Slips of the keyboard between words, read in a text once its words are corrected and their offsets
+known: a word typed twice (``at the the right time``), an apostrophe typed as another mark
+(``don´t``: :mod:`charwise.speller.apostrophes`) and the apostrophe of a dropped g (``goin'`` ->
+``going``: :func:`~charwise.speller.normalisation_rules.take_dropped_g_marks`). :func:`mend_text` runs
+them, where the language has them.
+
+**A word typed twice.** A finger that strikes a word again leaves ``the the``, ``to to``, ``and and``;
+writers also repeat words on purpose (``very very``, ``please please``, ``so so``, ``bye bye``), and a
+sentence may repeat a word across a clause it does not mark (``the state he was in in this world``,
+``looking for for 28 bucks``). The second of two identical words, with nothing but a space between
+them, is deleted when
+
+* the word is one that edited English writes twice no more often than chance would put it beside
+  itself (:func:`doubled_at_chance`: in the English context model's counts, symspellpy's Google Books
+  pairs, ``the the``, ``to to``, ``and and``, ``of of`` fall at or below that; ``that that``, ``had
+  had``, ``very very``, ``no no`` far above it), and
+* it is not a word whose doublings on real text were right less than nine times in ten
+  (:data:`LEFT_DOUBLED`: a preposition ends one clause and starts the next: ``in in``, ``for for``);
+
+and the second is not capitalised while the first is not (``only this This make me``: a sentence
+begun without a full stop), and neither is beside the same word once more (``and and and``: repeated
+on purpose). The second word is then joined away (its correction empty; kind
+``spelling``) and the text loses it with the space before it. Every such change on real text was
+read by hand (``python -m benchmarks.correction.typed_twice``).
+
+Example::
+
+    >>> from charwise.speller import Speller
+    >>> Speller.load("en").correct("turned off at the the right time, very very late").corrected
+    'turned off at the right time, very very late'
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import TYPE_CHECKING, Collection, Sequence
+
+if TYPE_CHECKING:
+    from charwise.speller.corrections import WordCorrection
+    from charwise.speller.lexicon import Lexicon
+
+KIND = "spelling"
+#: doubled words below chance in edited English whose doublings on real text (WNUT17's raw tweets, YouTube,
+#: Reddit and Stack Overflow text, UD EWT train) were right less than nine times in ten, with their counts
+LEFT_DOUBLED = {"in": "3 right of 5 (``the state he was in in this world``, ``I'm coming in in a minute``)",
+                "for": "1 right of 2 (``looking for for about 28 bucks``)",
+                "all": "1 right of 2 (``We all all fighting``)",
+                "this": "5 right of 6 (``this this is it``)"}
+
+
+@lru_cache(maxsize=4096)
+def doubled_at_chance(word: str, language: str) -> bool:
+    """Whether edited text of ``language`` writes lower-case ``word`` twice in a row no more often than
+    chance would (the pair's count at most the square of the word's share of the counts times their
+    total; a pair the list lacks counts as the list's cut, the most it can have). English only: the
+    counts of the other languages (Bible verses) are too few to say."""
+    from charwise.speller.context import NgramContext
+
+    if language != "en":
+        return False
+    counts = NgramContext.load(language)
+    alone = counts.unigrams.get(word)
+    if not alone:
+        return False
+    pair = counts.bigrams.get(f"{word} {word}") or counts.pair_cut
+    return math.log10(pair * counts.total / (alone * alone)) <= 0.0
+
+
+def typed_twice(entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Collection[str]) -> int:
+    """Join away the second of each word of ``entries`` (a text's words, their offsets known) typed
+    twice (see the module docstring), in place; returns how many were."""
+    if KIND not in allowed:
+        return 0
+    done = 0
+    for i, (first, second) in enumerate(zip(entries, entries[1:])):
+        word = first.word.lower()
+        around = {e.word.lower() for e in entries[max(0, i - 1):i]} | {e.word.lower() for e in entries[i + 2:i + 3]}
+        if (second.word.lower() != word or not word.isalpha() or word in LEFT_DOUBLED or word in around
+                or (second.word[:1].isupper() and not first.word[:1].isupper())
+                or any(e.changed or e.protected for e in (first, second))
+                or not doubled_at_chance(word, lexicon.language)):
+            continue
+        second.correction, second.kind, second.probability = "", KIND, 1.0
+        second.decided_by = f"a word typed twice: edited text writes {word!r} twice no more often than chance"
+        done += 1
+    return done
+
+
+def mend_text(entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Collection[str]) -> None:
+    """The slips between the words of a corrected text (``entries``, their offsets known), in place,
+    where the lexicon's language has them (see the module docstring)."""
+    from charwise.speller.apostrophes import typed_apostrophes
+    from charwise.speller.normalisation_rules import RULES, take_dropped_g_marks
+
+    rules = RULES.get(lexicon.language)
+    if rules is not None and rules.dropped_g:
+        take_dropped_g_marks(entries)
+    if rules is not None and rules.apostrophes:
+        typed_apostrophes(entries, lexicon, allowed)
+    typed_twice(entries, lexicon, allowed)
