@@ -29,6 +29,7 @@ from benchmarks.common.labels import in_context, read_labels, tally
 from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS, ROOT
 from benchmarks.common.report import plot_labels, write_result
+from charwise.speller.apostrophes import MARKED
 
 WRITES = ("slips",)
 PAGE = "correction-experiments.md"
@@ -38,7 +39,7 @@ RAW = ("rigo.10000", "gurez.10000", "ile.10000", "palm.10000", "yt-filter", "red
 BATCH = 500  # lines corrected at a time
 SHOWN = 40  # candidates left as written, listed per kind
 KINDS = ("apostrophe", "typed twice")
-TWICE = re.compile(r"(?<![\w'])([^\W\d_]+)\s+\1(?![\w'])", re.IGNORECASE)
+DOUBLED = re.compile(r"(?<![\w'])([^\W\d_]+)\s+\1(?![\w'])", re.IGNORECASE)  # any word written twice
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -54,35 +55,30 @@ def texts() -> dict[str, list[str]]:
     return out
 
 
-def marks_between_letters() -> re.Pattern[str]:
-    """A mark of :mod:`charwise.speller.apostrophes` written between two letters."""
-    from charwise.speller.apostrophes import MARKS
-
-    return re.compile(r"[^\W\d_]([" + re.escape("".join(sorted(MARKS))) + r"])[^\W\d_]")
-
-
-def candidate(entries: list[Any], j: int, marks: re.Pattern[str]) -> tuple[str, str, int, int] | None:
+def candidate(entries: list[Any], j: int) -> tuple[str, str, int, int] | None:
     """(kind, the slip as written, first and last word) of the slip whose last word is ``entries[j]``, or None."""
     second, first = entries[j], entries[j - 1]
     if second.word.lower() == first.word.lower() and first.word.isalpha() and first.end < second.start:
         return "typed twice", f"{first.word} {second.word}", j - 1, j
     if j >= 2 and first.end == second.start and entries[j - 2].end == first.start:
         written = entries[j - 2].word + first.word + second.word
-        if marks.fullmatch(entries[j - 2].word[-1:] + first.word + second.word[:1]):
+        if MARKED.fullmatch(entries[j - 2].word[-1:] + first.word + second.word[:1]):
             return "apostrophe", written, j - 2, j
     return None
 
 
 def read_text(speller: Any, lines: list[str]) -> tuple[list[dict[str, Any]], dict[str, Counter[str]]]:
     """Every slip the speller mends in ``lines``, and the candidates of each kind it leaves."""
-    marks = marks_between_letters()
-    chosen = [line for line in lines if marks.search(line) or TWICE.search(line)]
+    from charwise.speller.slips import typed_twice_pattern
+
+    twice = typed_twice_pattern("en")
+    chosen = [line for line in lines if MARKED.search(line) or DOUBLED.search(line) or (twice and twice.search(line))]
     found, left = [], {kind: Counter() for kind in KINDS}
     for i in range(0, len(chosen), BATCH):
         for result in speller.correct_lines(chosen[i:i + BATCH]):
             entries, words = result.words, [w.word for w in result.words]
             for j in range(1, len(entries)):
-                slip = candidate(entries, j, marks)
+                slip = candidate(entries, j)
                 if slip is None:
                     continue
                 kind, written, start, end = slip

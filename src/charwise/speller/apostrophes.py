@@ -33,6 +33,7 @@ Example::
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Collection, Sequence
 
 from charwise.speller.context import CONTRACTION_ENDINGS
@@ -46,6 +47,10 @@ STAND_INS = frozenset("\u00b4`\u2032")
 #: keys struck for the apostrophe that are also written between words: the comma, the double quote
 SLIPS = frozenset(',"')
 MARKS = STAND_INS | SLIPS
+#: a mark of :data:`MARKS` written between two letters (what a text must hold for :func:`typed_apostrophes`)
+MARKED = re.compile(r"[^\W\d_][" + re.escape("".join(sorted(MARKS))) + r"][^\W\d_]")
+#: a mark of :data:`MARKS` before a letter: what :data:`MARKED` needs, found ten times faster (the mark first)
+MARK_BEFORE_LETTER = re.compile(r"[" + re.escape("".join(sorted(MARKS))) + r"][^\W\d_]")
 APOSTROPHE = "'"
 #: what follows the apostrophe of a contraction, and the letter before it for ``n't``
 ENDINGS = frozenset(ending.split(APOSTROPHE)[1] for ending in CONTRACTION_ENDINGS)

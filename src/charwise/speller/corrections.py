@@ -172,16 +172,18 @@ class CorrectedText:
     words: list[WordCorrection]
 
     def _spliced(self, shown: Any) -> str:
-        parts, pos = [], 0
-        for i, w in enumerate(self.words):
-            if w.joined_away:
+        parts, pos, words = [], 0, self.words
+        for i, w in enumerate(words):
+            if w.correction == w.word:  # unchanged (nearly every word): shown only before a word joined away
+                if i + 1 == len(words) or words[i + 1].correction:
+                    continue
+            elif not w.correction:
                 continue  # the second word of a merge: the first's correction stands for both
             end, j = w.end, i + 1
-            while j < len(self.words) and self.words[j].joined_away:  # what lies between them goes with them
-                end, j = self.words[j].end, j + 1  # (a join's space; a word typed twice, the first unchanged)
-            if w.changed or end > w.end:
-                parts += [self.text[pos : w.start], shown(self.text[w.start : end], w.correction)]
-                pos = end
+            while j < len(words) and not words[j].correction:  # what lies between them goes with them
+                end, j = words[j].end, j + 1  # (a join's space; a word typed twice, the first unchanged)
+            parts += [self.text[pos : w.start], shown(self.text[w.start : end], w.correction)]
+            pos = end
         return "".join(parts) + self.text[pos:]
 
     @property

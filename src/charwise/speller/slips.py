@@ -33,8 +33,12 @@ Example::
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Collection, Sequence
+
+from charwise.speller.apostrophes import MARK_BEFORE_LETTER, typed_apostrophes
+from charwise.speller.normalisation_rules import APOSTROPHES, RULES, take_dropped_g_marks
 
 if TYPE_CHECKING:
     from charwise.speller.corrections import WordCorrection
@@ -49,22 +53,35 @@ LEFT_DOUBLED = {"in": "3 right of 5 (``the state he was in in this world``, ``I'
                 "this": "5 right of 6 (``this this is it``)"}
 
 
-@lru_cache(maxsize=4096)
 def doubled_at_chance(word: str, language: str) -> bool:
     """Whether edited text of ``language`` writes lower-case ``word`` twice in a row no more often than
     chance would (the pair's count at most the square of the word's share of the counts times their
     total; a pair the list lacks counts as the list's cut, the most it can have). English only: the
     counts of the other languages (Bible verses) are too few to say."""
+    return word in _at_chance(language)
+
+
+@lru_cache(maxsize=None)
+def _at_chance(language: str) -> frozenset[str]:
+    """Every word :func:`doubled_at_chance` holds for (one pass over the counts: a word must be frequent,
+    its count squared at least the counts' total, for any pair to be at or below chance)."""
     from charwise.speller.context import NgramContext
 
     if language != "en":
-        return False
+        return frozenset()
     counts = NgramContext.load(language)
-    alone = counts.unigrams.get(word)
-    if not alone:
-        return False
-    pair = counts.bigrams.get(f"{word} {word}") or counts.pair_cut
-    return math.log10(pair * counts.total / (alone * alone)) <= 0.0
+    return frozenset(word for word, alone in counts.unigrams.items()
+                     if alone * alone >= counts.total and word.isalpha()
+                     and math.log10((counts.bigrams.get(f"{word} {word}") or counts.pair_cut) * counts.total
+                                    / (alone * alone)) <= 0.0)
+
+
+@lru_cache(maxsize=None)
+def typed_twice_pattern(language: str) -> re.Pattern[str] | None:
+    """Two of the same word deleted when doubled (:func:`doubled_at_chance`, not :data:`LEFT_DOUBLED`) with
+    only spaces between, or None when the language has none: what a text must hold for :func:`typed_twice`."""
+    words = sorted(_at_chance(language) - set(LEFT_DOUBLED))
+    return re.compile(r"(?<![\w'])(" + "|".join(words) + r")\s+\1(?![\w'])", re.IGNORECASE) if words else None
 
 
 def typed_twice(entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Collection[str]) -> int:
@@ -75,11 +92,12 @@ def typed_twice(entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Co
     done = 0
     for i, (first, second) in enumerate(zip(entries, entries[1:])):
         word = first.word.lower()
+        if second.word.lower() != word:
+            continue  # nearly every pair: nothing more to read
         around = {e.word.lower() for e in entries[max(0, i - 1):i]} | {e.word.lower() for e in entries[i + 2:i + 3]}
-        if (second.word.lower() != word or not word.isalpha() or word in LEFT_DOUBLED or word in around
+        if (word in LEFT_DOUBLED or word in around or not doubled_at_chance(word, lexicon.language)
                 or (second.word[:1].isupper() and not first.word[:1].isupper())
-                or any(e.changed or e.protected for e in (first, second))
-                or not doubled_at_chance(word, lexicon.language)):
+                or any(e.changed or e.protected for e in (first, second))):
             continue
         second.correction, second.kind, second.probability = "", KIND, 1.0
         second.decided_by = f"a word typed twice: edited text writes {word!r} twice no more often than chance"
@@ -87,15 +105,29 @@ def typed_twice(entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Co
     return done
 
 
-def mend_text(entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Collection[str]) -> None:
-    """The slips between the words of a corrected text (``entries``, their offsets known), in place,
-    where the lexicon's language has them (see the module docstring)."""
-    from charwise.speller.apostrophes import typed_apostrophes
-    from charwise.speller.normalisation_rules import RULES, take_dropped_g_marks
-
-    rules = RULES.get(lexicon.language)
-    if rules is not None and rules.dropped_g:
+def mend_text(text: str, entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Collection[str]) -> None:
+    """The slips between the words of a corrected ``text`` (``entries``, their offsets known), in place,
+    where the lexicon's language has them (see the module docstring). A text that holds no candidate
+    (nearly every one) costs a few scans of its characters (a few per cent of the speller's time on
+    text it has seen before)."""
+    dropped_g, apostrophes, twice, pairs = _readers(lexicon.language)
+    if dropped_g is not None and "normalisation" in allowed and dropped_g.search(text):
         take_dropped_g_marks(entries)
-    if rules is not None and rules.apostrophes:
+    if apostrophes and MARK_BEFORE_LETTER.search(text):
         typed_apostrophes(entries, lexicon, allowed)
-    typed_twice(entries, lexicon, allowed)
+    if twice is not None:
+        low = text.lower()  # a pair written with one space (else, a space more than one: the pattern)
+        if any(pair in low for pair in pairs) or (("  " in text or "\t" in text) and twice.search(text)):
+            typed_twice(entries, lexicon, allowed)
+
+
+@lru_cache(maxsize=None)
+def _readers(language: str) -> tuple[re.Pattern[str] | None, bool, re.Pattern[str] | None, tuple[str, ...]]:
+    """What :func:`mend_text` reads in ``language``: a pattern of the marks of a dropped g (None: the
+    language drops none), whether it reads apostrophes typed as other marks, :func:`typed_twice_pattern`
+    and its words twice with one space between (``the the``)."""
+    rules = RULES.get(language)
+    dropped_g = re.compile("[" + re.escape("".join(sorted(APOSTROPHES))) + "]") if rules and rules.dropped_g else None
+    words = sorted(_at_chance(language) - set(LEFT_DOUBLED))
+    return (dropped_g, bool(rules and rules.apostrophes), typed_twice_pattern(language),
+            tuple(f"{w} {w}" for w in words))
