@@ -109,3 +109,20 @@ def test_a_word_typed_twice_is_typed_once(speller):
                  "the state he was in in this world", "looking for for 28 bucks", "only this This make me soft",
                  "tied and and and more", "go to\nto the shop", "see the, the end", "@the the_end"]:
         assert speller.correct(text).corrected == text, text
+
+
+@pytest.mark.real
+def test_a_before_a_vowel_sound_becomes_an(speller):
+    for written, meant in [("I ate a apple in a hour", "I ate an apple in an hour"),
+                           ("A apple a day", "An apple a day"), ("what a awesome day", "what an awesome day"),
+                           ("a FBI agent and a MBA", "an FBI agent and an MBA"),
+                           ("he is a honest man", "he is an honest man")]:
+        assert speller.correct(written).corrected == meant, written
+    (changed,) = [w for w in speller.correct("I ate a apple").words if w.changed]
+    assert (changed.word, changed.correction, changed.kind) == ("a", "an", "real_word")
+    assert "vowel" in changed.decided_by
+    for text in ["a unique one", "a one-time thing", "a European trip", "a url", "Plan A is fine", "grade A eggs",
+                 "a and b", "option a or b", "voy a ella", "him a eat food", "a h", "great video a always",
+                 "a house", "an apple"]:
+        assert speller.correct(text).corrected == text, text
+    assert Speller.load("en", settings=SpellerSettings(changes=("spelling",))).correct("a apple").corrected == "a apple"

@@ -4,15 +4,17 @@ and the slips of each kind it leaves.
 
     OMP_NUM_THREADS=1 python -m benchmarks.correction.slips    # -> results/slips.json + .png
 
-Two kinds (:mod:`charwise.speller.slips`): an apostrophe typed as another mark
-(:mod:`charwise.speller.apostrophes`) and a word typed twice. The texts keep their spacing (a tokenised
+Three kinds (:mod:`charwise.speller.slips`): an apostrophe typed as another mark
+(:mod:`charwise.speller.apostrophes`), a word typed twice, and ``a`` before a vowel sound made ``an``
+(:mod:`charwise.speller.articles`). The texts keep their spacing (a tokenised
 text puts spaces around every mark, so its marks touch no word): WNUT17's raw tweets (``rigo``,
 ``gurez``, ``ile``, ``palm``), YouTube comments, Reddit posts and Stack Overflow text, and UD
 English-EWT's sentences as written (train, dev and test). Only the lines that hold a candidate (a mark
 between two letters, a word written twice with a space between) are corrected: the rules read nothing
 else. They have no threshold; which doubled words are left (``LEFT_DOUBLED``) was read here, so these
-texts are development text. A change is right when the writer meant the apostrophe, or meant the word
-once; wrong otherwise. ``left`` lists the commonest candidates of each kind left as written.
+texts are development text. A change is right when the writer meant the apostrophe, meant the word
+once, or meant the article ``an``; wrong otherwise. ``left`` lists the commonest candidates of each kind
+left as written.
 """
 
 from __future__ import annotations
@@ -38,8 +40,9 @@ DATA = ROOT / "src" / "charwise" / "data"
 RAW = ("rigo.10000", "gurez.10000", "ile.10000", "palm.10000", "yt-filter", "redd.tok.uniq", "stacko-src")
 BATCH = 500  # lines corrected at a time
 SHOWN = 40  # candidates left as written, listed per kind
-KINDS = ("apostrophe", "typed twice")
+KINDS = ("apostrophe", "typed twice", "article")
 DOUBLED = re.compile(r"(?<![\w'])([^\W\d_]+)\s+\1(?![\w'])", re.IGNORECASE)  # any word written twice
+A_VOWEL = re.compile(r"(?<![\w'])[aA]\s+(?:[aeiouhAEIOUH]|[A-Z]{2})")  # `a` before a vowel letter, an h, an acronym
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -58,6 +61,8 @@ def texts() -> dict[str, list[str]]:
 def candidate(entries: list[Any], j: int) -> tuple[str, str, int, int] | None:
     """(kind, the slip as written, first and last word) of the slip whose last word is ``entries[j]``, or None."""
     second, first = entries[j], entries[j - 1]
+    if first.word in ("a", "A") and A_VOWEL.match(first.word + " " + second.word):
+        return "article", f"{first.word} {second.word}", j - 1, j
     if second.word.lower() == first.word.lower() and first.word.isalpha() and first.end < second.start:
         return "typed twice", f"{first.word} {second.word}", j - 1, j
     if j >= 2 and first.end == second.start and entries[j - 2].end == first.start:
@@ -72,7 +77,8 @@ def read_text(speller: Any, lines: list[str]) -> tuple[list[dict[str, Any]], dic
     from charwise.speller.slips import typed_twice_pattern
 
     twice = typed_twice_pattern("en")
-    chosen = [line for line in lines if MARKED.search(line) or DOUBLED.search(line) or (twice and twice.search(line))]
+    chosen = [line for line in lines if MARKED.search(line) or DOUBLED.search(line) or A_VOWEL.search(line)
+              or (twice and twice.search(line))]
     found, left = [], {kind: Counter() for kind in KINDS}
     for i in range(0, len(chosen), BATCH):
         for result in speller.correct_lines(chosen[i:i + BATCH]):
@@ -82,7 +88,8 @@ def read_text(speller: Any, lines: list[str]) -> tuple[list[dict[str, Any]], dic
                 if slip is None:
                     continue
                 kind, written, start, end = slip
-                mended = entries[end].joined_away if kind == "typed twice" else entries[start + 1].correction == "'"
+                mended = (entries[end].joined_away if kind == "typed twice" else entries[start].correction == "an"
+                          if kind == "article" else entries[start + 1].correction == "'")
                 if mended:
                     found.append({"kind": kind, "written": written, "context": in_context(words, start, end + 1)})
                 else:

@@ -38,6 +38,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Collection, Sequence
 
 from charwise.speller.apostrophes import MARK_BEFORE_LETTER, typed_apostrophes
+from charwise.speller.articles import ARTICLE, put_an
 from charwise.speller.normalisation_rules import APOSTROPHES, RULES, take_dropped_g_marks
 
 if TYPE_CHECKING:
@@ -105,11 +106,13 @@ def typed_twice(entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Co
     return done
 
 
-def mend_text(text: str, entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Collection[str]) -> None:
-    """The slips between the words of a corrected ``text`` (``entries``, their offsets known), in place,
-    where the lexicon's language has them (see the module docstring). A text that holds no candidate
-    (nearly every one) costs a few scans of its characters (a few per cent of the speller's time on
-    text it has seen before)."""
+def mend_text(text: str, entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Collection[str],
+              start: bool = True) -> None:
+    """The slips between the words of a corrected ``text`` (``entries``, their offsets known; ``start``:
+    whether it begins a sentence), in place, where the lexicon's language has them (see the module
+    docstring), and ``a`` before a vowel sound (:mod:`charwise.speller.articles`). A text that holds no
+    candidate (nearly every one) costs a few scans of its characters (a few per cent of the speller's
+    time on text it has seen before)."""
     dropped_g, apostrophes, twice, pairs = _readers(lexicon.language)
     if dropped_g is not None and "normalisation" in allowed and dropped_g.search(text):
         take_dropped_g_marks(entries)
@@ -119,6 +122,8 @@ def mend_text(text: str, entries: Sequence[WordCorrection], lexicon: Lexicon, al
         low = text.lower()  # a pair written with one space (else, a space more than one: the pattern)
         if any(pair in low for pair in pairs) or (("  " in text or "\t" in text) and twice.search(text)):
             typed_twice(entries, lexicon, allowed)
+    if lexicon.language == "en" and ARTICLE.search(text):
+        put_an(entries, lexicon, allowed, start)
 
 
 @lru_cache(maxsize=None)

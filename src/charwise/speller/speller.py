@@ -356,10 +356,10 @@ class Speller:
         corrected = self._correct([s.words for s in splits], threshold, line_starts, protected,
                                   [s.space_before for s in splits])
         out = [CorrectedText(text, []) for text in texts]
-        for (owner, offset, line), where, words in zip(lines, spans, corrected):
+        for (owner, offset, line), where, words, first in zip(lines, spans, corrected, line_starts):
             for entry, (start, end) in zip(words, where):
                 entry.start, entry.end = offset + start, offset + end
-            mend_text(line, words, self.lexicon, self.settings.changes)  # goin' -> going, don´t -> don't, the the
+            mend_text(line, words, self.lexicon, self.settings.changes, first)  # goin', don´t, the the, a apple
             out[owner].words += words
         return out
 
