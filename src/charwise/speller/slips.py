@@ -1,8 +1,9 @@
 """Slips of the keyboard between words, read in a text once its words are corrected and their offsets
 known: a word typed twice (``at the the right time``), an apostrophe typed as another mark
 (``don´t``: :mod:`charwise.speller.apostrophes`) and the apostrophe of a dropped g (``goin'`` ->
-``going``: :func:`~charwise.speller.normalisation_rules.take_dropped_g_marks`). :func:`mend_text` runs
-them, where the language has them.
+``going``: :func:`~charwise.speller.normalisation_rules.take_dropped_g_marks`); and ``a`` before a
+vowel sound (``a apple``: :mod:`charwise.speller.articles`). :func:`mend_text` runs them, where the
+language has them.
 
 **A word typed twice.** A finger that strikes a word again leaves ``the the``, ``to to``, ``and and``;
 writers also repeat words on purpose (``very very``, ``please please``, ``so so``, ``bye bye``), and a
@@ -21,7 +22,7 @@ and the second is not capitalised while the first is not (``only this This make 
 begun without a full stop), and neither is beside the same word once more (``and and and``: repeated
 on purpose). The second word is then joined away (its correction empty; kind
 ``spelling``) and the text loses it with the space before it. Every such change on real text was
-read by hand (``python -m benchmarks.correction.typed_twice``).
+read by hand (``python -m benchmarks.correction.slips``).
 
 Example::
 

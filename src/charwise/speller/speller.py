@@ -36,9 +36,9 @@ sets a fitted model decides (:mod:`charwise.speller.confusions`: ``its``/``it's`
 ``esta en casa`` -> ``está``, kind ``accent``) are that model's alone.
 
 Text as people write it (``u``, ``dont``, ``goin``, ``soooo``, ``youcould``) is normalised in English by one fitted
-judge over candidates from annotated tweets and rules (:mod:`charwise.speller.normalise`), and an apostrophe typed as
-another mark is put back (``don´t``: :mod:`charwise.speller.apostrophes`); ``style="social"`` lets that judge undo the
-speller's own corrections in tweets and chat, ``"auto"`` (the default) in the sentences that read like them.
+judge over candidates from annotated tweets and rules (:mod:`charwise.speller.normalise`), and the slips between words
+are mended (``don´t``, ``the the``, ``a apple``: :mod:`charwise.speller.slips`); ``style="social"`` lets that judge
+undo the speller's own corrections in tweets and chat, ``"auto"`` (the default) in the sentences that read like them.
 
 What is not a word of the language is never changed: URLs, e-mail addresses, @handles, #hashtags, file paths,
 code identifiers, numbers with units and emoticons (:func:`charwise.words.protected_spans`), whatever the
