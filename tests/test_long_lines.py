@@ -50,13 +50,21 @@ def long_line(chars: int, seed: int = 0) -> str:
     parts: list[str] = []
     size = 0
     while size < chars:
-        sentence = [rng.choice(WORDS + ["recieve", "pakage", "Horsee"]) for _ in range(rng.randint(3, 12))]
+        sentence: list[str] = []
+        while len(sentence) < rng.randint(3, 12):  # no word twice in a row: the speller deletes `the the`
+            word = rng.choice(WORDS + ["recieve", "pakage", "Horsee"])
+            if not sentence or word.lower() != sentence[-1].lower():
+                sentence.append(word)
         if rng.random() < 0.3:
             sentence[0] = "Recieve"
         text = " ".join(sentence) + rng.choice([".", "!", " ,", ";"]) + rng.choice([" ", "  ", "\t", "\u00a0 ", " "])
         parts.append(text)
         size += len(text)
-    return "".join(parts)[:chars].rstrip() + " here"
+    joined = "".join(parts)
+    cut = joined[:chars]
+    if joined[chars:chars + 1].isalpha():  # a word cut in two would be a misspelling (``sto``)
+        cut = cut[:cut.rfind(" ")]
+    return cut.rstrip() + " here"
 
 
 def tokens_match_outside_corrections(written: str, read: str) -> int:
