@@ -34,6 +34,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Collection, Sequence
 
 from charwise.errors import ConfigError
+from charwise.speller.corrections import same_case, starts_after
+from charwise.speller.frequencies import zipf_frequency
+from charwise.speller.run_together import FUNCTION_ZIPF, foreign
+from charwise.speller.word_classes import shipped_classes
 
 if TYPE_CHECKING:
     from charwise.speller.corrections import WordCorrection
@@ -80,10 +84,6 @@ def _read_vowel_initial() -> frozenset[str]:
 
 def takes_an(word: str) -> bool:
     """Whether ``word`` (any case) is a word ``an`` goes before and ``a`` never does (see the module docstring)."""
-    from charwise.speller.frequencies import zipf_frequency
-    from charwise.speller.run_together import FUNCTION_ZIPF, foreign
-    from charwise.speller.word_classes import shipped_classes
-
     low = word.lower()
     if len(low) < 2 or not low.isalpha() or low not in vowel_initial() or shipped_classes("en")(low) not in AFTER:
         return False
@@ -94,14 +94,12 @@ def takes_an(word: str) -> bool:
 def put_an(entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Collection[str], start: bool = True) -> int:
     """Make ``an`` of each article ``a`` of ``entries`` (a text's words) before a vowel sound, in place
     (see the module docstring; ``start``: whether the text begins a sentence); returns how many were."""
-    from charwise.speller.corrections import same_case, starts_after
-
     if KIND not in allowed or lexicon.language != "en":
         return 0
-    done, at_start, previous = 0, start, ""
-    for article, word in zip(entries, entries[1:]):
-        first, at_start, previous = at_start, starts_after(article.word, at_start, previous), article.word
-        if not (article.word == "a" or (article.word == "A" and first)):
+    done = 0
+    for i in [i for i in range(len(entries) - 1) if entries[i].word in ("a", "A")]:  # few: read only those
+        article, word = entries[i], entries[i + 1]
+        if article.word == "A" and not _starts_sentence(entries, i, start):
             continue
         if article.changed or article.protected or word.changed or word.protected or not takes_an(word.word):
             continue
@@ -109,3 +107,11 @@ def put_an(entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Collect
         article.decided_by = f"an article before a vowel sound: the CMU dictionary says {word.word!r} begins with one"
         done += 1
     return done
+
+
+def _starts_sentence(entries: Sequence[WordCorrection], index: int, start: bool) -> bool:
+    """Whether ``entries[index]`` begins a sentence (``start``: whether the text does)."""
+    at_start, previous = start, ""
+    for entry in entries[:index]:
+        at_start, previous = starts_after(entry.word, at_start, previous), entry.word
+    return at_start

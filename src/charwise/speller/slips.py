@@ -79,10 +79,16 @@ def _at_chance(language: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=None)
+def deleted_when_doubled(language: str) -> frozenset[str]:
+    """The words whose second of two is deleted: :func:`doubled_at_chance`, less :data:`LEFT_DOUBLED`."""
+    return _at_chance(language) - frozenset(LEFT_DOUBLED)
+
+
+@lru_cache(maxsize=None)
 def typed_twice_pattern(language: str) -> re.Pattern[str] | None:
-    """Two of the same word deleted when doubled (:func:`doubled_at_chance`, not :data:`LEFT_DOUBLED`) with
-    only spaces between, or None when the language has none: what a text must hold for :func:`typed_twice`."""
-    words = sorted(_at_chance(language) - set(LEFT_DOUBLED))
+    """Two of a word of :func:`deleted_when_doubled` with only spaces between, or None when the language
+    has none: what a text must hold for :func:`typed_twice`."""
+    words = sorted(deleted_when_doubled(language))
     return re.compile(r"(?<![\w'])(" + "|".join(words) + r")\s+\1(?![\w'])", re.IGNORECASE) if words else None
 
 
@@ -97,7 +103,7 @@ def typed_twice(entries: Sequence[WordCorrection], lexicon: Lexicon, allowed: Co
         if second.word.lower() != word:
             continue  # nearly every pair: nothing more to read
         around = {e.word.lower() for e in entries[max(0, i - 1):i]} | {e.word.lower() for e in entries[i + 2:i + 3]}
-        if (word in LEFT_DOUBLED or word in around or not doubled_at_chance(word, lexicon.language)
+        if (word not in deleted_when_doubled(lexicon.language) or word in around
                 or (second.word[:1].isupper() and not first.word[:1].isupper())
                 or any(e.changed or e.protected for e in (first, second))):
             continue
@@ -114,7 +120,7 @@ def mend_text(text: str, entries: Sequence[WordCorrection], lexicon: Lexicon, al
     docstring), and ``a`` before a vowel sound (:mod:`charwise.speller.articles`). A text that holds no
     candidate (nearly every one) costs a few scans of its characters (a few per cent of the speller's
     time on text it has seen before)."""
-    dropped_g, apostrophes, twice, pairs = _readers(lexicon.language)
+    dropped_g, apostrophes, twice, pairs, articles = _readers(lexicon.language)
     if dropped_g is not None and "normalisation" in allowed and dropped_g.search(text):
         take_dropped_g_marks(entries)
     if apostrophes and MARK_BEFORE_LETTER.search(text):
@@ -123,17 +129,16 @@ def mend_text(text: str, entries: Sequence[WordCorrection], lexicon: Lexicon, al
         low = text.lower()  # a pair written with one space (else, a space more than one: the pattern)
         if any(pair in low for pair in pairs) or (("  " in text or "\t" in text) and twice.search(text)):
             typed_twice(entries, lexicon, allowed)
-    if lexicon.language == "en" and ARTICLE.search(text):
+    if articles and ARTICLE.search(text):
         put_an(entries, lexicon, allowed, start)
 
 
 @lru_cache(maxsize=None)
-def _readers(language: str) -> tuple[re.Pattern[str] | None, bool, re.Pattern[str] | None, tuple[str, ...]]:
+def _readers(language: str) -> tuple[re.Pattern[str] | None, bool, re.Pattern[str] | None, tuple[str, ...], bool]:
     """What :func:`mend_text` reads in ``language``: a pattern of the marks of a dropped g (None: the
     language drops none), whether it reads apostrophes typed as other marks, :func:`typed_twice_pattern`
-    and its words twice with one space between (``the the``)."""
+    and its words twice with one space between (``the the``), whether it reads ``a`` before a vowel sound."""
     rules = RULES.get(language)
     dropped_g = re.compile("[" + re.escape("".join(sorted(APOSTROPHES))) + "]") if rules and rules.dropped_g else None
-    words = sorted(_at_chance(language) - set(LEFT_DOUBLED))
     return (dropped_g, bool(rules and rules.apostrophes), typed_twice_pattern(language),
-            tuple(f"{w} {w}" for w in words))
+            tuple(f"{w} {w}" for w in sorted(deleted_when_doubled(language))), language == "en")
