@@ -88,6 +88,9 @@ def test_the_decision_changes_what_the_model_and_threshold_say_and_nothing_else(
     rows = rows_of(words)
     decide_with_lm(model, rows, reranker)
     assert not any(e.changed for e in rows[0])
+    # kept, and --json says why: the likeliest member, its probability and what it needed
+    assert rows[0][2].decided_by.endswith(f"kept; {member} {p:.2f} < {p + 1e-6:.2f} (the model's gain "
+                                          f"{gains[member]:+.1f} nats)")
     # a set the decision does not decide, a word in capitals, a protected word: left
     model.lm = LMDecision({"lm_gain": 1.0}, 50.0, 0.5, "test", ("its/it's",))
     for sentence in (words, ["i", "think", "THEIR", "going"]):

@@ -329,7 +329,9 @@ def test_every_change_says_what_decided_it(speller):
     assert {w.kind for w in changed} >= {"real_word", "spelling", "normalisation", "merge"}
     for w in changed:
         assert w.decided_by, w
-    assert not any(w.decided_by for w in result.words if not w.changed and w.kind != "merge")
+    # an unchanged word says why only where a confusion decision read it and kept it (know/no)
+    kept = [w for w in result.words if not w.changed and w.kind != "merge" and w.decided_by]
+    assert [w.word for w in kept] == ["know"] and kept[0].decided_by.startswith("confusion model (no/know): kept; no")
     by_kind = {w.kind: w.decided_by for w in reversed(changed)}  # each kind's first change
     threshold = f">= {ConfusionModel.load('en').threshold:.2f}"
     assert by_kind["real_word"].startswith("confusion model") and threshold in by_kind["real_word"]
@@ -338,6 +340,20 @@ def test_every_change_says_what_decided_it(speller):
     assert "table learned from annotated tweets" in by_kind["normalisation"]
     assert by_kind["merge"].startswith("web counts")
     assert result.to_dict()["words"][0]["decided_by"] == by_kind["real_word"]
+
+
+@pytest.mark.real
+def test_a_member_read_and_kept_says_why(speller):
+    model = ConfusionModel.load("en")
+    result = speller.correct("I like their going to the game, and I know it")
+    their = next(w for w in result.words if w.word == "their")
+    best, p = model.best([w.lower() for w in "i like their going to the game , and i know it".split()], 2)
+    assert not their.changed and p < model.threshold_of(f"their->{best}")
+    assert their.decided_by == f"confusion model (their/there/they're): kept; {best} {p:.2f} < " \
+                               f"{model.threshold_of(f'their->{best}'):.2f}"
+    shown = {w["word"]: w for w in result.to_dict()["words"]}  # --json lists the members it read, kept or not
+    assert shown["their"]["changed"] is False and "kept;" in shown["their"]["decided_by"]
+    assert "like" not in shown and "game" not in shown  # no member, nothing read: not listed
 
 
 # --- the members of a set a written word stands for (ur: your or you're), as the sentence reads them ------

@@ -170,7 +170,11 @@ def test_correct_command_json_and_marked_on_a_long_line(tiny_cli, tmp_path, caps
     assert len(objects) == 2 and objects[1]["corrected"] == "the package"
     first = objects[0]
     assert first["text"] == line and first["corrected"] == whole.corrected
-    assert first["words"] == whole.to_dict()["words"]  # offsets into the whole line
+    # offsets into the whole line; a word kept says why with the words around it in its window
+    # (a confusion member at a window's edge may read 0.01 whole and 0.00 cut), so only changes are compared whole
+    def changes(words: list[dict]) -> list[dict]:
+        return [w if w["changed"] else {k: v for k, v in w.items() if k != "decided_by"} for w in words]
+    assert changes(first["words"]) == changes(whole.to_dict()["words"])
     assert all(line[w["start"] : w["end"]] == w["word"] for w in first["words"])
     assert main(["correct", str(path), "--max-line-chars", "500"]) == 0
     assert capsys.readouterr().out.splitlines() == [whole.marked(), "the [pakage -> package]"]

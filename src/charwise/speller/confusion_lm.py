@@ -204,10 +204,14 @@ def decide_with_lm(model: "ConfusionModel", corrected: list[list["WordCorrection
         scored = [(decision.probability(lm_features(words, i, normal(m), g, model.context),
                                         direction(words[i], normal(m))), m) for m, g in row.items()]
         p, member = max(scored)
-        if p < decision.threshold or not decision.makes(direction(words[i], normal(member))):
-            continue
         entry = corrected[s][i]
         k = model.set_of(words, i)
+        if p < decision.threshold or not decision.makes(direction(words[i], normal(member))):
+            why = (f"< {decision.threshold:.2f}" if decision.makes(direction(words[i], normal(member)))
+                   else "(a change the decision does not make)")
+            entry.decided_by = (f"confusion decision with a language model ({set_name(model.sets[k])}): "  # type: ignore[index]
+                                f"kept; {normal(member)} {p:.2f} {why} (the model's gain {row[member]:+.1f} nats)")
+            continue
         entry.correction, entry.kind, entry.probability = same_case(entry.word, member), "real_word", p
         slips = ", how often writers make this slip" if decision.slips else ""
         entry.decided_by = (f"confusion decision with a language model ({set_name(model.sets[k])}): {p:.2f} >= "  # type: ignore[index]

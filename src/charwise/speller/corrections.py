@@ -143,7 +143,8 @@ class WordCorrection:
     kind: str = ""  # what the change is (one of CHANGE_KINDS); "" while the word is unchanged
     protected: bool = False  # inside a URL, e-mail, @handle, #hashtag, path, identifier... never changed
     # for a change: what decided it, where its candidate came from and the evidence, in words
-    # ("spelling scorer: 0.89 >= 0.75 (candidates: edits, sound keys, known misspellings, encoder neighbours)")
+    # ("spelling scorer: 0.89 >= 0.75 (candidates: edits, sound keys, known misspellings, encoder neighbours)");
+    # for a member of a confusion set read and kept, why ("confusion model (your/you're): kept; you're 0.15 < 0.50")
     decided_by: str = ""
 
     @property
@@ -198,7 +199,7 @@ class CorrectedText:
     def to_dict(self) -> dict[str, Any]:
         words = []
         for w in self.words:
-            if w.looked_at or w.changed:
+            if w.looked_at or w.changed or w.decided_by:  # a word read and kept says why too
                 entry = asdict(w)
                 entry["suggestions"] = [{"word": s.word, "probability": round(s.probability, 4)}
                                         for s in w.suggestions]
