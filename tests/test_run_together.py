@@ -138,6 +138,7 @@ def test_a_cut_is_made_where_the_decision_is_sure_enough():
     never = SplitDecision((1.0, 0, 0, 0, 0, 0), -100.0, 0.9, "a test: never")
     row = entries("we did noteven try")
     assert split_run_together([row], lex, rules, [True], never) == 0 and not row[2].changed
+    assert row[2].decided_by == "split decision: kept; not even 0.00 < 0.9"  # --json says why
 
 
 # --- the shipped speller ----------------------------------------------------------------------------

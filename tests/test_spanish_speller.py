@@ -190,6 +190,10 @@ def test_the_real_spanish_speller_puts_back_accent_twins_the_sentence_asks_for()
     off = Speller(speller.lexicon, speller.encoder, speller.scorer, SpellerSettings(changes=("spelling",)),
                   featurizer=speller.featurizer)
     assert off.correct("pero a mi me encantan").corrected == "pero a mi me encantan"
+    # a twin read and kept says why (a stressed -ó is a past the chat often writes as the present)
+    kept = {w.word: w for w in speller.correct("ayer el tren llego tarde").words}
+    assert not kept["llego"].changed and kept["llego"].decided_by.startswith("accented twin: kept; llegó 0.")
+    assert kept["llego"].decided_by.endswith(f"< {speller.normaliser.accents.decision.kind_thresholds['final -ó']:.2f}")
 
 
 # --- rare forms and enclitic pronouns: accepted as written, never suggested -----------------------

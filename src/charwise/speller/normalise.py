@@ -108,9 +108,7 @@ class Normaliser:
 
     def __init__(self, lexicon: Lexicon, table: NormalisationTable, judge: NormalisationJudge | None,
                  context: NgramContext, lm_judge: NormalisationJudge | None = None) -> None:
-        self.lexicon = lexicon
-        self.table = table
-        self.judge = judge
+        self.lexicon, self.table, self.judge = lexicon, table, judge
         # the judge that also reads a language model's gains (lm_gain, lm_scored), used when one is given
         self.lm_judge = lm_judge
         self.lm_doubt = LM_DOUBT  # the plain judge's probabilities at which the model reads a word
@@ -405,7 +403,9 @@ class Normaliser:
         word = entry.word.lower()
         found = None if self.accents is None or entry.changed else self.accents.change(word, left, right)
         kind = "accent" if found is not None and restores_accents(word, found[0]) else "spelling"
-        if found is None or kind not in allowed:
+        if found is not None and found[1] < found[2]:  # read and kept: --json says why
+            entry.decided_by = f"accented twin: kept; {found[0]} {found[1]:.2f} < {found[2]:.2f}"
+        if found is None or kind not in allowed or found[1] < found[2]:
             return False
         entry.correction, entry.kind, entry.probability = same_case(entry.word, found[0]), kind, found[1]
         entry.decided_by = (f"accented twin: {found[1]:.2f} >= {found[2]:.2f} (the twin decision: both spellings' "

@@ -244,9 +244,10 @@ def split_run_together(corrected: list[list[WordCorrection]], lexicon: Lexicon, 
     done = 0
     for s, i, cut, features in split_candidates(corrected, lexicon, rules, starts, counts):
         p = decision.probability(features)
-        if p < decision.threshold:
-            continue
         entry = corrected[s][i]
+        if p < decision.threshold:
+            entry.decided_by = f"split decision: kept; {cut} {p:.2f} < {decision.threshold:g}"
+            continue
         entry.correction, entry.kind, entry.probability = same_case(entry.word, cut), SPLIT, p
         entry.decided_by = (f"split decision: {p:.2f} >= {decision.threshold:g} (written apart 10^{features[0]:.2f} "
                             f"times as often as together{'; a known misspelling' if features[1] else ''})")

@@ -186,10 +186,10 @@ class AccentTwins:
         return cls(forms, twins, decision, lexicon, context)
 
     def change(self, word: str, left: str | None, right: str | None) -> tuple[str, float, float] | None:
-        """(twin, its probability, the probability it needs) where the decision puts the twin of lower-case
-        ``word`` between ``left`` and ``right``; else None."""
+        """(twin, its probability, the probability it needs) where the decision reads a twin of lower-case
+        ``word`` (of a kind it decides) between ``left`` and ``right``, the twin put in where the probability
+        reaches what it needs; else None."""
         twin, decision = self.twins.get(word), self.decision
         if twin is None or decision is None or (needed := decision.threshold_of(word, twin)) is None:
             return None
-        p = decision.probability(twin_evidence(self.lexicon, self.context, word, twin, left, right))
-        return (twin, p, needed) if p >= needed else None
+        return twin, decision.probability(twin_evidence(self.lexicon, self.context, word, twin, left, right)), needed
