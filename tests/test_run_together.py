@@ -160,6 +160,9 @@ def test_pairs_right_as_written_stay(speller):
                  "he gave every one of them a book", "about 40 per cent of voters agreed",
                  "she is back to her old self", "it's raining in my home town today"):
         assert speller.correct(text).corrected == text
+    # --json says why a pair read was kept apart, on its first word
+    every = speller.correct("he gave every one of them a book").words[2]
+    assert every.decided_by.startswith("join: kept; everyone: the bigram counts favour the pair (-")
 
 
 @pytest.mark.real

@@ -108,17 +108,29 @@ def join_split_words(corrected: list[list[WordCorrection]], lexicon: Lexicon, lm
     for s, (entries, start) in enumerate(zip(corrected, starts)):
         words = [e.correction for e in entries]
         for i in merge_targets(lexicon, entries, start, informal):
-            if bigram_margin(counts, words, i) > 0:
+            if (favour := bigram_margin(counts, words, i)) > 0:
                 pair = f"{words[i]} {words[i + 1]}"
                 collapsed.append([*words[:i], pair, *words[i + 2 :]])
                 targets.append((s, i, pair, [(words[i] + words[i + 1]).lower()]))
+            else:
+                keep_pair(entries[i], (words[i] + words[i + 1]).lower(),
+                          f"the bigram counts favour the pair ({favour:+.2f})")
     gains = lm_gains(lm, collapsed, [(k, i, pair, joined) for k, (_, i, pair, joined) in enumerate(targets)])
     taken: set[tuple[int, int]] = set()
     for (s, i, _, (joined,)), row in zip(targets, gains):
         if row[joined] >= margin:  # the probability: the model's odds of the joined word
             join_pair(corrected, s, i, joined, logistic(row[joined]), taken,
                       "language model and bigram counts agree on the joined word")
+        else:
+            keep_pair(corrected[s][i], joined, f"the language model's gain {row[joined]:+.1f} nats < {margin:g}")
     return len(taken) // 2
+
+
+def keep_pair(entry: WordCorrection, joined: str, why: str) -> None:
+    """Say on the first word of a pair read and kept apart why it was (``--json``), unless it is
+    changed or another decision already said why it kept it."""
+    if not entry.changed and not entry.decided_by:
+        entry.decided_by = f"join: kept; {joined}: {why}"
 
 
 def join_pair(corrected: list[list[WordCorrection]], s: int, i: int, joined: str, probability: float,

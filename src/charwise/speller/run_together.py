@@ -287,7 +287,7 @@ def join_by_counts(corrected: list[list[WordCorrection]], lexicon: Lexicon, star
     neighbours and that are written together far more often than apart (:data:`JOIN_GAP`; module
     docstring); returns how many were joined. Of overlapping pairs (``some one thing``) the first
     that qualifies is joined."""
-    from charwise.speller.merges import join_pair
+    from charwise.speller.merges import join_pair, keep_pair
 
     taken: set[tuple[int, int]] = set()
     for s, i, joined, gap, margin in join_candidates(corrected, lexicon, starts, informal, counts):
@@ -295,4 +295,7 @@ def join_by_counts(corrected: list[list[WordCorrection]], lexicon: Lexicon, star
             join_pair(corrected, s, i, joined, 1.0 / (1.0 + 10 ** -gap), taken,
                       f"web counts: the joined word written 10^{gap:.2f} times as often as the pair "
                       f"(>= 10^{JOIN_GAP}), the bigram counts agreeing")
+        else:
+            keep_pair(corrected[s][i], joined, f"the bigram counts favour the pair ({margin:+.2f})" if margin <= 0
+                      else f"written 10^{gap:.2f} times as often as the pair (< 10^{JOIN_GAP})")
     return len(taken) // 2
