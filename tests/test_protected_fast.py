@@ -210,6 +210,12 @@ def test_confusions_read_the_sentence_as_changed_so_far():
             seen.append(list(words))
             return ("it's", 0.9) if words[index] == "its" else None
 
+        def set_of(self, words, index):  # what a member kept reads to say why (--json)
+            return self._set_of.get(words[index])
+
+        def best(self, words, index):
+            return None
+
         def threshold_of(self, change):
             return self.threshold
 
