@@ -144,7 +144,7 @@ class WordCorrection:
     protected: bool = False  # inside a URL, e-mail, @handle, #hashtag, path, identifier... never changed
     # for a change: what decided it, where its candidate came from and the evidence, in words
     # ("spelling scorer: 0.89 >= 0.75 (candidates: edits, sound keys, known misspellings, encoder neighbours)");
-    # for a member of a confusion set read and kept, why ("confusion model (your/you're): kept; you're 0.15 < 0.50")
+    # for a word a decision read and kept, why ("confusion model (your/you're): kept; you're 0.15 < 0.50")
     decided_by: str = ""
 
     @property

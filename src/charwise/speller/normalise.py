@@ -401,7 +401,7 @@ class Normaliser:
     def _put_twin(self, entry: WordCorrection, left: str | None, right: str | None, allowed: Sequence[str]) -> bool:
         """Put a known word's twin in (``dias`` -> ``días``) where the twin decision says so; whether it did."""
         word = entry.word.lower()
-        found = None if self.accents is None or entry.changed else self.accents.change(word, left, right)
+        found = None if self.accents is None or entry.changed else self.accents.read(word, left, right)
         kind = "accent" if found is not None and restores_accents(word, found[0]) else "spelling"
         if found is not None and found[1] < found[2]:  # read and kept: --json says why
             entry.decided_by = f"accented twin: kept; {found[0]} {found[1]:.2f} < {found[2]:.2f}"

@@ -185,10 +185,10 @@ class AccentTwins:
                                                          decided_elsewhere=MEMBERS.get(lexicon.language, ()))
         return cls(forms, twins, decision, lexicon, context)
 
-    def change(self, word: str, left: str | None, right: str | None) -> tuple[str, float, float] | None:
+    def read(self, word: str, left: str | None, right: str | None) -> tuple[str, float, float] | None:
         """(twin, its probability, the probability it needs) where the decision reads a twin of lower-case
-        ``word`` (of a kind it decides) between ``left`` and ``right``, the twin put in where the probability
-        reaches what it needs; else None."""
+        ``word`` (of a kind it decides) between ``left`` and ``right``: the twin is put in where its
+        probability reaches what it needs; else None."""
         twin, decision = self.twins.get(word), self.decision
         if twin is None or decision is None or (needed := decision.threshold_of(word, twin)) is None:
             return None
