@@ -65,9 +65,15 @@ def test_the_decision_keeps_or_undoes_and_says_so(judge):
     assert "kept in informal text: the undo decision's" in entry.decided_by
     undoes(decision, judge, lexicon, entry, ("received", "spelling", 0.29))  # a second pass says it once
     assert entry.decided_by.count("kept in informal text") == 1
-    assert undoes(decision, judge, lexicon, corrected("seh", "she", 0.9), ("she", "spelling", 0.3))
+    seh = corrected("seh", "she", 0.9)
+    assert undoes(decision, judge, lexicon, seh, ("she", "spelling", 0.3))
+    assert seh.decided_by.startswith("undone in informal text: the undo decision's 0.") and seh.decided_by.endswith(
+        f"< {decision.threshold:g} for she")  # --json says why the word stays as written
     # without a decision (Spanish, or the judge that reads a language model): the judge's undo_below
-    assert undoes(None, judge, lexicon, corrected("recieved", "received", 0.997), ("received", "spelling", 0.29))
+    undone = corrected("recieved", "received", 0.997)
+    assert undoes(None, judge, lexicon, undone, ("received", "spelling", 0.29))
+    assert undone.decided_by == ("undone in informal text: the normalisation judge's 0.29 < "
+                                 f"{judge.undo_below:g} for received")
     assert not undoes(None, judge, lexicon, corrected("recieved", "received", 0.997), ("received", "spelling", 0.31))
 
 

@@ -13,7 +13,9 @@ replaced, words joined or split: ``difflib`` over whitespace-separated words). A
 edit** (on a clean line, every edit is). **Protected** tokens (URLs, @handles, #hashtags, e-mail
 addresses, paths, code identifiers: :func:`charwise.words.protected_spans` of the written line)
 must come back unchanged. Per line the JSON keeps the output and what was fixed, missed and wrongly
-changed, so that every figure can be read line by line.
+changed, so that every figure can be read line by line, and for each missed error why the speller kept
+the word (``why_missed``: the decision that read it and its probability against its threshold, as
+``charwise correct --json`` gives it).
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common.markdown import render_generic as render  # noqa: F401  (make_results reads it)
 from benchmarks.common.paths import RESULTS
 from benchmarks.common.report import pyplot, save_figure, write_result
+from benchmarks.correction.render import render_everyday as render  # noqa: F401  (make_results reads it)
 
 WRITES = ("everyday",)
 PAGE = "correction.md"
@@ -83,9 +85,31 @@ def score_line(written: str, intended: str, output: str) -> dict[str, Any]:
             "protected_changed": kept}
 
 
+def why_missed(result: Any, missed: list[str]) -> dict[str, str]:
+    """For each missed edit of a line (``their -> they're``), why the speller kept its first word, as
+    its ``--json`` says: the decision that read it and kept it, the spelling scorer's best candidate
+    for a word it looked at, or that nothing read it."""
+    found = {}
+    for edit in missed:
+        token = edit.split(" -> ")[0].split(" ")[0].strip(".,!?;:")
+        entry = next((w for w in result.words if w.word == token), None)
+        if entry is None or entry.changed:
+            continue  # a word made into something else: a wrong edit, shown as one
+        if entry.decided_by:
+            found[edit] = entry.decided_by
+        elif entry.looked_at and entry.suggestions:
+            best = entry.suggestions[0]
+            found[edit] = f"looked at: {best.word} {best.probability:.2f}, below what a change needs"
+        else:
+            found[edit] = "read by no decision"
+    return found
+
+
 def evaluate(speller: Any, pairs: list[tuple[str, str]]) -> dict[str, Any]:
-    outputs = [t.corrected for t in speller.correct_lines([w for w, _ in pairs])]
-    lines = [score_line(w, i, o) for (w, i), o in zip(pairs, outputs)]
+    results = list(speller.correct_lines([w for w, _ in pairs]))
+    lines = [score_line(w, i, t.corrected) for (w, i), t in zip(pairs, results)]
+    for line, result in zip(lines, results):
+        line["why_missed"] = why_missed(result, line["missed"])
     errors = sum(line["errors"] for line in lines)
     fixed = sum(len(line["fixed"]) for line in lines)
     return {"lines": len(lines), "errors": errors, "fixed": fixed,

@@ -329,3 +329,21 @@ def render_judge_evidence(data: dict[str, Any]) -> Lines:
             for name, v in data["variants"].items()]
     return lines + table(["judge", "ERR", "misspellings fixed, %", "damage, %", "thresholds", "ERR at 0.5",
                           "damage at 0.5, %"], rows, right=set(range(1, 7)))
+
+
+def render_everyday(data: dict[str, Any]) -> Lines:
+    """benchmarks/correction/everyday.py: errors fixed per speller and split, and why each missed one was kept."""
+    rows, misses = [], []
+    for system, splits in data["systems"].items():
+        for split, r in splits.items():
+            rows.append([system, split, str(r["lines"]), f"{r['fixed']} / {r['errors']}", f"{r['fixed_percent']}",
+                         str(r["wrong_edits"]), str(r["protected_changed"])])
+            for line in r["per_line"]:
+                for edit in line["missed"]:
+                    misses.append([system, split, f"`{line['written']}`", f"`{edit}`",
+                                   line.get("why_missed", {}).get(edit, "")])
+    return [*table(["speller", "lines (dev: tuned on; test: held out)", "lines", "errors fixed", "%", "wrong edits",
+                    "protected tokens changed"],
+                   rows, {2, 3, 4, 5, 6}), "",
+            "Each error missed, and why the speller kept the word (what `charwise correct --json` says of it):", "",
+            *table(["speller", "lines", "written", "missed", "why"], misses, set()), ""]

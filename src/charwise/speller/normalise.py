@@ -437,7 +437,7 @@ class Normaliser:
         if found is None or (not drops_word and (found[2] < needed or found[1] not in allowed)):
             if (social and entry.kind == "spelling" and found is not None  # tweets' unknown words: often names
                     and undoes(None if judge is self.lm_judge else self.undo, judge, self.lexicon, entry, found)):
-                entry.correction, entry.kind, entry.decided_by = entry.word, "", ""
+                entry.correction, entry.kind = entry.word, ""  # undoes() said why in decided_by
             return
         cand, kind, p = found
         spelled = speller_candidates(entry)

@@ -102,14 +102,20 @@ def undo_features(lexicon: Lexicon, entry: WordCorrection, judged: float) -> lis
 def undoes(decision: UndoDecision | None, judge: NormalisationJudge, lexicon: Lexicon, entry: WordCorrection,
            found: tuple[str, str, float]) -> bool:
     """Whether the speller's correction of ``entry`` in informal text is undone: by ``decision``, or
-    without one below ``judge``'s ``undo_below``."""
+    without one below ``judge``'s ``undo_below``. An undone correction says why in ``entry.decided_by``
+    (the caller puts the word back)."""
     judged = judged_probability(entry, found)
     if decision is None:
+        if judged < judge.undo_below:
+            entry.decided_by = (f"undone in informal text: the normalisation judge's {judged:.2f} < "
+                                f"{judge.undo_below:g} for {entry.correction.lower()}")
         return judged < judge.undo_below
     features = undo_features(lexicon, entry, judged)
-    if not decision.keeps(features, entry):
-        return True
     p = decision.probability(features)
+    if not decision.keeps(features, entry):
+        entry.decided_by = (f"undone in informal text: the undo decision's {p:.2f} < {decision.threshold:g} "
+                            f"for {entry.correction.lower()}")
+        return True
     kept = f"; kept in informal text: the undo decision's {p:.2f} >= {decision.threshold:g}"
     if kept not in entry.decided_by:  # a further pass judges the word again
         entry.decided_by += kept
