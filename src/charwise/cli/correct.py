@@ -71,7 +71,8 @@ def add_parser(sub: Any) -> None:
     c.add_argument("-k", "--suggestions", type=int, default=5, help="candidates kept per word in --json output (>= 1)")
     c.add_argument("--out", help="write the output to this file instead of standard output")
     c.add_argument("--json", action="store_true",
-                   help="one JSON object per line: each word looked at, its candidates and probabilities")
+                   help="one JSON object per line: each word looked at, its candidates and probabilities, and what "
+                        "decided each change or kept a word read")
     c.add_argument("--plain", action="store_true", help="the corrected text without change marks")
     c.add_argument("--context", default="ngram", choices=CONTEXT_CHOICES,
                    help="context for words in doubt: ngram (bigrams, fast) or smollm2 (a neural LM, English only)")
