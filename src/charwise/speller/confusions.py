@@ -480,18 +480,18 @@ def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]
                 words = [normal(e.correction) for e in entries]
             found = model.change(words, i)
             kind = "accent" if found is not None and restores_accents(words[i], found[0]) else "real_word"
+            name = "/".join(model.sets[model._set_of[words[i]]])
             if found is not None and kind in allowed and (kind == "accent" or not accents_only):
                 entry.correction, entry.kind, entry.probability = same_case(written, found[0]), kind, found[1]
                 classes = ", their word classes" if model.classes is not None else ""
                 common = ", how common each member is" if model.decision is not None else ""
                 common += ", how often writers make this slip" if model.slips is not None else ""
-                entry.decided_by = (f"confusion model ({'/'.join(model.sets[model._set_of[words[i]]])}): "
-                                    f"{found[1]:.2f} >= {model.threshold_of(direction(words[i], found[0])):.2f} "
+                entry.decided_by = (f"confusion model ({name}): {found[1]:.2f} >= "
+                                    f"{model.threshold_of(direction(words[i], found[0])):.2f} "
                                     f"(the neighbours{classes}, the bigram counts{common})")
                 words[i] = found[0]
             elif found is None:
                 entry.decided_by = kept_reason(model, words, i)
             else:  # a change of a kind not made here
-                entry.decided_by = (f"confusion model ({'/'.join(model.sets[model._set_of[words[i]]])}): kept; "
-                                    f"{found[0]} {found[1]:.2f}, but " + ("only accents left out are put back"
-                                                                          if accents_only else f"{kind} is skipped"))
+                entry.decided_by = (f"confusion model ({name}): kept; {found[0]} {found[1]:.2f}, but "
+                                    + ("only accents left out are put back" if accents_only else f"{kind} is skipped"))
