@@ -14,16 +14,15 @@ from charwise.speller import Speller, SpellerSettings
 from charwise.speller.context import NgramContext
 from charwise.speller.corrections import SPELLING, WordCorrection
 from charwise.speller.lexicon import DICTIONARY, Lexicon, LexiconEntry
+from charwise.speller.normalisation_judge import EXPANDED, LM_GAIN_CLIP
+from charwise.speller.normalisation_rules import edit_distance
 from charwise.speller.normalise import (
-    EXPANDED,
     FEATURES,
     LM_DOUBT,
-    LM_GAIN_CLIP,
     NormalisationJudge,
     NormalisationTable,
     Normaliser,
     before_a_name,
-    edit_distance,
     lm_gains,
     normalisable,
 )

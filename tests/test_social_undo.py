@@ -69,7 +69,7 @@ def test_the_decision_keeps_or_undoes_and_says_so(judge):
     assert undoes(decision, judge, lexicon, seh, ("she", "spelling", 0.3))
     assert seh.decided_by.startswith("undone in informal text: the undo decision's 0.") and seh.decided_by.endswith(
         f"< {decision.threshold:g} for she")  # --json says why the word stays as written
-    # without a decision (Spanish, or the judge that reads a language model): the judge's undo_below
+    # without a decision (Spanish): the judge's undo_below
     undone = corrected("recieved", "received", 0.997)
     assert undoes(None, judge, lexicon, undone, ("received", "spelling", 0.29))
     assert undone.decided_by == ("undone in informal text: the normalisation judge's 0.29 < "

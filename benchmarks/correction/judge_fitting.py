@@ -13,11 +13,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from charwise.speller.normalisation_rules import edit_distance
 from charwise.speller.normalise import (
     NEVER_PROPOSED,
     NormalisationJudge,
     Normaliser,
-    edit_distance,
     normalisable,
     spelling_variants,
 )

@@ -66,7 +66,8 @@ UNDO_SOURCE = ("chosen on development data: LexNorm 2015 training tweets (two fo
                "63.6 / 61.3 undoing every correction under the threshold) and UD EWT dev (the real typos' "
                "corrections kept)")
 # the LM judge's own (its probabilities for the speller's candidates run lower than the plain judge's: a
-# candidate the language model reads was, in the tweets it learned from, mostly a name's respelling)
+# candidate the language model reads was, in the tweets it learned from, mostly a name's respelling), read
+# only where no undo decision ships: English's (social_undo.json) reads the plain judge with the model too
 LM_UNDO_BELOW = 0.1
 LM_UNDO_SOURCE = ("chosen on development data: LexNorm 2015 training tweets, two folds, --context smollm2 at 0.0, "
                   "0.02, 0.05, 0.1, 0.2, 0.3: the highest ERR summed over both, 58.92 at 0.1 against 58.53 at the "

@@ -53,15 +53,12 @@ from charwise.speller.corrections import (  # noqa: F401 (speller_candidates: re
 from charwise.speller.lexicon import ACCENTED
 from charwise.speller.looking import capitalised, in_capitals_text, shouted
 from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
-    EXPANDED,
     FEATURES,
     LM_DOUBT,
-    LM_GAIN_CLIP,
     SOURCES,
     NormalisationJudge,
     NormalisationTable,
     candidate_features,
-    expand,
     feature_names,
     lm_gains,
     read_model,
@@ -74,7 +71,6 @@ from charwise.speller.normalisation_rules import (  # noqa: F401 (re-exported)
     Abbreviations,
     before_a_name,
     beside_apostrophe,
-    edit_distance,
     laugh,
     normalisable,
     phonetic_variants,
@@ -435,9 +431,13 @@ class Normaliser:
             entry.correction, entry.kind, entry.decided_by = entry.word, "", ""  # better unchanged than a word short
             return
         if found is None or (not drops_word and (found[2] < needed or found[1] not in allowed)):
-            if (social and entry.kind == "spelling" and found is not None  # tweets' unknown words: often names
-                    and undoes(None if judge is self.lm_judge else self.undo, judge, self.lexicon, entry, found)):
-                entry.correction, entry.kind = entry.word, ""  # undoes() said why in decided_by
+            if social and entry.kind == "spelling" and found is not None:  # tweets' unknown words: often names
+                # the undo decision reads the plain judge's probabilities, what it was fitted on
+                plain = judge if self.undo is None else self.judge
+                seen = (found if plain is judge
+                        else self.best(entry.word, left, right, speller_candidates(entry), None, shares))
+                if seen is not None and undoes(self.undo, plain, self.lexicon, entry, seen):
+                    entry.correction, entry.kind = entry.word, ""  # undoes() said why in decided_by
             return
         cand, kind, p = found
         spelled = speller_candidates(entry)

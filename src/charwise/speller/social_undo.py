@@ -23,8 +23,10 @@ hand: WNUT17's raw YouTube, Reddit and Stack Overflow texts and two tenths of it
 (``python -m benchmarks.correction.social_undo --ship``); its threshold is the one that keeps the
 most right corrections out of fold while keeping no more wrong ones than the judge's probability
 alone did (``undo_below``). The file (``data/normalisation-en/social_undo.json``) records the fit and
-the threshold's source. A language without the file (Spanish), and the judge that reads a language
-model, undo below the judge's own ``undo_below``.
+the threshold's source. With a language model (``--context smollm2``) the decision reads the plain judge's
+probability too, what it was fitted on (it beat the LM judge's own ``undo_below`` on the LexNorm folds,
+``python -m benchmarks.correction.lm_undo``). A language without the file (Spanish) undoes below its judge's
+``undo_below``.
 
 Example (the shipped weights, rounded)::
 
