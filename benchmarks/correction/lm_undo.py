@@ -1,6 +1,6 @@
 """With SmolLM2 (``--context smollm2``), how is the speller's own correction in a social sentence undone
 when the LM judge takes no candidate over it: below which probability of the LM judge, or by the fitted
-undo decision (:mod:`charwise.speller.social_undo`) reading the plain judge? On the LexNorm 2015 training
+undo decision (`charwise.speller.social_undo`) reading the plain judge? On the LexNorm 2015 training
 tweets' two held-out halves.
 
     OMP_NUM_THREADS=2 python -m benchmarks.correction.lm_undo     # -> results/lm_undo.json/.png (9 minutes)
