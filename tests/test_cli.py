@@ -456,3 +456,13 @@ def test_a_binary_input_is_refused_before_torch_loads(tmp_path, command):
     assert result.returncode == 2, result.stderr
     assert result.stdout.splitlines() == ["[]"]
     assert len(result.stderr.strip().splitlines()) == 1 and "not UTF-8 text" in result.stderr
+
+
+@pytest.mark.real
+def test_compare_shows_each_repair_and_why_a_word_the_speller_read_was_kept(capsys):
+    assert main(["compare", "It happend yesterday when he recieved guests"]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert "repaired -> received (p " in rows["recieved"]
+    # looked at and left (about 0.35): its best candidate and probability against the threshold it missed
+    assert "table (speller: happened 0." in rows["happend"] and rows["happend"].endswith("< 0.85)")
+    assert rows["yesterday"].rstrip().endswith("table")  # a known word: nothing to say

@@ -258,6 +258,28 @@ def cmd_pretrain(args: argparse.Namespace) -> int:
 
 
 # --- compare -----------------------------------------------------------------------------------
+def _why_kept(policy: Any, words: list[str], space_before: list[bool]) -> dict[int, str]:
+    """For a repair policy, why its speller left each word it read as written: the decision that kept
+    it, or its best candidate's probability against the threshold (``emphaticaly``: 0.849 < 0.85)."""
+    from charwise.hybrid.policies import RepairPolicy
+
+    if not isinstance(policy, RepairPolicy) or not words:
+        return {}
+    speller = policy.speller
+    threshold = speller.threshold if policy.threshold is None else policy.threshold
+    (entries,) = speller.correct_words([list(words)], policy.threshold, space_before=[space_before])
+    notes = {}
+    for i, entry in enumerate(entries):
+        if entry.changed:
+            continue
+        if entry.decided_by:
+            notes[i] = f" ({entry.decided_by})"
+        elif entry.looked_at and entry.suggestions:
+            best = entry.suggestions[0]
+            notes[i] = f" (speller: {best.word} {best.probability:.3f} < {threshold:.2f})"
+    return notes
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     import torch
 
@@ -275,6 +297,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     own_pieces = hybrid.word_pieces(words, split.space_before)  # as written, before any repair
     repairs = inputs.repairs[0] if inputs.repairs else {}
     chosen = [w for w, s in zip(words, inputs.selected[0]) if s]
+    kept = _why_kept(hybrid.policy, words, split.space_before)
     near = {}
     if chosen:
         with torch.inference_mode():
@@ -291,7 +314,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             fixed = " ".join(teacher.display(j) for j in pieces)
             hybrid_in = f"repaired -> {repairs[i].correction} (p {repairs[i].probability:.2f}): {fixed}"
         else:
-            hybrid_in = "table"
+            hybrid_in = "table" + kept.get(i, "")
         print(f"{word:<{width}}  {shown:<32}  {hybrid_in}")
     base_len = len(hybrid.adapter.prefix_ids) + len(hybrid.adapter.suffix_ids) + sum(
         max(len(p), 1) for p in own_pieces)
