@@ -84,6 +84,10 @@ def test_the_real_spanish_speller_puts_accents_back():
     speller = Speller.load("es")
     assert speller.correct("despues de la fiesta").corrected == "después de la fiesta"
     assert speller.correct("Comieron y hablaron despues.").corrected == "Comieron y hablaron después."
+    # imperatives with their pronouns are words, read as written (partidlo once became partido)
+    text = "hazlo ya, dile que venga, cómpralo y partidlo"
+    corrected = speller.correct(text)
+    assert corrected.corrected == text and not any(w.looked_at for w in corrected.words)
 
 
 # --- normalisation of Spanish tweets -----------------------------------------------------------------
@@ -199,7 +203,8 @@ def test_the_real_spanish_speller_puts_back_accent_twins_the_sentence_asks_for()
 # --- rare forms and enclitic pronouns: accepted as written, never suggested -----------------------
 def tiny_forms() -> FormTable:
     forms = {"decir": VERB, "diciendo": VERB, "da": VERB, "come": VERB, "cabe": VERB, "refirió": VERB,
-             "avergonzad": VERB, "mamarás": RARE | VERB, "asnas": RARE, "casa": 0}
+             "avergonzad": VERB, "mamarás": RARE | VERB, "asnas": RARE, "casa": 0, "mirar": VERB, "mira": 0,
+             "poned": VERB, "aparta": VERB, "apartad": VERB}
     return FormTable(StringTable(**StringTable.arrays(list(forms))), np.asarray(list(forms.values()), dtype=np.uint8))
 
 
@@ -207,8 +212,12 @@ def test_a_verb_with_enclitic_pronouns_is_a_word():
     forms = tiny_forms()
     for word in ("decirte", "decírselo", "diciéndole", "dámelo", "cómetelo", "refirióle", "avergonzaos"):
         assert forms.accepts(word), word
+    # imperatives that take one pronoun without an accent (tú of one syllable, vosotros); a present the table
+    # reads as a noun (mira: the noun's lemma) is a verb form when its infinitive is one; os after a verb's d
+    for word in ("dale", "dile", "hazlo", "ponte", "ponedlo", "mírala", "apartaos"):
+        assert forms.accepts(word), word
     # a typo that happens to end like a pronoun: the stem is no infinitive and nothing is accented
-    for word in ("cabeles", "comeme", "comela", "casale", "le", "decirtex"):
+    for word in ("cabeles", "comeme", "comela", "casale", "le", "decirtex", "mirala", "dimelo", "ponedos"):
         assert not forms.accepts(word), word
 
 
@@ -221,10 +230,11 @@ def test_rare_forms_are_accepted_and_others_are_not():
 
 def test_the_real_form_table_accepts_what_the_lexicon_lacks():
     forms = FormTable.load("es")
-    for word in ("mamarás", "apercibida", "hiriere", "librad", "destruidores", "diciéndole", "hablóles"):
+    for word in ("mamarás", "apercibida", "hiriere", "librad", "destruidores", "diciéndole", "hablóles",
+                 "hazlo", "diles", "cómpralo", "llámame", "líbrame", "guárdalo", "partidlo", "guardadlos", "apartaos"):
         assert forms.accepts(word), word
     # a plain form beside its accented twin stays an error to correct; typos stay typos
-    for word in ("mamaras", "despues", "tambien", "cmo", "cabeles", "qeu"):
+    for word in ("mamaras", "despues", "tambien", "cmo", "cabeles", "qeu", "dimelo", "compralo"):
         assert not forms.accepts(word), word
 
 

@@ -15,7 +15,10 @@ It also accepts a verb with enclitic pronouns (``diciéndole``, ``dámelo``, ``a
 (``cabeles`` is not ``cabe`` + ``les``), the verb form must be an infinitive (``decirte``), or the
 word must carry a written accent, which a pronoun's added syllable brings (``dámelo``,
 ``diciéndole``, older ``fuése``) and a slip rarely does, or end in ``os`` after an imperative's
-dropped ``d`` (``avergonzaos``).
+dropped ``d`` (``avergonzaos``), or be an imperative that takes one pronoun without an accent: the
+one-syllable imperatives of tú (``dile``, ``hazlo``, ``ponte``) and those of vosotros (``ponedlo``,
+``guardadlos``). A verb's present that simplemma reads as a noun (``mira``, ``guarda``, ``compra``: one
+lemma a form) is still a verb form when its infinitive is one (``mírala``, ``guárdame``, ``cómpralo``).
 
 A plain form is left out when the table also has it with accents (``mamaras`` beside ``mamarás``):
 a missing accent stays an error the speller corrects.
@@ -31,6 +34,7 @@ Example::
 
     forms = FormTable.load("es")
     forms.accepts("mamarás"), forms.accepts("dámelo"), forms.accepts("cabeles")   # True, True, False
+    forms.accepts("hazlo"), forms.accepts("cómpralo"), forms.accepts("compralo")  # True, True, False
 """
 
 from __future__ import annotations
@@ -61,6 +65,11 @@ _SECOND = ("me", "te", "le", "les", "lo", "la", "los", "las")
 CLITICS = tuple(sorted({*_SINGLE, *(a + b for a in _FIRST for b in _SECOND if a != b)}, key=len, reverse=True))
 # the shortest verb forms that take enclitics have two letters: the imperatives da, di, ve (dame, dilo, vete)
 MIN_STEM = 2
+# the one-syllable imperatives of tú (RAE, Nueva gramática, 4.12): one pronoun adds no written accent
+# (dile, hazlo, ponte, vete, dales); haz and sal are nouns' lemmas to the form table, so they are named here
+SHORT_IMPERATIVES = frozenset({"da", "di", "haz", "pon", "sal", "ten", "ve", "ven"})
+# the imperative of vosotros ends in d (poned, partid, guardad): a pronoun after it adds no accent (ponedlo)
+PLURAL_IMPERATIVE_ENDINGS = ("ad", "ed", "id")
 
 
 class FormTable:
@@ -108,14 +117,27 @@ class FormTable:
             if not word.endswith(clitic) or len(word) - len(clitic) < MIN_STEM:
                 continue
             stem = word[: -len(clitic)]
-            # the stem as written (refirió-le) or without the accent the pronoun brought (dá-me-lo)
-            if not (self._flag(stem) | self._flag(strip_accents(stem))) & VERB:
-                if clitic == "os" and self._flag(stem + "d") & VERB:  # avergonzaos: avergonzad + os
-                    return True
+            plain = strip_accents(stem)  # without the accent the pronoun brought (dá-me-lo, mírala)
+            if clitic == "os" and self._flag(stem + "d") & VERB:  # avergonzaos: avergonzad + os
+                return True
+            if not self.verb_form(plain) and not self._flag(stem) & VERB:  # refirió-le: the stem as written
                 continue
             if accented or stem.endswith(INFINITIVE_ENDINGS):
                 return True
+            if clitic in _SINGLE and (stem in SHORT_IMPERATIVES
+                                      or (stem.endswith(PLURAL_IMPERATIVE_ENDINGS) and clitic != "os")):
+                return True  # dile, hazlo; ponedlo, guardadlos (vosotros with os drops the d: avergonzaos)
         return False
+
+    def verb_form(self, plain: str) -> bool:
+        """Whether ``plain`` (no written accent) is a verb form: the table says so, it is a one-syllable
+        imperative, or the present of a verb whose form the table gives a noun's lemma (``mira``: mirar,
+        ``guarda``: guardar, ``compra``: comprar; ``escribe``: escribir)."""
+        if self._flag(plain) & VERB or plain in SHORT_IMPERATIVES:
+            return True
+        if plain.endswith("a"):
+            return bool(self._flag(plain + "r") & VERB)
+        return plain.endswith("e") and bool((self._flag(plain + "r") | self._flag(plain[:-1] + "ir")) & VERB)
 
 
 # the verb must be a common word (Zipf 2.5: once per three million words or more). Swept 2 to 4
