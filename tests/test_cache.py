@@ -41,6 +41,7 @@ def test_info_lists_entries_and_prune_removes_the_unused(cache, capsys):
     out = capsys.readouterr().out
     assert f"location: {cache}" in out and "entries:  2" in out
     assert "vectors of a test" in out and "edit index" in out and "not used by this version" in out
+    assert "last used just now, used by this version" in out and "last used 40 days ago, not used" in out
     entries = {e.path.name: e for e in cache_entries()}
     assert entries["vectors-en-aaaa.safetensors"].versions == (charwise_version(),)
     assert entries["vectors-en-aaaa.safetensors"].built_by == charwise_version()

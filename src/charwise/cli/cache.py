@@ -34,11 +34,11 @@ def add_parser(sub: Any) -> None:
 
 
 def _age(seconds: float) -> str:
-    """``3 min``, ``5 h``, ``12 days``: how long ago, roughly."""
+    """``3 min ago``, ``5 h ago``, ``12 days ago``, ``just now``: how long ago, roughly."""
     for unit, size in (("days", 86400), ("h", 3600), ("min", 60)):
         if seconds >= size:
-            return f"{seconds / size:.0f} {unit}"
-    return "now"
+            return f"{seconds / size:.0f} {unit} ago"
+    return "just now"
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -59,8 +59,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     for e in entries:
         used = ("used by this version" if charwise_version() in e.versions
                 else "not used by this version")
-        print(f"{human_size(e.size):>9}  {e.path.relative_to(root)}  {e.what}; last used {_age(now - e.last_used)} "
-              f"ago, {used}")
+        print(f"{human_size(e.size):>9}  {e.path.relative_to(root)}  {e.what}; last used {_age(now - e.last_used)}, "
+              f"{used}")
     return 0
 
 
