@@ -13,7 +13,7 @@ import pytest
 
 from charwise.errors import ConfigError
 from charwise.speller.confusion_fitting import examples, fit
-from charwise.speller.confusions import ConfusionModel, decide_sentences, features
+from charwise.speller.confusions import SETS, ConfusionModel, decide_sentences, features
 from charwise.speller.corrections import WordCorrection
 from charwise.speller.word_classes import WordClasses
 
@@ -159,6 +159,18 @@ def test_a_spanish_model_puts_accents_back_and_never_takes_one_away():
     off = entries("mi madre esta en casa")
     decide_sentences(model, [off], ("spelling", "real_word"))  # accent not allowed
     assert not any(e.changed for e in off)
+
+
+def test_a_word_that_cannot_tell_its_member_is_no_example():
+    # a text that writes no accent on a capital (the Bible of 1909: El for Él) says nothing of el/él there
+    verses = [["El", "tiene", "razón"], ["y", "él", "tiene", "razón"], ["el", "perro", "come"]]
+    untold = lambda word: word == "El"  # noqa: E731
+    assert [(w[i], k) for w, i, k in examples(verses, SETS["es"])][0][0] == "el"
+    kept = [w[i] for w, i, _ in examples(verses, SETS["es"], untold)]
+    assert kept == ["él", "el"]  # the capital El left out; its sentence is still read for the other members
+    everything, told = fit("es", verses, None, None, 1.0), fit("es", verses, None, None, 1.0, untold=untold)
+    start = ["el", "tiene", "razón"]
+    assert told.probabilities(start, 0)["él"] > everything.probabilities(start, 0)["él"]
 
 
 def test_priors_move_each_set_from_the_training_frequencies_to_the_text_read():

@@ -50,6 +50,7 @@ from benchmarks.correction.render import render_accent_twins as render  # noqa: 
 from benchmarks.correction.tweetnorm import read_development
 from charwise.speller.corrections import restores_accents
 from charwise.speller.lexicon import strip_accents
+from charwise.speller.real_words import CONFUSION_SETS
 
 WRITES = ("accent_twins", "accent_twins_edited")
 PAGE = "correction-experiments.md"
@@ -65,6 +66,16 @@ LABELS = Path(__file__).resolve().parent / "accent_labels.tsv"  # the developmen
 #: 3 to 1 for ``sí`` overruled by a sentence model learned from verses, where ``si`` is "if")
 NORMALISER_LEFT_OUT = {"si/sí": "Tweet-Norm development tweets: 2 worse (siii -> si), 0 better"}
 Decide = Callable[[list[str], int], "str | None"]  # the sentence as corrected so far, a position -> a member
+#: members whose accent falls on their first letter (él): the Bible of 1909 writes no accent on a capital,
+#: so its sentence-initial ``El`` is the article or the pronoun (``El entonces``: él): never scored (nor learned
+#: from, with ``--untold-capitals``)
+FIRST_LETTER_ACCENTED = frozenset(strip_accents(m) for found in CONFUSION_SETS["es"] for m in found
+                                  if m[:1] in "áéíóú")
+
+
+def untold(word: str) -> bool:
+    """Whether ``word`` as the verses write it cannot say which member it is (``El``, ``EL``)."""
+    return word[:1] in "AEIOU" and word.lower() in FIRST_LETTER_ACCENTED
 
 
 def restore(decide: Decide, members: frozenset[str], texts: Sequence[Sequence[str]]) -> dict[str, Any]:
@@ -80,7 +91,7 @@ def restore(decide: Decide, members: frozenset[str], texts: Sequence[Sequence[st
                 if found is not None and restores_accents(word.lower(), found):
                     out[i] = found
         for i, (g, w, o) in enumerate(zip(gold, written, out)):
-            if w.lower() not in members:
+            if w.lower() not in members or untold(g):
                 continue
             if g.lower() != w.lower():
                 needing += 1
@@ -114,7 +125,7 @@ def accent_changes(model: Any, texts: Sequence[Sequence[str]], text: str = "vers
     from charwise.speller.confusions import direction
 
     changes, labels = [], {}
-    for n, (words, i, k) in enumerate(examples(texts, model.sets)):
+    for n, (words, i, k) in enumerate(examples(texts, model.sets, untold)):
         plain = list(words)
         plain[i] = strip_accents(words[i])
         if plain[i] not in model.sets[k]:
@@ -158,7 +169,7 @@ def chat_clauses(words: Sequence[str]) -> list[list[str]]:
         if close is None or close not in rest:
             continue
         clause = rest[:rest.index(close)]
-        if len(clause) >= 2 and not any(w in CLAUSE_MARKS for w in clause):
+        if len(clause) >= 2 and not any(w in CLAUSE_MARKS for w in clause) and not untold(clause[0]):
             out.append([clause[0].lower(), *clause[1:]])
     return out
 
@@ -181,12 +192,13 @@ def modern_priors(source: str, edited: Sequence[Sequence[str]]) -> dict[str, flo
     return {m: math.log10(counts[m] + 0.5) for m in members}
 
 
-def fit_model(texts: dict[str, list[list[str]]], modern: str = "", classes: bool = False
-              ) -> tuple[Any, dict[str, Any]]:
+def fit_model(texts: dict[str, list[list[str]]], modern: str = "", classes: bool = False,
+              untold_capitals: bool = False) -> tuple[Any, dict[str, Any]]:
     """The Spanish model learned from the Bible's training verses, its threshold and sets chosen on
     the development verses and tweets; ``modern``: its priors moved to today's frequencies
     (:func:`modern_priors`); ``classes``: it reads its neighbours' word classes too
-    (``benchmarks.correction.spanish_classes``: of the training words and today's most frequent)."""
+    (``benchmarks.correction.spanish_classes``: of the training words and today's most frequent);
+    ``untold_capitals``: learn nothing from the verses' capital ``El`` (:func:`untold`; tried, not shipped)."""
     from benchmarks.correction.confusion_choice import choose, choose_own
     from benchmarks.correction.confusions import read_labels
     from charwise.speller.confusion_fitting import fit
@@ -202,7 +214,8 @@ def fit_model(texts: dict[str, list[list[str]]], modern: str = "", classes: bool
 
         vocabulary = {strip_accents(w.lower()) for words in texts["train"] for w in words}
         word_classes = spanish_classes(vocabulary | {strip_accents(w) for w in top_n_list("es", CLASS_WORDS)})
-    model = fit("es", texts["train"], word_classes, NgramContext.load("es"), STRENGTH, priors=priors)
+    model = fit("es", texts["train"], word_classes, NgramContext.load("es"), STRENGTH, priors=priors,
+                untold=untold if untold_capitals else None)
     changes, labels = accent_changes(model, texts["dev"])
     # the dev verses' questions and exclamations as chat writes them, without their marks: the text the
     # speller reads (tweets, chat) far more often than verses of 1909
@@ -251,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modern-priors", choices=("wordfreq", "fortunes"), default="",
                         help="move each set's priors from the verses' frequencies to today's")
     parser.add_argument("--classes", action="store_true", help="read the neighbours' word classes too")
+    parser.add_argument("--untold-capitals", action="store_true",
+                        help="learn nothing from the verses' capital El, article or pronoun (tried, not shipped)")
     args = parser.parse_args(argv)
     given = argv if argv is not None else sys.argv[1:]
     command = " ".join(["python -m benchmarks.correction.accent_twins", *given])
@@ -278,7 +293,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     texts["tweets"] = [t for t in texts["all tweets"] if any(strip_accents(w) != w for w in t)]
     if getattr(args, "modern_priors", "") == "fortunes":  # the sayings' counts as the priors
         texts["edited"] = [source_words(line) for line in lines("es")]
-    model, choice = fit_model(texts, getattr(args, "modern_priors", ""), getattr(args, "classes", False))
+    model, choice = fit_model(texts, getattr(args, "modern_priors", ""), getattr(args, "classes", False),
+                              getattr(args, "untold_capitals", False))
     if args.ship:
         from benchmarks.correction.confusions import shipped_normaliser_sets
 
@@ -286,7 +302,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         model.normaliser_reads = shipped_normaliser_sets(model.sets, "es") - set(NORMALISER_LEFT_OUT)
         flags = " ".join(f for f, on in (("--edited-text", args.edited_text), ("--chat-clauses", args.chat_clauses),
                                          (f"--modern-priors {args.modern_priors}", args.modern_priors),
-                                         ("--classes", args.classes)) if on)
+                                         ("--classes", args.classes),
+                                         ("--untold-capitals", args.untold_capitals)) if on)
         model.save(DATA / "confusions-es", f"Rebuilt by: python -m benchmarks.correction.accent_twins {flags} --ship "
                    "(trained on the Spanish side of the Bible's training verses"
                    + (" and the lines of fortunes-es that hold a member: charwise/data/edited_es" if args.edited_text

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -26,22 +26,25 @@ if TYPE_CHECKING:
     from charwise.speller.word_classes import WordClasses
 
 
-def examples(sentences: Iterable[Sequence[str]],
-             sets: Sequence[Sequence[str]]) -> Iterable[tuple[list[str], int, int]]:
+def examples(sentences: Iterable[Sequence[str]], sets: Sequence[Sequence[str]],
+             untold: Callable[[str], bool] | None = None) -> Iterable[tuple[list[str], int, int]]:
     """(sentence, index, set) for every member of a set in ``sentences`` (words as written; the
-    sentence given back lower-case, normal), ``of`` only after a modal."""
+    sentence given back lower-case, normal), ``of`` only after a modal; ``untold``: whether a word as
+    written cannot tell which member it is (the Bible of 1909 writes no accent on a capital: ``El``
+    is ``el`` or ``él``), and so is no example."""
     index_of = member_index(sets)
     for sentence in sentences:
         words = [normal(w) for w in sentence]
         for i in range(len(words)):
             found = set_at(index_of, sets, words, i)
-            if found is not None:
+            if found is not None and not (untold is not None and untold(sentence[i])):
                 yield words, i, found
 
 
 def fit(language: str, sentences: Sequence[Sequence[str]], classes: WordClasses | None,
         context: NgramContext | None, strength: float, written: Sequence[Sequence[str]] = (),
-        standard: frozenset[str] = frozenset(), priors: Mapping[str, float] | None = None) -> ConfusionModel:
+        standard: frozenset[str] = frozenset(), priors: Mapping[str, float] | None = None,
+        untold: Callable[[str], bool] | None = None) -> ConfusionModel:
     """One multinomial logistic model per set, fitted (scikit-learn, L2 with inverse strength
     ``strength``) on every member of a set in ``sentences`` (text where members are used as meant)
     and in ``written`` (text as people write it: mostly as meant), each read as meant. From
@@ -53,14 +56,15 @@ def fit(language: str, sentences: Sequence[Sequence[str]], classes: WordClasses 
     intercepts from how often the training text uses each member to those frequencies, the
     context weights kept (the prior-shift correction of Saerens, Latinne and Decaestecker, 2002,
     "Adjusting the outputs of a classifier to new a priori probabilities"): the Spanish verses of
-    1909 write ``mas`` ("but") 2.5 times as often as ``más``, today's Spanish the other way round."""
+    1909 write ``mas`` ("but") 2.5 times as often as ``más``, today's Spanish the other way round.
+    ``untold``: see :func:`examples`."""
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
 
     sets = SETS[language]
     grouped: dict[int, tuple[list[dict[str, float]], list[int]]] = {}
-    found = itertools.chain(examples(sentences, sets), ((w, i, k) for w, i, k in examples(written, sets)
-                                                        if w[i] in standard))
+    found = itertools.chain(examples(sentences, sets, untold), ((w, i, k) for w, i, k in examples(written, sets)
+                                                                if w[i] in standard))
     for words, i, k in found:
         rows, labels = grouped.setdefault(k, ([], []))
         rows.append(features(words, i, sets[k], classes, context, language in ACCENTED))
