@@ -108,12 +108,13 @@ FAILED_ON_FRESH = {
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-def ewt(split: str) -> list[list[str]]:
-    """UD EWT's sentences of ``split`` as written, split into words as the speller splits them."""
+def ewt(split: str, corrected: bool = False) -> list[list[str]]:
+    """UD EWT's sentences of ``split`` as written (``corrected``: the typos the treebank marks put right),
+    split into words as the speller splits them."""
     from benchmarks.common.retrieval import ewt_texts
     from charwise.words import split_words
 
-    return [split_words(text).words for text in ewt_texts(EWT / f"en_ewt-ud-{split}.conllu")]
+    return [split_words(text).words for text in ewt_texts(EWT / f"en_ewt-ud-{split}.conllu", corrected)]
 
 
 def raw_tweets(names: Sequence[str]) -> list[list[str]]:
@@ -210,25 +211,27 @@ def real_errors(pairs: Sequence[tuple[list[str], list[str]]], model: Any) -> dic
             "right_changes": right, "wrong_changes": wrong, "missed_changes": missed}
 
 
-def corpora(language: str, data: Path) -> dict[str, Any]:
-    """Training and development sentences, annotated tweets (development halves) of ``language``."""
+def corpora(language: str, data: Path, ewt_as_written: bool = False) -> dict[str, Any]:
+    """Training and development sentences, annotated tweets (development halves) of ``language``; UD EWT's
+    with the typos the treebank marks put right, or as written (``ewt_as_written``: the model until 2026-12-02)."""
     if language == "en":
+        ewt_note = "" if ewt_as_written else " (its marked typos put right)"
         tweets = tweet_pairs(data / "lexnorm2015_en" / "sentences.tsv")
         cut = int(TRAIN_SHARE * len(tweets))
         from benchmarks.correction.edited_text import lines
         from charwise.words import split_words
 
         edited = [split_words(line).words for line in lines("en")]
-        return {"train": ewt("train") + [n for _, n in tweets[:cut]] + edited,
+        return {"train": ewt("train", not ewt_as_written) + [n for _, n in tweets[:cut]] + edited,
                 "written": raw_tweets(TRAIN_TWEETS) + wnut_train(),
-                "dev": ewt("dev") + [n for _, n in tweets[cut:]],
+                "dev": ewt("dev", not ewt_as_written) + [n for _, n in tweets[cut:]],
                 "train_tweets": tweets[:cut], "dev_tweets": tweets[cut:], "tweets_name": "LexNorm 2015",
-                "sources": {"train": "UD EWT train + LexNorm 2015 tweets (first 80 %, normalised) + the lines of "
-                                     "fortunes and of WordNet's glosses that hold a member (charwise/data/edited_en); "
-                                     "as written, for "
+                "sources": {"train": f"UD EWT train{ewt_note} + LexNorm 2015 tweets (first 80 %, normalised) + "
+                                     "the lines of fortunes and of WordNet's glosses that hold a member "
+                                     "(charwise/data/edited_en); as written, for "
                                      f"the sets of standard words: WNUT17's raw tweets ({', '.join(TRAIN_TWEETS)}) "
                                      "and WNUT17 NER's training tweets",
-                            "dev": "UD EWT dev + LexNorm 2015 tweets (last 20 %, normalised)"}}
+                            "dev": f"UD EWT dev{ewt_note} + LexNorm 2015 tweets (last 20 %, normalised)"}}
     raise SystemExit(f"no labelled development tweets in {language!r} to choose the threshold on")
 
 
@@ -346,13 +349,13 @@ def fresh_and_clean(model: Any, texts: Sequence[Sequence[str]]) -> dict[str, Any
             "clean": {name: {"changes": len(found), "listed": found} for name, found in clean.items()}}
 
 
-def fit_language(language: str, data: Path) -> tuple[Any, dict[str, Any]]:
+def fit_language(language: str, data: Path, ewt_as_written: bool = False) -> tuple[Any, dict[str, Any]]:
     from benchmarks.correction.confusion_rows import ClozeGains, development_rows, fit_slips, fit_weights
     from charwise.speller.confusion_fitting import fit
     from charwise.speller.confusions import CLOZE_FEATURES
     from charwise.speller.context import NgramContext
 
-    found = corpora(language, data)
+    found = corpora(language, data, ewt_as_written)
     classes = ewt_classes() if language == "en" else None
     model = fit(language, found["train"], classes, NgramContext.load(language), STRENGTH, found["written"],
                 standard_words())
@@ -420,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--languages", nargs="+", default=["en"], choices=["en"])
     parser.add_argument("--data", type=Path, default=SPELLING_DATA)
     parser.add_argument("--ship", action="store_true", help="write the models to charwise/data/confusions-*")
+    parser.add_argument("--ewt-as-written", action="store_true",
+                        help="learn from UD EWT's sentences with their marked typos as written (before 2026-12-02)")
     parser.add_argument("--out", type=Path, default=RESULTS / "confusions.json")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
@@ -455,7 +460,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {"command": " ".join(["python -m benchmarks.correction.confusions",
                                                    *getattr(args, "argv", [])]), "languages": {}}
     for language in args.languages:
-        model, report = fit_language(language, args.data)
+        model, report = fit_language(language, args.data, args.ewt_as_written)
         result["languages"][language] = report
         if args.ship:
             from charwise.speller.confusions import DATA
