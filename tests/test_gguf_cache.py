@@ -64,3 +64,22 @@ def test_the_cached_directory_gives_what_the_file_gives_and_an_unwritable_cache_
     with torch.no_grad():
         assert torch.equal(cached.model(x).logits, direct.model(x).logits)  # to the bit
     assert getattr(cached.model, "hf_quantizer", None) is None  # plain float32 weights: saved, fine-tuned as any
+
+
+def test_a_gguf_file_without_token_embeddings_is_a_one_line_error(tmp_path, monkeypatch):
+    import gguf
+    import numpy as np
+
+    from charwise.errors import TeacherNotFoundError
+
+    monkeypatch.setenv("CHARWISE_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "no-embeddings.gguf"
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_tensor("blk.0.attn_q.weight", np.zeros((4, 4), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    with pytest.raises(TeacherNotFoundError, match="no token_embd.weight tensor: not a language model's GGUF"):
+        Teacher.load(str(path))
+    assert not any(p.name.startswith("gguf-") for p in (tmp_path / "cache").iterdir())  # nothing half-built

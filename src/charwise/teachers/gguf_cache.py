@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from charwise.cache import building, cache_lock, cache_root, file_sha256, mark_used
+from charwise.errors import TeacherNotFoundError
 
 SOURCE_RECORD = "charwise_gguf_source.json"  # what a cache directory was built from
 CACHE_FORMAT = 1  # bump when the directory's layout or contents change
@@ -50,7 +51,10 @@ def read_gguf(path: Path) -> tuple[Any, Any, bool]:
 
     from charwise.model_files import no_progress_bars
 
-    tied = "output.weight" not in {t.name for t in GGUFReader(str(path)).tensors}  # GGUF omits a tied output
+    names = {t.name for t in GGUFReader(str(path)).tensors}
+    if "token_embd.weight" not in names:
+        raise TeacherNotFoundError(f"'{path}' has no token_embd.weight tensor: not a language model's GGUF file")
+    tied = "output.weight" not in names  # GGUF omits the output matrix when it is tied
     tokenizer = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
     with no_progress_bars():
         model = AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name)
