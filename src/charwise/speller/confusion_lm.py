@@ -206,9 +206,9 @@ def decide_with_lm(model: "ConfusionModel", corrected: list[list["WordCorrection
         p, member = max(scored)
         entry = corrected[s][i]
         k = model.set_of(words, i)
-        if p < decision.threshold or not decision.makes(direction(words[i], normal(member))):
-            why = (f"< {decision.threshold:.2f}" if decision.makes(direction(words[i], normal(member)))
-                   else "(a change the decision does not make)")
+        makes = decision.makes(direction(words[i], normal(member)))
+        if p < decision.threshold or not makes:
+            why = f"< {decision.threshold:.2f}" if makes else "(a change the decision does not make)"
             entry.decided_by = (f"confusion decision with a language model ({set_name(model.sets[k])}): "  # type: ignore[index]
                                 f"kept; {normal(member)} {p:.2f} {why} (the model's gain {row[member]:+.1f} nats)")
             continue

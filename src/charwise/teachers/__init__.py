@@ -368,7 +368,7 @@ def _load_gguf(path: Path, name: str) -> Teacher:
     once, then a second), or from the file itself where the cache cannot be written."""
     from transformers import AutoTokenizer
 
-    from charwise.teachers.gguf_cache import gguf_model_directory, read_gguf
+    from charwise.teachers.gguf_cache import gguf_model_directory, input_embeddings, read_gguf
 
     cached = gguf_model_directory(path)
     if cached is None:
@@ -378,7 +378,7 @@ def _load_gguf(path: Path, name: str) -> Teacher:
                                   model_loader=lambda: model)
     directory, record = cached
     tokenizer = AutoTokenizer.from_pretrained(directory)
-    embeddings, tied = _input_embeddings(directory, record["input_embeddings"]), record["tied"]
+    embeddings, tied = input_embeddings(directory, record["input_embeddings"]), record["tied"]
 
     def loader() -> Any:
         from transformers import AutoModelForCausalLM
@@ -389,13 +389,3 @@ def _load_gguf(path: Path, name: str) -> Teacher:
             return AutoModelForCausalLM.from_pretrained(directory)
 
     return Teacher.from_parts(tokenizer, embeddings, name=name, tied=tied, source=str(path), model_loader=loader)
-
-
-def _input_embeddings(directory: Path, name: str) -> torch.Tensor:
-    """The input embedding table ``name`` of a cached causal-LM directory, read without building the model."""
-    from safetensors import safe_open
-
-    with safe_open(str(directory / "model.safetensors"), framework="pt") as f:
-        if name not in f.keys():
-            raise TeacherNotFoundError(f"{directory}: model.safetensors has no {name}; remove the folder to rebuild it")
-        return f.get_tensor(name).float().clone()

@@ -133,3 +133,13 @@ def gguf_model_directory(path: Path) -> tuple[Path, dict[str, Any]] | None:
                 return None
     mark_used(directory)  # what `charwise cache prune` keeps
     return directory, record
+
+
+def input_embeddings(directory: Path, name: str) -> Any:
+    """The input embedding table ``name`` (float32 tensor) of a cached directory, read without building the model."""
+    from safetensors import safe_open
+
+    with safe_open(str(directory / "model.safetensors"), framework="pt") as f:
+        if name not in f.keys():
+            raise TeacherNotFoundError(f"{directory}: model.safetensors has no {name}; remove the folder to rebuild it")
+        return f.get_tensor(name).float().clone()
