@@ -394,3 +394,21 @@ def test_the_marks_read_for_an_apostrophe_are_those_between_two_letters(tmp_path
         assert not pattern.search(text), text
     plot_labels({"tweets": {"right": 3, "wrong": 1, "not labelled": 0}}, "changes", tmp_path / "labels.png")
     assert (tmp_path / "labels.png").stat().st_size > 0
+
+
+def test_ud_ewt_is_read_with_its_marked_typos_put_right_multiword_tokens_too(tmp_path):
+    from benchmarks.common.retrieval import ewt_texts
+
+    def word(n, form, fix=""):
+        return "\t".join([str(n), form, "_", "_", "_", "_", "_", "_", "_", f"CorrectForm={fix}" if fix else "_"])
+
+    conllu = tmp_path / "tiny.conllu"
+    conllu.write_text("\n".join([
+        "# text = Whats the plan, I recieved it", "1-2\tWhats\t_\t_\t_\t_\t_\t_\t_\t_", word(1, "What"),
+        word(2, "s", "'s"), word(3, "the"), word(4, "plan"), word(5, ","), word(6, "I"), word(7, "recieved", "received"),
+        word(8, "it"), "",
+        "# text = We cannot go", word(1, "We"), "2-3\tcannot\t_\t_\t_\t_\t_\t_\t_\t_", word(2, "can"), word(3, "not"),
+        word(4, "go"), ""]) + "\n", encoding="utf-8")
+    assert ewt_texts(conllu) == ["Whats the plan, I recieved it", "We cannot go"]
+    # a multiword token is rebuilt from its words' corrections; one without a marked typo stays as written
+    assert ewt_texts(conllu, corrected=True) == ["What's the plan, I received it", "We cannot go"]

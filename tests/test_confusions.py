@@ -327,8 +327,8 @@ def test_the_shipped_model_records_its_threshold_and_sets():
         assert change in model.directions and model.own_thresholds[change] > model.threshold
     # too rare in the development tweets, chosen on them and the fresh text read as one (139 right of 147)
     assert {"your->you're", "you're->your"} <= set(model.own_thresholds)
-    # heres->here's fell short on fresh text (6 right of 8: `when he heres it`, hears): its own threshold, higher
-    assert "shes->she's" in model.directions and model.own_thresholds["heres->here's"] > model.threshold
+    # heres->here's falls short on fresh text at every threshold (6 right of 8: `when he heres it`, hears): not made
+    assert "shes->she's" in model.directions and "heres->here's" not in model.directions
     assert "own thresholds" in model.threshold_source and "confusion_fresh_labels.tsv" in model.threshold_source
     assert model.slips is not None and model.slips[0]["change=its->it's"] > 0 > model.slips[0]["change=we're->were"]
     assert np.all([len(table) > 0 for table, d in zip(model.weights, model.decides) if d])
