@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -520,3 +521,15 @@ def test_a_second_pass_reads_neighbours_normalised_first(speller):
     assert [e.correction for e in entries] == unchanged
     with pytest.raises(ConfigError):
         normaliser.apply([entries], ("normalisation",), passes=0)
+
+
+@pytest.mark.real
+def test_a_word_the_judge_read_and_kept_says_why(speller):
+    result = speller.correct("ur so funny omg")
+    ur = result.words[0]
+    assert not ur.changed  # at the start of the text the sentence splits `ur` between your and you're
+    best, p, needed = re.fullmatch(r"normalisation judge: kept; (\S+) (\S+) < (\S+)", ur.decided_by).groups()
+    assert best == "you're" and float(p) < float(needed)
+    assert any(w["word"] == "ur" for w in result.to_dict()["words"])  # --json lists it
+    said = speller.correct("lol ur so funny omg").words[1]  # with a word before it: changed, and why
+    assert said.changed and said.decided_by.startswith("normalisation judge: 0.")

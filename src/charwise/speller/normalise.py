@@ -91,6 +91,7 @@ NORMALISED = ("en", "es")  # languages with a shipped normalisation model (charw
 JUDGED_CACHE_SIZE = 50_000  # (word, neighbours, suggestions) judged and remembered
 MAX_SPLIT_CHARS = 24  # longer run-together strings are hashtags or noise, not two words
 CAPITALS, SHORT_CAPITALS = "capitals", "short capitals"  # how a word in capitals is read (Normaliser._judged_words)
+KEPT = "normalisation judge: kept; "  # a word the judge read and kept (--json)
 # Swept on the development tweets, the judge refitted for each value: no other value surely better (python -m
 # benchmarks.correction.normaliser_constants; docs/correction-experiments.md, "The reading constants swept")
 PASSES = 2  # Normaliser.apply: passes over each sentence (see there)
@@ -104,11 +105,9 @@ class Normaliser:
 
     def __init__(self, lexicon: Lexicon, table: NormalisationTable, judge: NormalisationJudge | None,
                  context: NgramContext, lm_judge: NormalisationJudge | None = None) -> None:
-        self.lexicon, self.table, self.judge = lexicon, table, judge
-        # the judge that also reads a language model's gains (lm_gain, lm_scored), used when one is given
-        self.lm_judge = lm_judge
+        self.lexicon, self.table, self.judge, self.context = lexicon, table, judge, context
+        self.lm_judge = lm_judge  # the judge that also reads a language model's gains, used when one is given
         self.lm_doubt = LM_DOUBT  # the plain judge's probabilities at which the model reads a word
-        self.context = context
         if lexicon.language not in RULES:
             raise ConfigError(f"no normalisation rules for {lexicon.language!r} (known: {', '.join(RULES)})")
         self.rules = RULES[lexicon.language]
@@ -191,8 +190,7 @@ class Normaliser:
         return None if self.accents is None else self.accents.accented.get(text)
 
     def _words_of(self, text: str) -> list[str]:
-        """``text`` if it is a word, and its accented word when the lexicon has one (``aqui`` ->
-        ``aquí``; ``tu`` -> ``tu``, ``tú``: the judge decides between them)."""
+        """``text`` if it is a word, and its accented word when the lexicon has one (``aqui`` -> ``aquí``; ``tu``)."""
         out = [text] if self.lexicon.knows(text) else []
         accented = self.accented_form(text)
         # beside a word, only an accented word of similar frequency (tu/tú, not no/nó)
@@ -212,8 +210,7 @@ class Normaliser:
         return list(dict.fromkeys(found))
 
     def respelled(self, word: str) -> list[str]:
-        """The words ``word`` is a respelling by sound of (the language's phonetic rules: Spanish
-        ``aser`` -> ``hacer``), the most frequent first, at most :data:`RESPELLINGS`."""
+        """The words ``word`` respells by sound (``aser`` -> ``hacer``), most frequent first, :data:`RESPELLINGS`."""
         if not self.rules.phonetic or not word.isalpha():
             return []
         drawn_out = self._repeat.sub(r"\1", word)
@@ -431,6 +428,10 @@ class Normaliser:
             entry.correction, entry.kind, entry.decided_by = entry.word, "", ""  # better unchanged than a word short
             return
         if found is None or (not drops_word and (found[2] < needed or found[1] not in allowed)):
+            if found is not None and not entry.changed and found[0] != entry.word.lower() and (
+                    not entry.decided_by or entry.decided_by.startswith(KEPT)):  # --json says why (the latest pass)
+                entry.decided_by = f"{KEPT}{found[0]} {found[2]:.2f}" + (
+                    f" < {needed:.2f}" if found[2] < needed else f" (a change of kind {found[1]!r} is not allowed)")
             if social and entry.kind == "spelling" and found is not None:  # tweets' unknown words: often names
                 # the undo decision reads the plain judge's probabilities, what it was fitted on
                 plain = judge if self.undo is None else self.judge_for(None)
@@ -487,9 +488,8 @@ class Normaliser:
 
     def lm_candidates(self, word: str, sentence: Sequence[str], index: int, speller: dict[str, float] | None,
                       lm: ContextModel) -> list[str]:
-        """The candidates of ``word`` (at ``sentence[index]``) the language model reads, or none: it
-        reads a word only when the plain judge is in doubt (its best probability within ``lm_doubt``,
-        :data:`LM_DOUBT` unless set) and the word has other words around it."""
+        """The candidates of ``word`` (at ``sentence[index]``) the language model reads, or none: only when the plain
+        judge is in doubt (its best within ``lm_doubt``, :data:`LM_DOUBT` unless set) and the word has neighbours."""
         from charwise.speller.real_words import adjacent_words
 
         found = self.candidates(word.lower().replace("\u2019", "'"), speller)
