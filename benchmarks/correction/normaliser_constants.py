@@ -11,7 +11,8 @@ proposed beside (``ACCENT_ZIPF_GAP``, Spanish), when a run-together final ``a`` 
 (``REDUCED_MARGIN``) and how many passes read a sentence (``PASSES``). The others weigh evidence or
 say which sentences are read how: how strongly the neighbours' classes of a word the tagged corpus
 saw rarely are drawn to no information (``PRIOR``, :mod:`charwise.speller.class_context`,
-English), the judge's inverse L2 strength (``STRENGTH``), which written words make a sentence read
+English), the judge's inverse L2 strength (``STRENGTH``), under which of its probabilities the speller's own
+correction is undone in informal text (``UNDO_BELOW``, Spanish), which written words make a sentence read
 as informal (``INFORMAL_SHARE``, ``INFORMAL_SEEN``: style ``auto``) and when a sentence is left
 whole as another language's (``FOREIGN_MARGIN``, ``MIN_FOREIGN_WORDS``, ``FOREIGN_ZIPF``, English). A candidate the
 rule does not propose cannot be chosen; one it proposes is judged, so each value is measured with a
@@ -88,6 +89,9 @@ SWEPT: dict[str, tuple[Any, tuple[float, ...]]] = {
     "FOREIGN_MARGIN": (foreign, (0.5, 1.0, 1.5, 2.0)),
     "MIN_FOREIGN_WORDS": (foreign, (2, 3, 4, 5)),
     "FOREIGN_ZIPF": (foreign, (2.5, 3.0, 3.5, 4.0)),
+    # the judge's probability under which the speller's own correction is undone in informal text (read here:
+    # each fold's judge is given it); English decides that by a fitted decision (social_undo.json) instead
+    "UNDO_BELOW": (sys.modules[__name__], (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)),
 }
 #: the constants each language's speller reads (English proposes no accents and no respellings by sound;
 #: Spanish has no reduced ``a`` and no check for sentences in another language)
@@ -95,7 +99,7 @@ READ_BY: dict[str, tuple[str, ...]] = {
     "en": ("SPLIT_ZIPF", "ABBREVIATIONS", "ABBREVIATION_ZIPF", "REDUCED_MARGIN", "PASSES", "PRIOR", "STRENGTH",
            "INFORMAL_SHARE", "INFORMAL_SEEN", "FOREIGN_MARGIN", "MIN_FOREIGN_WORDS", "FOREIGN_ZIPF"),
     "es": ("SPLIT_ZIPF", "ABBREVIATIONS", "ABBREVIATION_ZIPF", "RESPELLINGS", "PASSES", "ACCENT_ZIPF_GAP",
-           "STRENGTH", "INFORMAL_SHARE", "INFORMAL_SEEN"),
+           "STRENGTH", "INFORMAL_SHARE", "INFORMAL_SEEN", "UNDO_BELOW"),
 }
 
 
