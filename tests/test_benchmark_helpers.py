@@ -405,8 +405,8 @@ def test_ud_ewt_is_read_with_its_marked_typos_put_right_multiword_tokens_too(tmp
     conllu = tmp_path / "tiny.conllu"
     conllu.write_text("\n".join([
         "# text = Whats the plan, I recieved it", "1-2\tWhats\t_\t_\t_\t_\t_\t_\t_\t_", word(1, "What"),
-        word(2, "s", "'s"), word(3, "the"), word(4, "plan"), word(5, ","), word(6, "I"), word(7, "recieved", "received"),
-        word(8, "it"), "",
+        word(2, "s", "'s"), word(3, "the"), word(4, "plan"), word(5, ","), word(6, "I"),
+        word(7, "recieved", "received"), word(8, "it"), "",
         "# text = We cannot go", word(1, "We"), "2-3\tcannot\t_\t_\t_\t_\t_\t_\t_\t_", word(2, "can"), word(3, "not"),
         word(4, "go"), ""]) + "\n", encoding="utf-8")
     assert ewt_texts(conllu) == ["Whats the plan, I recieved it", "We cannot go"]
