@@ -10,8 +10,10 @@ common misspellings (``definately`` Zipf 2.9, ``recieved`` 2.8, ``teh`` 3.0), so
   Books n-grams), shipped with ``symspellpy``;
 * ``simplemma`` (Spanish): the inflected forms of ``simplemma``'s form -> lemma table (823k forms,
   every tense and person of every verb) that wordfreq lists in the language (145k): pyspellchecker's
-  Spanish list lacks most verb forms and even ``hay``, ``está``, ``fue``, ``años``; the table's
-  other forms, and verbs with enclitic pronouns, are accepted as written but never suggested
+  Spanish list lacks most verb forms and even ``hay``, ``está``, ``fue``, ``años``; and the verbs with
+  enclitic pronouns wordfreq lists that carry the accent the pronouns bring (``dímelo``, ``cállate``,
+  ``diciéndole``: 6,000, their accent-less chat spellings then corrected). The table's other forms,
+  and other verbs with enclitic pronouns, are accepted as written but never suggested
   (:meth:`Lexicon.accepts`, :mod:`charwise.speller.forms`);
 * the teacher's whole-word rows that are alphabetic and that wordfreq lists in the language
   (``teacher=``): the words the model reads as one token are words it has seen many times;
@@ -83,7 +85,7 @@ if TYPE_CHECKING:
 LANGUAGES = SPELLER_LANGUAGES
 #: The spelling dictionaries each language can use (the default is all of them).
 DICTIONARIES: dict[str, tuple[str, ...]] = {"en": ("pyspellchecker", "symspell"), "es": ("pyspellchecker", "simplemma")}
-CACHE_FORMAT = 4  # bump when the cache file's layout or the build rules change
+CACHE_FORMAT = 5  # bump when the cache file's layout or the build rules change
 ACCENTED = frozenset({"es"})  # languages whose words lose accents when mistyped
 MAX_WORD_CHARS = 40  # longer "words" of a source are not words a speller should suggest
 
@@ -98,7 +100,7 @@ def _dictionary_words(name: str, language: str, freq: dict[str, float],
     if name == "pyspellchecker":
         return _pyspellchecker_words(language)
     if name == "simplemma":
-        return _inflected_forms(lemmas if lemmas is not None else _lemma_table(language), freq)
+        return _inflected_forms(lemmas if lemmas is not None else _lemma_table(language), freq, language)
     if name == "symspell":
         import symspellpy
 
@@ -134,9 +136,18 @@ def _lemma_table(language: str) -> dict[str, str]:
     return {text(k).lower(): text(v).lower() for k, v in table.items()}
 
 
-def _inflected_forms(lemmas: dict[str, str], freq: dict[str, float]) -> list[str]:
-    """The forms of a simplemma table that wordfreq lists (see the module docstring)."""
-    return sorted(w for w in lemmas if freq.get(w, 0.0) > 0)
+def _inflected_forms(lemmas: dict[str, str], freq: dict[str, float], language: str) -> list[str]:
+    """The forms of a simplemma table that wordfreq lists (see the module docstring), and the verbs with
+    enclitic pronouns it lists with their written accent (``dímelo``, ``cómpralo``, ``diciéndole``: the
+    form table's rule), so that chat's ``dimelo`` has the spelling it lacks an accent of to be corrected to."""
+    from charwise.speller.forms import FORM_LANGUAGES, FormTable
+
+    forms = {w for w in lemmas if freq.get(w, 0.0) > 0}
+    if language in FORM_LANGUAGES:
+        table = FormTable.load(language)
+        forms |= {w for w, f in freq.items() if f > 0 and w not in forms and w.isalpha() and strip_accents(w) != w
+                  and table.enclitic(w)}
+    return sorted(forms)
 
 
 def _without_dropped_accents(words: Iterable[str], language: str, freq: dict[str, float],
