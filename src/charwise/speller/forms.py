@@ -10,7 +10,8 @@ forms and 7 verbs with pronouns (below). The form table accepts them as written,
 them suggestions.
 
 It also accepts a verb with enclitic pronouns (``diciéndole``, ``dámelo``, ``avergonzaos``,
-``hablóles``), which no list holds whole: the word cut into a verb form and one or two pronouns
+``hablóles``), which no dictionary holds whole (those wordfreq lists with the accent the pronouns bring
+are also suggestions: :mod:`charwise.speller.lexicon`): the word cut into a verb form and one or two pronouns
 (``me te se nos os le les lo la los las``). So that a typo is not read as a verb and a pronoun
 (``cabeles`` is not ``cabe`` + ``les``), the verb form must be an infinitive (``decirte``), or the
 word must carry a written accent, which a pronoun's added syllable brings (``dámelo``,

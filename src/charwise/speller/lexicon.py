@@ -12,7 +12,7 @@ common misspellings (``definately`` Zipf 2.9, ``recieved`` 2.8, ``teh`` 3.0), so
   every tense and person of every verb) that wordfreq lists in the language (145k): pyspellchecker's
   Spanish list lacks most verb forms and even ``hay``, ``está``, ``fue``, ``años``; and the verbs with
   enclitic pronouns wordfreq lists that carry the accent the pronouns bring (``dímelo``, ``cállate``,
-  ``diciéndole``: 6,000, their accent-less chat spellings then corrected). The table's other forms,
+  ``diciéndole``: 6,204, their accent-less chat spellings then corrected). The table's other forms,
   and other verbs with enclitic pronouns, are accepted as written but never suggested
   (:meth:`Lexicon.accepts`, :mod:`charwise.speller.forms`);
 * the teacher's whole-word rows that are alphabetic and that wordfreq lists in the language
