@@ -94,13 +94,13 @@ DICTIONARY, TEACHER, USER, CORPUS = 1, 2, 4, 8
 
 
 def _dictionary_words(name: str, language: str, freq: dict[str, float],
-                      lemmas: dict[str, str] | None = None) -> Iterable[str]:
+                      lemmas: dict[str, str] | None = None, forms: FormTable | None = None) -> Iterable[str]:
     """The words of spelling dictionary ``name`` (``freq``: wordfreq's frequencies in ``language``;
-    ``lemmas``: its form table, when already loaded)."""
+    ``lemmas``: its form table, when already loaded; ``forms``: the language's table of word forms, if it has one)."""
     if name == "pyspellchecker":
         return _pyspellchecker_words(language)
     if name == "simplemma":
-        return _inflected_forms(lemmas if lemmas is not None else _lemma_table(language), freq, language)
+        return _inflected_forms(lemmas if lemmas is not None else _lemma_table(language), freq, forms)
     if name == "symspell":
         import symspellpy
 
@@ -136,15 +136,12 @@ def _lemma_table(language: str) -> dict[str, str]:
     return {text(k).lower(): text(v).lower() for k, v in table.items()}
 
 
-def _inflected_forms(lemmas: dict[str, str], freq: dict[str, float], language: str) -> list[str]:
+def _inflected_forms(lemmas: dict[str, str], freq: dict[str, float], table: FormTable | None = None) -> list[str]:
     """The forms of a simplemma table that wordfreq lists (see the module docstring), and the verbs with
     enclitic pronouns it lists with their written accent (``dímelo``, ``cómpralo``, ``diciéndole``: the
-    form table's rule), so that chat's ``dimelo`` has the spelling it lacks an accent of to be corrected to."""
-    from charwise.speller.forms import FORM_LANGUAGES, FormTable
-
+    form ``table``'s rule), so that chat's ``dimelo`` has the spelling it lacks an accent of to be corrected to."""
     forms = {w for w in lemmas if freq.get(w, 0.0) > 0}
-    if language in FORM_LANGUAGES:
-        table = FormTable.load(language)
+    if table is not None:
         forms |= {w for w, f in freq.items() if f > 0 and w not in forms and w.isalpha() and strip_accents(w) != w
                   and table.enclitic(w)}
     return sorted(forms)
@@ -313,7 +310,7 @@ class Lexicon:
             added = len(files) + len(texts) + bool(extra)
             what = f"the {language} speller lexicon" + (f" with {added} user word source(s)" if added else "")
             with building(what, path) if cache else contextlib.nullcontext():
-                entries = _build_entries(language, dictionaries, teacher, extra, files, texts, min_count)
+                entries = _build_entries(language, dictionaries, teacher, extra, files, texts, min_count, cache)
                 lexicon = cls(language, entries, description, cache)
                 if cache:
                     try:
@@ -348,9 +345,11 @@ def _read_cache(path: Path) -> dict[str, LexiconEntry]:
 
 
 def _build_entries(language: str, dictionaries: tuple[str, ...], teacher: str | None, extra: list[str],
-                   files: list[Path], corpora: list[Path], min_count: int) -> dict[str, LexiconEntry]:
+                   files: list[Path], corpora: list[Path], min_count: int,
+                   cache: bool = True) -> dict[str, LexiconEntry]:
     from wordfreq import get_frequency_dict
 
+    from charwise.speller.forms import FORM_LANGUAGES, FormTable
     from charwise.words import split_words
 
     sources: dict[str, int] = {}
@@ -367,8 +366,9 @@ def _build_entries(language: str, dictionaries: tuple[str, ...], teacher: str | 
     freq = get_frequency_dict(language, "best")
     # simplemma's form table (823k forms for Spanish), loaded once for both uses
     lemmas = _lemma_table(language) if language in ACCENTED or "simplemma" in dictionaries else None
+    forms = FormTable.load(language, cache) if language in FORM_LANGUAGES and "simplemma" in dictionaries else None
     for name in dictionaries:
-        for word in _dictionary_words(name, language, freq, lemmas):
+        for word in _dictionary_words(name, language, freq, lemmas, forms):
             add(word, DICTIONARY, False)
     if teacher is not None:
         from charwise.teachers import Teacher
