@@ -347,3 +347,17 @@ def render_everyday(data: dict[str, Any]) -> Lines:
                    rows, {2, 3, 4, 5, 6}), "",
             "Each error missed, and why the speller kept the word (what `charwise correct --json` says of it):", "",
             *table(["speller", "lines", "written", "missed", "why"], misses, set()), ""]
+
+
+def render_ewt_typos(data: dict[str, Any]) -> Lines:
+    """benchmarks/correction/ewt_typos.py: UD EWT's marked typos fixed per corrector, split and kind."""
+    rows = []
+    for split, entry in data["splits"].items():
+        for system, r in entry["systems"].items():
+            kinds = ", ".join(f"{k} {v['fixed']}/{v['errors']}" for k, v in r["by_kind"].items() if v["errors"])
+            read = r.get("other_edits_read")
+            rows.append([f"{split} ({entry['role']})", system, f"{r['fixed']} / {r['errors']}", f"{r['fixed_percent']}",
+                         str(r["other_edits"]), f"{read['wrong']} ({read['not read']} not read)" if read else "-",
+                         kinds])
+    return [*table(["split", "corrector", "fixed", "%", "other edits", "of them read wrong", "by kind (fixed/errors)"],
+                   rows, {2, 3, 4}), ""]
