@@ -328,6 +328,22 @@ def test_a_capitalised_first_word_before_a_name_is_left(speller):
     assert speller.correct("new song ft. Lil Uzi").corrected == "new song ft. Lil Uzi"  # a name inside the sentence
 
 
+def test_a_contraction_of_i_is_not_capitalised_as_a_name():
+    from charwise.speller.looking import named_by_capital
+
+    words = "yes Im here and Jony Ive said so , Ill-fated IM".split()
+    assert [named_by_capital(words, i) for i in range(len(words))] == [
+        False, False, False, False, True, True, False, False, False, True, True]
+
+
+@pytest.mark.real
+def test_a_contraction_of_i_inside_a_sentence_gets_its_apostrophe(speller):
+    assert speller.correct("yes Im here and Ill be there").corrected == "yes I'm here and I'll be there"
+    assert speller.correct("the best Ive ever had").corrected == "the best I've ever had"
+    for kept in ("Jony Ive designed it", "Ill Communication is an album"):
+        assert speller.correct(kept).corrected == kept  # a name's part, a title's first word
+
+
 @pytest.mark.real
 def test_a_valid_word_becomes_a_contraction_only_with_the_word_after(speller):
     assert speller.correct("i cant stand it").corrected == "i can't stand it"

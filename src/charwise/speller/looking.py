@@ -46,6 +46,22 @@ def capitalised(word: str) -> bool:
     return word[:1].isupper() and not shouted(word)
 
 
+#: the contractions of the pronoun ``I`` (``I'm``, ``I've``, ``I'll``, ``I'd``: English has no other) without
+#: their apostrophe
+PRONOUN_CONTRACTIONS = frozenset({"im", "ive", "ill", "id"})
+
+
+def named_by_capital(words: Sequence[str], index: int) -> bool:
+    """Whether ``words[index]``, inside a sentence, is capitalised as a name is: any capitalised word
+    but a contraction of ``I`` written without its apostrophe (``yes Im here``, ``the best Ive had``),
+    whose capital is the pronoun's, unless a capitalised word comes before it (``Jony Ive``)."""
+    word = words[index]
+    if not word[:1].isupper():
+        return False
+    pronoun = word[:1] == "I" and word[1:].islower() and word.lower() in PRONOUN_CONTRACTIONS
+    return not pronoun or (index > 0 and words[index - 1][:1].isupper())
+
+
 def one_word(words: Sequence[str]) -> bool:
     """Whether exactly one of ``words`` holds a letter or digit (a text that is one word alone); it
     stops at the second such word."""

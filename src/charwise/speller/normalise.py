@@ -51,7 +51,7 @@ from charwise.speller.corrections import (  # noqa: F401 (speller_candidates: re
     starts_after,
 )
 from charwise.speller.lexicon import ACCENTED
-from charwise.speller.looking import capitalised, in_capitals_text, shouted
+from charwise.speller.looking import capitalised, in_capitals_text, named_by_capital, shouted
 from charwise.speller.normalisation_judge import (  # noqa: F401 (re-exported)
     FEATURES,
     LM_DOUBT,
@@ -415,7 +415,7 @@ class Normaliser:
         judge = self.judge_for(lm_row)
         # a capitalised word is read at a sentence start only (inside one it is a name); a short word in
         # capitals is as often an acronym (`U.N`, `QLD`) or a name (`WET N WILD`): both need the capitals' threshold
-        named = capitalised(entry.word) or caps == SHORT_CAPITALS
+        named = (capitalised(entry.word) and (i == 0 or named_by_capital(current, i))) or caps == SHORT_CAPITALS
         needed = judge.threshold_for(social, named) if threshold is None else threshold
         if self._put_twin(entry, left, right, allowed):
             return
@@ -465,8 +465,8 @@ class Normaliser:
             # a capital inside a sentence, or a valid word before one (Lil Uzi), is a name; capitals read in lower case
             caps = "" if not capitals else CAPITALS if len(entry.word) >= capitals and shouted(entry.word) else (
                 SHORT_CAPITALS if in_capitals_text(written, i) else "")
-            named = entry.word[:1].isupper() and not caps and (
-                not at_start or before_a_name([e.word for e in entries[i:i + 2]], self.lexicon))
+            named = not caps and (named_by_capital(written, i) if not at_start else entry.word[:1].isupper()
+                                  and before_a_name([e.word for e in entries[i:i + 2]], self.lexicon))
             if (entry.protected or not (caps or normalisable(entry.word)) or named
                     or not self._may_change(entry.word.lower().replace("\u2019", "'"), entry)
                     or beside_apostrophe(written, i, self.rules.dropped_g)):
