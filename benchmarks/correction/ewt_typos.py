@@ -1,6 +1,7 @@
 """Real slips in web text: the typos UD English-EWT's annotators marked, put right or not by each corrector.
 
     OMP_NUM_THREADS=1 python -m benchmarks.correction.ewt_typos     # -> benchmarks/results/ewt_typos.json + .png
+    OMP_NUM_THREADS=2 python -m benchmarks.correction.ewt_typos --context smollm2   # and with SmolLM2 beside it
 
 UD English-EWT (reviews, e-mails, blogs, newsgroups, answers) keeps its writers' slips and marks each
 one (``Typo=Yes`` with its ``CorrectForm``): ``probablyl``, ``reciept``, ``Thrusday``, ``their`` for
@@ -11,7 +12,8 @@ what the speller's thresholds and confusion models were chosen on; the test spli
 held out: reported, never tuned on, and its misses are not listed.
 
 Each corrector reads every such sentence: charwise's default speller (``Speller.correct``, one call
-per sentence, as a user would), and SymSpell and pyspellchecker (each word's letters looked up on
+per sentence, as a user would; with ``--context smollm2``, also with SmolLM2 reading the doubtful
+words, ``charwise+smollm2``), and SymSpell and pyspellchecker (each word's letters looked up on
 their own, its punctuation kept, in the spelling suite's settings: ``suite_systems.Baselines``).
 Scored as the everyday lines are (``everyday.score_line``), without regard to case (the treebank
 puts ``im`` right as ``i'm``; a speller's ``I'm`` is as right): the errors of a sentence are the
@@ -48,7 +50,6 @@ EWT = ROOT / "src" / "charwise" / "data" / "ud_en_ewt"
 SPLITS = {"dev": "development", "test": "test"}
 KINDS = ("non-word", "real word", "apostrophe", "split or join", "agreement")
 HEADLINE = KINDS[:-1]  # what a speller is for: all but agreement
-SYSTEMS = ("charwise", "SymSpell", "pyspellchecker")
 LABELS = Path(__file__).parent / "ewt_typo_labels.tsv"
 WORD = re.compile(r"^(\W*)(.+?)(\W*)$")
 
@@ -121,33 +122,39 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from charwise.speller import Speller
     from charwise.speller.confusions import MEMBERS
 
-    speller = Speller.load("en")
-    base = Baselines("en")
+    spellers = {"charwise": Speller.load("en")}
+    if args.context:
+        spellers[f"charwise+{args.context}"] = Speller.load("en", context=args.context)
+    speller, base = spellers["charwise"], Baselines("en")
     confusable = MEMBERS["en"]
     labels = read_labels(LABELS, 2)
     result: dict[str, Any] = {"command": " ".join(["python -m benchmarks.correction.ewt_typos",
                                                    *getattr(args, "argv", [])]), "splits": {}}
     for split in args.splits:
         pairs = typo_sentences(split)
-        results = list(speller.correct_lines([w for w, _ in pairs]))
-        outputs = {"charwise": [r.corrected for r in results],
+        found = {name: list(s.correct_lines([w for w, _ in pairs])) for name, s in spellers.items()}
+        results = found["charwise"]
+        outputs = {**{name: [r.corrected for r in rs] for name, rs in found.items()},
                    "SymSpell": [baseline_sentence(w, base.symspell_token) for w, _ in pairs],
                    "pyspellchecker": [baseline_sentence(w, base.pyspell_token) for w, _ in pairs]}
         entry: dict[str, Any] = {"role": SPLITS[split], "sentences": len(pairs),
                                  "words": sum(len(w.split()) for w, _ in pairs), "systems": {}}
-        for system in SYSTEMS:
+        for system in outputs:
             lines = [score_line(w.lower(), m.lower(), o.lower()) for (w, m), o in zip(pairs, outputs[system])]
             kinds = {}
             for line in lines:
                 for edit in line["fixed"] + line["missed"]:
                     written, _, meant = edit.partition(" -> ")
                     kinds[edit] = kind(written, meant, speller.lexicon.knows, confusable)
-            entry["systems"][system] = tally(lines, kinds, labels if system == "charwise" else None)
+            read = system in spellers
+            entry["systems"][system] = tally(lines, kinds, labels if read else None)
+            if read:
+                entry["systems"][system]["other_edits_listed"] = [
+                    {"edit": edit, "written": line["written"],
+                     "read": " / ".join(filter(None, labels.get((edit, line["written"]), ("not read", ""))))}
+                    for line in lines for edit in line["wrong"]]
             if system == "charwise":
                 entry["errors_by_kind"] = {k: row["errors"] for k, row in entry["systems"][system]["by_kind"].items()}
-                entry["other_edits"] = [{"edit": edit, "written": line["written"],
-                                         "read": "/".join(labels.get((edit, line["written"]), ("not read", "")))}
-                                        for line in lines for edit in line["wrong"]]
                 if split == "dev":  # the held-out split's misses are not read, lest they be tuned on
                     entry["missed"] = [{"edit": edit, "kind": kinds[edit], "written": line["written"],
                                         "why": why_missed(r, [edit]).get(edit, "")}
@@ -166,8 +173,9 @@ def plot(result: dict[str, Any], path: Path) -> None:
     for ax, split in zip(axes[0], splits):
         entry = result["splits"][split]
         kinds = [k for k in HEADLINE if entry["errors_by_kind"][k]]
-        width = 0.8 / len(SYSTEMS)
-        for s, system in enumerate(SYSTEMS):
+        systems = list(entry["systems"])
+        width = 0.8 / len(systems)
+        for s, system in enumerate(systems):
             rows = entry["systems"][system]["by_kind"]
             ax.bar([x + s * width for x in range(len(kinds))], [rows[k]["fixed_percent"] or 0 for k in kinds],
                    width, label=f"{system} ({entry['systems'][system]['other_edits']} other edits)")
@@ -183,6 +191,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--splits", nargs="+", default=list(SPLITS), choices=list(SPLITS))
+    parser.add_argument("--context", choices=["smollm2"], help="also run charwise with this language model")
     parser.add_argument("--out", type=Path, default=RESULTS / "ewt_typos.json")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
