@@ -195,6 +195,9 @@ def test_the_real_spanish_speller_puts_back_accent_twins_the_sentence_asks_for()
     assert speller.correct("quiero mas tiempo").corrected == "quiero más tiempo"
     assert speller.correct("como te llamas").corrected == "cómo te llamas"
     assert speller.correct("yo como pan").corrected == "yo como pan"
+    # an interrogative that opens a question, as chat writes one (its closing mark alone)
+    assert speller.correct("donde vives?").corrected == "dónde vives?"
+    assert speller.correct("vivo donde vives.").corrected == "vivo donde vives."
     off = Speller(speller.lexicon, speller.encoder, speller.scorer, SpellerSettings(changes=("spelling",)),
                   featurizer=speller.featurizer)
     assert off.correct("pero a mi me encantan").corrected == "pero a mi me encantan"
@@ -202,6 +205,16 @@ def test_the_real_spanish_speller_puts_back_accent_twins_the_sentence_asks_for()
     kept = {w.word: w for w in speller.correct("ayer el tren llego tarde").words}
     assert not kept["llego"].changed and kept["llego"].decided_by.startswith("accented twin: kept; llegó 0.")
     assert kept["llego"].decided_by.endswith(f"< {speller.normaliser.accents.decision.kind_thresholds['final -ó']:.2f}")
+
+
+def test_a_word_opens_a_question_when_its_clause_ends_with_a_question_mark():
+    from charwise.speller.context import opens_question
+
+    words = "hola , ¿ como estas ? donde vives ? y tu .".split()
+    assert [i for i in range(len(words)) if opens_question(words, i)] == [3, 6]
+    assert not opens_question("no se donde vives".split(), 2)
+    assert opens_question("pero ¿ que dices ?".split(), 2) and not opens_question("pero que dices ?".split(), 1)
+    assert opens_question("¿ que dices ?!".split(), 1) and not opens_question("que dices !?".split(), 0)
 
 
 # --- rare forms and enclitic pronouns: accepted as written, never suggested -----------------------

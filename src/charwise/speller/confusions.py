@@ -64,6 +64,7 @@ import numpy as np
 from charwise.cache import LRUCache
 from charwise.errors import ConfigError
 from charwise.speller.confusion_lm import makes_change
+from charwise.speller.context import asks
 from charwise.speller.lexicon import ACCENTED, strip_accents
 from charwise.speller.real_words import CONFUSION_SETS
 from charwise.speller.word_classes import END, START, WordClasses
@@ -84,10 +85,9 @@ TINY = 1e-12  # the least probability a log is taken of (a member never seen as 
 CLOZE_FEATURES: tuple[str, ...] = ("cloze_gain", "bigram_gain", "bigram_seen", "zipf_gap", "apostrophe")
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 
-#: The confusion sets each model decides between (lower-case). English: Golding and Roth's sets
-#: that informal text does not defeat, learner English's pairs, and those whose members differ by
-#: an apostrophe (which bigram counts taken without apostrophes cannot tell apart) or a word
-#: (``could of``).
+#: The confusion sets each model decides between (lower-case). English: Golding and Roth's sets that informal
+#: text does not defeat, learner English's pairs, and those whose members differ by an apostrophe (which bigram
+#: counts taken without apostrophes cannot tell apart) or a word (``could of``).
 SETS: dict[str, tuple[tuple[str, ...], ...]] = {
     "en": (
         ("their", "there", "they're"), ("your", "you're"), ("its", "it's"), ("then", "than"),
@@ -142,10 +142,10 @@ def normal(word: str) -> str:
 
 def features(words: Sequence[str], index: int, members: Sequence[str], classes: WordClasses | None,
              context: NgramContext | None, fold_accents: bool = False) -> dict[str, float]:
-    """The evidence for the member at ``words[index]`` (lower-case, normal): its neighbours, their
-    classes and pairs of them, and each member's bigram fit between the neighbours. With
-    ``fold_accents`` the neighbours are read without their accents (a writer who leaves out one
-    accent leaves out the others: ``mi mama esta en casa`` reads as ``mi mamá está en casa`` would)."""
+    """The evidence for the member at ``words[index]`` (lower-case, normal): its neighbours, their classes and
+    pairs of them, and each member's bigram fit between the neighbours. With ``fold_accents`` (Spanish) the
+    neighbours are read without their accents (``mi mama esta en casa`` reads as ``mi mamá está en casa``
+    would), and an interrogative that opens a question says so (:func:`~charwise.speller.context.asks`)."""
     def at(i: int) -> str:
         word = START if i < 0 else END if i >= len(words) else words[i]
         return strip_accents(word) if fold_accents else word
@@ -158,6 +158,8 @@ def features(words: Sequence[str], index: int, members: Sequence[str], classes: 
         found.update({f"t1={t1}": 1.0, f"u1={u1}": 1.0, f"u1u2={u1}_{u2}": 1.0, f"t2t1={t2}_{t1}": 1.0,
                       f"t1u1={t1}_{u1}": 1.0, f"l1u1={l1}_{u1}": 1.0, f"t1r1={t1}_{r1}": 1.0,
                       f"r1u2={r1}_{u2}": 1.0})
+    if fold_accents and asks(words, index):
+        found["question"] = 1.0
     if context is not None:
         for member in members:
             if "'" in member:  # the counts were taken without apostrophes: `you're` is read as `youre`
@@ -252,10 +254,11 @@ class ConfusionModel:
         return dict(zip(members, odds.tolist()))
 
     def best(self, words: Sequence[str], index: int) -> tuple[str, float] | None:
-        """The member other than the written one the writer likeliest meant and that probability
-        (by :attr:`decision` where the model has one), or None when the word is no member. Read from
-        the two words on each side alone, so a window judged once is remembered."""
-        key = tuple(words[j] if 0 <= j < len(words) else (START if j < 0 else END) for j in range(index - 2, index + 3))
+        """The member other than the written one the writer likeliest meant and that probability (by :attr:`decision`
+        where the model has one), or None when the word is no member. Read from the two words on each side
+        (and whether a Spanish interrogative opens a question), so a window judged once is remembered."""
+        key = (*(words[j] if 0 <= j < len(words) else (START if j < 0 else END) for j in range(index - 2, index + 3)),
+               self.language in ACCENTED and asks(words, index))
         found = self._best.get(key)
         if found is None:
             found = self._best_uncached(words, index) or ()

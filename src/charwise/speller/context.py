@@ -60,6 +60,7 @@ BACKOFF = 0.4  # stupid back-off's factor (Brants et al.)
 CACHE_FORMAT = 1  # the counts cached for a corpus (Spanish); a new format is a new file
 #: tokens across which no context is read: a clause or sentence ends there
 BREAKS = frozenset(".!?;:()[]{}\"…¡¿")
+OPENING = frozenset("¿¡([{\"")  # marks that open a clause
 #: English contraction endings, and the negations whose first word is spelled otherwise (won't: will)
 CONTRACTION_ENDINGS = ("n't", "'ll", "'re", "'ve", "'m", "'d", "'s")
 IRREGULAR_NEGATIONS = {"ca": "can", "wo": "will", "sha": "shall", "ai": "am"}
@@ -205,6 +206,36 @@ def neighbours(words: Sequence[str], index: int) -> tuple[str | None, str | None
     nearest word on each side, None across a clause break (:data:`BREAKS`) or the text's edge;
     other tokens (commas, numbers, symbols) are skipped."""
     return _nearest(words, index, -1), _nearest(words, index, 1)
+
+
+def opens_question(words: Sequence[str], index: int) -> bool:
+    """Whether ``words[index]`` begins a clause that ends with a question mark, the marks that open a
+    clause (``¿``, quotes, brackets) aside: ``¿como estas?``, and as chat writes it, ``como estas?``
+    (a Spanish interrogative so placed takes its accent: ``cómo``)."""
+    if words[index] in BREAKS:
+        return False
+    i = index - 1
+    while i >= 0 and words[i] in OPENING:
+        i -= 1
+    opened = any(words[j] in "¿¡" for j in range(i + 1, index))  # ``mas ¿que ...``: the mark opens a clause
+    if not opened and i >= 0 and words[i] not in BREAKS and words[i] != ",":
+        return False
+    for word in words[index + 1:]:
+        # ``hola, ¿como estas?``: a question opened later is a clause of its own; ``?.``, ``?!`` end one too
+        if word in BREAKS or (not any(ch.isalnum() for ch in word) and any(ch in BREAKS for ch in word)):
+            return word[0] == "?"
+    return False
+
+
+#: Spanish interrogatives written without their accent: one that opens a question takes it (RAE's Ortografía)
+INTERROGATIVES = frozenset({"que", "cual", "quien", "como", "cuan", "cuanto", "cuando", "donde", "adonde"})
+
+
+def asks(words: Sequence[str], index: int) -> bool:
+    """Whether ``words[index]`` is a Spanish interrogative that opens a question (``como estas?``)."""
+    from charwise.speller.lexicon import strip_accents
+
+    return strip_accents(words[index]) in INTERROGATIVES and opens_question(words, index)
 
 
 def _nearest(words: Sequence[str], index: int, step: int) -> str | None:
