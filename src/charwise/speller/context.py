@@ -50,6 +50,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from charwise.errors import ConfigError
+from charwise.speller.lexicon import strip_accents
 
 CONTEXT_FEATURES: tuple[str, ...] = ("ctx_left", "ctx_right", "ctx_seen_left", "ctx_seen_right", "ctx_gap",
                                      "ctx_present")
@@ -233,8 +234,6 @@ INTERROGATIVES = frozenset({"que", "cual", "quien", "como", "cuan", "cuanto", "c
 
 def asks(words: Sequence[str], index: int) -> bool:
     """Whether ``words[index]`` is a Spanish interrogative that opens a question (``como estas?``)."""
-    from charwise.speller.lexicon import strip_accents
-
     return strip_accents(words[index]) in INTERROGATIVES and opens_question(words, index)
 
 
