@@ -412,3 +412,23 @@ def test_ud_ewt_is_read_with_its_marked_typos_put_right_multiword_tokens_too(tmp
     assert ewt_texts(conllu) == ["Whats the plan, I recieved it", "We cannot go"]
     # a multiword token is rebuilt from its words' corrections; one without a marked typo stays as written
     assert ewt_texts(conllu, corrected=True) == ["What's the plan, I received it", "We cannot go"]
+
+
+def test_a_real_slip_is_given_its_kind_and_a_baseline_keeps_a_words_punctuation():
+    from benchmarks.correction.ewt_typos import baseline_sentence, kind, tally
+
+    knows = {"there", "their", "are", "is", "cat", "cats", "some", "one"}.__contains__
+    confusable = frozenset({"there", "their", "they're"})
+    assert kind("reciept,", "receipt,", knows, confusable) == "non-word"
+    assert kind("their", "there", knows, confusable) == "real word"
+    assert kind("dont", "don't", knows, confusable) == "apostrophe"
+    assert kind("are", "is", knows, confusable) == "agreement"  # the same lemma: not a speller's to fix
+    assert kind("some one", "someone", knows, confusable) == "split or join"
+    assert baseline_sentence("(reciept, please!) 42 don't", str.upper) == "(RECIEPT, PLEASE!) 42 don't"
+    line = {"written": "i dont know their plan", "fixed": ["dont -> don't"], "missed": ["their -> there"],
+            "wrong": ["plan -> plane"]}
+    kinds = {"dont -> don't": "apostrophe", "their -> there": "real word"}
+    row = tally([line], kinds, {("plane -> plan", "x"): ("right", "")})
+    assert (row["errors"], row["fixed"], row["other_edits"]) == (2, 1, 1)
+    assert row["other_edits_read"] == {"right": 0, "wrong": 0, "not read": 1}  # read by its own sentence only
+    assert row["by_kind"]["apostrophe"] == {"errors": 1, "fixed": 1, "fixed_percent": 100.0}
