@@ -139,13 +139,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                    "pyspellchecker": [baseline_sentence(w, base.pyspell_token) for w, _ in pairs]}
         entry: dict[str, Any] = {"role": SPLITS[split], "sentences": len(pairs),
                                  "words": sum(len(w.split()) for w, _ in pairs), "systems": {}}
+        # each error's kind, once: a line's errors are the same whoever corrects it (the text as written misses all)
+        errors = [e for w, m in pairs for e in score_line(w.lower(), m.lower(), w.lower())["missed"]]
+        kinds = {e: kind(e.partition(" -> ")[0], e.partition(" -> ")[2], speller.lexicon.knows, confusable)
+                 for e in errors}
         for system in outputs:
             lines = [score_line(w.lower(), m.lower(), o.lower()) for (w, m), o in zip(pairs, outputs[system])]
-            kinds = {}
-            for line in lines:
-                for edit in line["fixed"] + line["missed"]:
-                    written, _, meant = edit.partition(" -> ")
-                    kinds[edit] = kind(written, meant, speller.lexicon.knows, confusable)
             read = system in spellers
             entry["systems"][system] = tally(lines, kinds, labels if read else None)
             if read:

@@ -218,7 +218,7 @@ def opens_question(words: Sequence[str], index: int) -> bool:
     i = index - 1
     while i >= 0 and words[i] in OPENING:
         i -= 1
-    opened = any(words[j] in "¿¡" for j in range(i + 1, index))  # ``mas ¿que ...``: the mark opens a clause
+    opened = any(words[j] in ("¿", "¡") for j in range(i + 1, index))  # ``mas ¿que ...``: the mark opens a clause
     if not opened and i >= 0 and words[i] not in BREAKS and words[i] != ",":
         return False
     for word in words[index + 1:]:
