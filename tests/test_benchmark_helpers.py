@@ -202,6 +202,31 @@ def test_the_writers_slips_learn_each_change_and_score_every_change_out_of_fold(
     assert len(rescored) == 30 + 30 + 50 + 1 and rescored[-1]["change"] == unread["change"]  # every change scored
     by_change = {c["change"]: c["probability"] for c in rescored}
     assert all(by_change[c["change"]] > 0.5 for c in right) and all(by_change[c["change"]] < 0.5 for c in wrong)
+    # a set learned apart teaches nothing (no indicator, the same weights) and is still scored
+    apart = [{**change(k, "id->i'd", 0.6), "set": "id/i'd"} for k in range(20)]
+    (same, _), scored = fit_slips(right + wrong + posted_often + [unread] + apart,
+                                  {**labels, posted_often[0]["change"]: True,
+                                   **dict.fromkeys((c["change"] for c in apart), False)}, left_out=("id/i'd",))
+    assert same == weights and len(scored) == len(rescored) + 20
+
+
+def test_the_sets_learned_apart_give_the_decision_no_rows():
+    from types import SimpleNamespace
+
+    from benchmarks.correction.confusion_rows import development_rows
+    from charwise.speller.confusion_fitting import fit
+
+    sentences = [["its", "a", "dog"], ["it's", "late"], ["id", "love", "it"], ["my", "id", "card"]]
+    model = fit("en", sentences, None, None, 1.0)
+    model.context = SimpleNamespace(log_score=lambda word, left: (0.0, True), log_unigram=lambda word: 0.0)
+
+    def gains(targets):
+        return [dict.fromkeys(others, 1.0) for _, _, others in targets]
+
+    every, _, _ = development_rows(model, gains, sentences, "cloze_gain")
+    apart, labels, pairs = development_rows(model, gains, sentences, "cloze_gain", left_out=("id/i'd",))
+    assert len(every) == 8 and len(apart) == len(labels) == 4  # each member as written and swapped
+    assert {name for *_, name in pairs} == {"its/it's"}
 
 
 def test_changes_are_chosen_each_direction_on_its_own():

@@ -300,6 +300,15 @@ def speller():
     ("we were late again", "we were late again"),
     ("even though it rained", "even though it rained"),
     ("she passed away last year", "she passed away last year"),
+    # contractions whose letters alone are a word too: `id` (ID), `wont` (habit), `he'll` typed for `hell`
+    ("id love to come to the party", "I'd love to come to the party"),
+    ("well id rather stay home", "well I'd rather stay home"),
+    ("show me your id please", "show me your id please"),
+    ("enter your user id and password", "enter your user id and password"),
+    ("it wont work on my phone", "it won't work on my phone"),
+    ("what the he'll is going on", "what the hell is going on"),
+    ("he'll be here at noon", "he'll be here at noon"),
+    ("I think he'll win", "I think he'll win"),
     ("see https://example.com/its_here now", "see https://example.com/its_here now"),
     ("the word 'its' is a pronoun", "the word 'its' is a pronoun"),  # a word mentioned, not used
     ("`its` is a pronoun", "`its` is a pronoun"),  # inline code stays
@@ -331,6 +340,9 @@ def test_the_shipped_model_records_its_threshold_and_sets():
     assert "shes->she's" in model.directions and "heres->here's" not in model.directions
     assert "own thresholds" in model.threshold_source and "confusion_fresh_labels.tsv" in model.threshold_source
     assert model.slips is not None and model.slips[0]["change=its->it's"] > 0 > model.slips[0]["change=we're->were"]
+    # the sets added after the decision was fitted, chosen on their own changes: one direction each
+    assert {"id->i'd", "wont->won't", "he'll->hell"} <= set(model.directions)
+    assert not {"i'd->id", "won't->wont", "hell->he'll"} & set(model.directions)
     assert np.all([len(table) > 0 for table, d in zip(model.weights, model.decides) if d])
 
 

@@ -7,7 +7,7 @@ meant), each other member described by its gain over the written word and the co
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Container, Sequence
 
 Targets = Sequence[tuple[list[str], int, list[str]]]  # (sentence as written, position, other members)
 GainsOf = Callable[[Targets], list[dict[str, float]]]  # per target: other member -> its gain
@@ -55,14 +55,15 @@ def scored(model: Any, gains: GainsOf, found: Sequence[tuple[list[str], int, int
 
 
 def development_rows(model: Any, gains: GainsOf, sentences: Sequence[Sequence[str]],
-                     gain_name: str = "lm_gain") -> tuple[list, list, list]:
+                     gain_name: str = "lm_gain", left_out: Container[str] = ()) -> tuple[list, list, list]:
     """Features and labels: each member as written (every other member 0) and swapped at random
-    (the member meant 1, any third 0); and, per swap, which member was meant."""
+    (the member meant 1, any third 0); and, per swap, which member was meant. The sets named in
+    ``left_out`` (``id/i'd``) give no rows."""
     from charwise.speller.confusions import normal
     from charwise.speller.corrections import same_case
 
     rng = random.Random(0)
-    written = members_of(model, sentences)
+    written = [(w, i, k) for w, i, k in members_of(model, sentences) if "/".join(model.sets[k]) not in left_out]
     swapped, meant = [], []
     for words, i, k in written:
         other = rng.choice([m for m in model.sets[k] if m != normal(words[i])])
@@ -110,19 +111,20 @@ def slip_row(change: dict[str, Any], names: Sequence[str]) -> dict[str, float]:
     return row
 
 
-def fit_slips(changes: list[dict[str, Any]], labels: dict[str, bool]
+def fit_slips(changes: list[dict[str, Any]], labels: dict[str, bool], left_out: Container[str] = ()
               ) -> tuple[tuple[dict[str, float], float], list[dict[str, Any]]]:
     """The writers' slips (:attr:`charwise.speller.confusions.ConfusionModel.slips`) fitted on the
-    labelled ``changes`` (each with the decision's ``probability`` and its ``direction``; each shown once), and every
-    change with its probability out of fold: rescored by slips fitted without its fold (a change shown
-    alike twice falls in one fold), what the threshold is chosen on."""
+    labelled ``changes`` (each with the decision's ``probability``, its ``direction`` and ``set``; each shown once)
+    but those of the sets ``left_out``, and every change with its probability out of fold: rescored by slips fitted
+    without its fold (a change shown alike twice falls in one fold), what the threshold is chosen on."""
     import zlib
 
     from charwise.speller.confusion_lm import log_odds
     from charwise.speller.logistic_decision import logistic
 
     # one row per change shown: a tweet posted sixteen times (``400 lets seeeeeeee``) is one piece of evidence
-    labelled = list({c["change"]: c for c in changes if c["change"] in labels}.values())
+    learned = [c for c in changes if c["change"] in labels and c.get("set") not in left_out]
+    labelled = list({c["change"]: c for c in learned}.values())
     names = ["decision", *sorted({f"change={c['direction']}" for c in labelled})]
 
     def fitted(part: list[dict[str, Any]]) -> tuple[dict[str, float], float]:

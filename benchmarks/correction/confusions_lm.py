@@ -42,6 +42,7 @@ from benchmarks.correction.confusion_choice import choose_changes
 from benchmarks.correction.confusion_rows import development_rows, fit_slips, fit_weights, members_of, scored
 from benchmarks.correction.confusions import (
     FLOOR,
+    LEARNED_APART,
     corpora,
     ewt,
     raw_tweets,
@@ -174,11 +175,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     model = ConfusionModel.load("en")
     gains = Gains(LMReranker.load("smollm2"))
-    rows, labels, pairs = development_rows(model, gains, corpora("en", args.data)["dev"])
+    rows, labels, pairs = development_rows(model, gains, corpora("en", args.data)["dev"], left_out=LEARNED_APART)
     decision = fit_decision(rows, labels)
     tweet_changes = changes(model, decision, gains, raw_tweets(DEV_TWEETS), FLOOR)
     labels = {**read_labels(HERE / "confusion_labels.tsv"), **read_labels(LABELS)}  # a change read, whichever made it
-    decision.slips, rescored = fit_slips(tweet_changes, labels)
+    decision.slips, rescored = fit_slips(tweet_changes, labels, LEARNED_APART)
     choice, directions, sets = choose_changes(rescored, labels, LEFT_OUT)
     decision.threshold = choice["chosen"]["threshold"]
     decision.directions, decision.decides = tuple(sorted(directions)), tuple(sorted(sets))

@@ -87,7 +87,8 @@ APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 
 #: The confusion sets each model decides between (lower-case). English: Golding and Roth's sets that informal
 #: text does not defeat, learner English's pairs, and those whose members differ by an apostrophe (which bigram
-#: counts taken without apostrophes cannot tell apart) or a word (``could of``).
+#: counts taken without apostrophes cannot tell apart: ``id`` / ``I'd``, ``wont`` / ``won't``, whose letters
+#: alone are a word too) or a word (``could of``).
 SETS: dict[str, tuple[tuple[str, ...], ...]] = {
     "en": (
         ("their", "there", "they're"), ("your", "you're"), ("its", "it's"), ("then", "than"),
@@ -97,6 +98,7 @@ SETS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("accept", "except"), ("advice", "advise"), ("breath", "breathe"), ("quiet", "quite"),
         ("weather", "whether"), ("chose", "choose"), ("passed", "past"), ("peace", "piece"),
         ("principal", "principle"), ("though", "through"), ("no", "know"), ("new", "knew"), ("of", "have"),
+        ("id", "i'd"), ("wont", "won't"), ("hell", "he'll"), ("well", "we'll"), ("shell", "she'll"),
     ),
     # Spanish: a word and its accented twin (el/él, esta/está, mas/más), the real-word checker's sets;
     # only an accent left out is put back (a writer who writes one means it)
