@@ -87,16 +87,14 @@ APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 
 #: The confusion sets each model decides between (lower-case). English: Golding and Roth's sets that informal
 #: text does not defeat, learner English's pairs, and those whose members differ by an apostrophe (which bigram
-#: counts taken without apostrophes cannot tell apart: ``id`` / ``I'd``, ``wont`` / ``won't``, whose letters
-#: alone are a word too) or a word (``could of``).
+#: counts taken without apostrophes cannot tell apart; ``id`` and ``wont`` are words too) or a word (``could of``).
 SETS: dict[str, tuple[tuple[str, ...], ...]] = {
     "en": (
         ("their", "there", "they're"), ("your", "you're"), ("its", "it's"), ("then", "than"),
         ("to", "too"), ("lose", "loose"), ("affect", "effect"), ("lets", "let's"), ("whats", "what's"),
         ("hows", "how's"), ("shes", "she's"), ("wheres", "where's"), ("heres", "here's"), ("whose", "who's"),
-        ("were", "we're"), ("hear", "here"),
-        ("accept", "except"), ("advice", "advise"), ("breath", "breathe"), ("quiet", "quite"),
-        ("weather", "whether"), ("chose", "choose"), ("passed", "past"), ("peace", "piece"),
+        ("were", "we're"), ("hear", "here"), ("accept", "except"), ("advice", "advise"), ("breath", "breathe"),
+        ("quiet", "quite"), ("weather", "whether"), ("chose", "choose"), ("passed", "past"), ("peace", "piece"),
         ("principal", "principle"), ("though", "through"), ("no", "know"), ("new", "knew"), ("of", "have"),
         ("id", "i'd"), ("wont", "won't"), ("hell", "he'll"), ("well", "we'll"), ("shell", "she'll"),
     ),
