@@ -46,6 +46,16 @@ def test_of_is_a_member_only_after_a_modal(tiny):
     assert tiny.set_of(words, 5) is None and tiny.set_of(words, 2) is not None
 
 
+def test_a_word_glued_to_a_full_stop_is_not_read():
+    from charwise.speller.confusions import reads
+
+    entries = [WordCorrection(w, w, False) for w in ("user", ".", "its", "and", ".", "its")]
+    spaces = [False, False, False, True, True, True]
+    assert not reads(entries, 2, {"its"}, space_before=spaces)  # user.its: a dotted name
+    assert reads(entries, 5, {"its"}, space_before=spaces)  # and . its: apart
+    assert reads(entries, 2, {"its"})  # spacing unknown (words from a tokenizer): read
+
+
 def test_the_word_classes_read_suffixes_for_unknown_words():
     classes = WordClasses.from_counts({"running": Counter(VERB=5), "jumping": Counter(VERB=3),
                                        "swimming": Counter(VERB=2), "blue": Counter(ADJ=4)})
@@ -309,6 +319,7 @@ def speller():
     ("what the he'll is going on", "what the hell is going on"),
     ("he'll be here at noon", "he'll be here at noon"),
     ("I think he'll win", "I think he'll win"),
+    ("check the user.id field", "check the user.id field"),  # a dotted name: glued to its full stop
     ("see https://example.com/its_here now", "see https://example.com/its_here now"),
     ("the word 'its' is a pronoun", "the word 'its' is a pronoun"),  # a word mentioned, not used
     ("`its` is a pronoun", "`its` is a pronoun"),  # inline code stays

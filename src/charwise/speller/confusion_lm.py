@@ -162,18 +162,18 @@ def decided_members(model: "ConfusionModel") -> frozenset[str]:
                      if any(model.lm.makes(direction(w, m)) for m in members if m != w))
 
 
-def member_targets(model: "ConfusionModel", corrected: Sequence[Sequence["WordCorrection"]],
-                   only: frozenset[str]) -> list[tuple[int, int]]:
+def member_targets(model: "ConfusionModel", corrected: Sequence[Sequence["WordCorrection"]], only: frozenset[str],
+                   spaces: Sequence[Sequence[bool] | None] | None = None) -> list[tuple[int, int]]:
     """(sentence, position) of each word of the speller's output that the confusion decision reads:
     a member of a set (``of`` after a modal) among ``only``, not looked at, changed or protected by
-    the speller, in lower case or capitalised."""
+    the speller, in lower case or capitalised, not glued to a full stop by ``spaces`` (``user.id``)."""
     from charwise.speller.confusions import normal, reads
 
     found = []
     for s, entries in enumerate(corrected):
         words: list[str] | None = None
-        for i, entry in enumerate(entries):
-            if not reads(entry, only):
+        for i in range(len(entries)):
+            if not reads(entries, i, only, space_before=spaces[s] if spaces else None):
                 continue
             words = words or [normal(e.correction) for e in entries]
             if model.set_of(words, i) is not None:
@@ -181,7 +181,8 @@ def member_targets(model: "ConfusionModel", corrected: Sequence[Sequence["WordCo
     return found
 
 
-def decide_with_lm(model: "ConfusionModel", corrected: list[list["WordCorrection"]], lm: "ContextModel") -> None:
+def decide_with_lm(model: "ConfusionModel", corrected: list[list["WordCorrection"]], lm: "ContextModel",
+                   spaces: Sequence[Sequence[bool] | None] | None = None) -> None:
     """Change in place each member of a set the decision decides that the sentence, read by ``lm``
     and the counts, says the writer meant as another member (kind ``real_word``); the language
     model reads every such word of every sentence in one batch."""
@@ -192,7 +193,7 @@ def decide_with_lm(model: "ConfusionModel", corrected: list[list["WordCorrection
     decision = model.lm
     if decision is None or model.context is None:
         return
-    targets = member_targets(model, corrected, decided_members(model))
+    targets = member_targets(model, corrected, decided_members(model), spaces)
     if not targets:
         return
     texts = [[e.correction for e in entries] for entries in corrected]

@@ -3,18 +3,16 @@ the sentence around a word means (``their`` / ``there`` / ``they're``, ``its`` /
 ``your`` / ``you're``, ``then`` / ``than``, ``could of`` / ``could have``), in English; in Spanish,
 which accent twin (``esta`` / ``está``, ``el`` / ``él``) a word written without its accent is.
 
-A dictionary cannot see these errors: every member is a valid word. The sentence can. For each set
-a multinomial logistic model (:class:`ConfusionModel`) gives each member a probability from the
-words around the written one, as in Golding and Roth's context-sensitive spelling correction
-(1999): the neighbouring words themselves, their word classes (the most frequent universal
-part-of-speech tag of each word in UD English-EWT's training sentences, and for a word EWT lacks
-the tag its last three letters most often carry there), pairs of them (``could`` before a verb,
-a determiner after the word), and how often each member was seen between the two neighbours in
-the bigram counts of :class:`~charwise.speller.context.NgramContext`. The models learn from
-text where the members are used as meant: edited English (UD EWT's training sentences, and the
-lines of the ``fortunes`` collection and of WordNet's glosses that hold a member: ``charwise/data/edited_en``),
-tweets as their annotators normalised them (LexNorm 2015's training tweets), and tweets as
-written (WNUT17's raw tweets: mostly used as meant, the few slips outweighed);
+A dictionary cannot see these errors: every member is a valid word. The sentence can. For each set a multinomial
+logistic model (:class:`ConfusionModel`) gives each member a probability from the words around the written one, as
+in Golding and Roth's context-sensitive spelling correction (1999): the neighbouring words themselves, their word
+classes (the most frequent universal part-of-speech tag of each word in UD English-EWT's training sentences, and for
+a word EWT lacks the tag its last three letters most often carry there), pairs of them (``could`` before a verb, a
+determiner after the word), and how often each member was seen between the two neighbours in the bigram counts of
+:class:`~charwise.speller.context.NgramContext`. The models learn from text where the members are used as meant:
+edited English (UD EWT's training sentences, and the lines of the ``fortunes`` collection and of WordNet's glosses
+that hold a member: ``charwise/data/edited_en``), tweets as their annotators normalised them (LexNorm 2015's
+training tweets), and tweets as written (WNUT17's raw tweets: mostly used as meant, the few slips outweighed);
 ``benchmarks/correction/confusions.py --ship`` fits them and chooses the threshold.
 
 The models say which member the sentence means in text where members are used as meant, not
@@ -65,6 +63,7 @@ from charwise.cache import LRUCache
 from charwise.errors import ConfigError
 from charwise.speller.confusion_lm import makes_change
 from charwise.speller.context import asks
+from charwise.speller.corrections import after_glued_dot
 from charwise.speller.lexicon import ACCENTED, strip_accents
 from charwise.speller.real_words import CONFUSION_SETS
 from charwise.speller.word_classes import END, START, WordClasses
@@ -412,13 +411,15 @@ def _shipped(language: str) -> ConfusionModel:
     return ConfusionModel.read(folder, NgramContext.load(language))
 
 
-def reads(entry: WordCorrection, members: Container[str], shouting: bool = False) -> bool:
-    """Whether a confusion decision reads this word of the speller's output: a word of ``members``
-    (normal) that the speller did not look at, change or protect, in lower case or capitalised, or
-    in capitals where ``shouting`` (amid text in capitals: :func:`~charwise.speller.looking.in_capitals_text`)."""
-    written = entry.word
+def reads(entries: Sequence[WordCorrection], i: int, members: Container[str], shouting: bool = False,
+          space_before: Sequence[bool] | None = None) -> bool:
+    """Whether a confusion decision reads word ``i`` of the speller's output: a word of ``members`` (normal) the
+    speller did not look at, change or protect, lower-case, capitalised, or in capitals where ``shouting`` (amid text
+    in capitals: :func:`~charwise.speller.looking.in_capitals_text`), not glued to a full stop (``user.id``)."""
+    entry, written = entries[i], entries[i].word
     return (normal(written) in members and not (entry.looked_at or entry.protected or entry.changed)
-            and (written.islower() or written.istitle() or (shouting and written.isupper())))
+            and (written.islower() or written.istitle() or (shouting and written.isupper()))
+            and not after_glued_dot(entries, space_before, i))
 
 
 def decided_by_model(model: ConfusionModel) -> frozenset[str]:
@@ -445,17 +446,16 @@ def kept_reason(model: ConfusionModel, words: Sequence[str], index: int) -> str:
 
 
 def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]], allowed: Sequence[str],
-                     lm: ContextModel | None = None) -> None:
+                     lm: ContextModel | None = None, spaces: Sequence[Sequence[bool] | None] | None = None) -> None:
     """Change in place each word of ``corrected`` (the speller's output) that belongs to a set the
     model decides and that the sentence, as corrected so far, says the writer meant as another
     member (:meth:`ConfusionModel.change`): kind ``real_word``, or ``accent`` when the member only
     puts back accents the word lacks (in a language with accents, the only change made), when
-    ``allowed``. Words the speller
-    looked at or changed and protected words are left; a word in capitals is read only in text in
-    capitals (``in_capitals_text``), lower-cased as every word is, and given back in capitals. With
-    a language model ``lm`` and a decision fitted for one (:attr:`ConfusionModel.lm`), the sets that
-    decision decides are decided by it alone (:func:`~charwise.speller.confusion_lm.decide_with_lm`),
-    except in text in capitals, which the language model's decision was not fitted on."""
+    ``allowed``. Words the speller looked at or changed, protected words and words glued to a full stop by
+    ``spaces`` (each word's ``space_before``, per sentence) are left; a word in capitals is read only in text in
+    capitals (``in_capitals_text``), lower-cased as every word is, and given back in capitals. With a language
+    model ``lm`` and a decision fitted for one (:attr:`ConfusionModel.lm`), the sets that decision decides are
+    decided by it alone (:func:`~charwise.speller.confusion_lm.decide_with_lm`), except in text in capitals."""
     from charwise.speller.confusion_lm import decide_with_lm, decided_members
     from charwise.speller.corrections import restores_accents, same_case
     from charwise.speller.looking import in_capitals_text
@@ -465,10 +465,10 @@ def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]
         return
     members = every_member = model._set_of  # most words are no member: that is asked first
     if lm is not None and model.lm is not None:
-        decide_with_lm(model, corrected, lm)
+        decide_with_lm(model, corrected, lm, spaces)
         by_lm = decided_members(model)
         members = {w: k for w, k in members.items() if w not in by_lm}
-    for entries in corrected:
+    for s, entries in enumerate(corrected):
         words: list[str] | None = None  # the sentence read normal, once a word of it is a member
         as_written: list[str] | None = None  # the sentence as written, once a word of it is in capitals
         for i, entry in enumerate(entries):
@@ -477,7 +477,7 @@ def decide_sentences(model: ConfusionModel, corrected: list[list[WordCorrection]
             if written.isupper():
                 as_written = as_written or [e.word for e in entries]
                 shouting = in_capitals_text(as_written, i)
-            if not reads(entry, every_member if shouting else members, shouting):
+            if not reads(entries, i, every_member if shouting else members, shouting, spaces[s] if spaces else None):
                 continue
             if words is None:  # no word before this one was changed: the sentence as it came
                 words = [normal(e.correction) for e in entries]

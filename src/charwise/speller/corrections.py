@@ -102,6 +102,14 @@ def starts_after(word: str, start: bool, previous: str = "") -> bool:
     return True if ends_sentence(word, previous) else start
 
 
+def after_glued_dot(entries: Sequence[WordCorrection], space_before: Sequence[bool] | None, i: int) -> bool:
+    """Whether word ``i`` follows a full stop with no space on either side (``user.id``, ``late.its``; by
+    ``space_before``, None: unknown): part of a dotted name, or of two sentences run together, where the
+    words around it say little."""
+    return (space_before is not None and i >= 2 and entries[i - 1].word == "." and not space_before[i - 1]
+            and not space_before[i])
+
+
 def text_lines(texts: Sequence[str], starts: Sequence[bool] | None = None,
                ) -> tuple[list[tuple[int, int, str]], list[bool]]:
     """Each line of ``texts`` as ``(text index, offset in that text, line)`` (its line break kept

@@ -446,7 +446,7 @@ class Speller:
                             accents_only=self.language in ACCENTED, lm=self.context_model,
                             lm_margin=self.settings.real_word_lm_margin, skip=decided)
         if confusions is not None:
-            decide_sentences(confusions, out, allowed, self.context_model)
+            decide_sentences(confusions, out, allowed, self.context_model, spaces)
         if "merge" in allowed and self.context_model is not None:  # split words joined: only a model judges
             join_split_words(out, self.lexicon, self.context_model, starts, informal or frozenset())
         elif "merge" in allowed and self.language == "en":  # without a model: the web counts' frequencies
