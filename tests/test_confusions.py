@@ -49,10 +49,11 @@ def test_of_is_a_member_only_after_a_modal(tiny):
 def test_a_word_glued_to_a_full_stop_is_not_read():
     from charwise.speller.confusions import reads
 
-    entries = [WordCorrection(w, w, False) for w in ("user", ".", "its", "and", ".", "its")]
-    spaces = [False, False, False, True, True, True]
+    entries = [WordCorrection(w, w, False) for w in ("user", ".", "its", "and", ".", "its", ".", ".", "its")]
+    spaces = [False, False, False, True, True, True, False, False, False]
     assert not reads(entries, 2, {"its"}, space_before=spaces)  # user.its: a dotted name
     assert reads(entries, 5, {"its"}, space_before=spaces)  # and . its: apart
+    assert reads(entries, 8, {"its"}, space_before=spaces)  # ..its: after an ellipsis, read
     assert reads(entries, 2, {"its"})  # spacing unknown (words from a tokenizer): read
 
 

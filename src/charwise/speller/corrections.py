@@ -103,11 +103,11 @@ def starts_after(word: str, start: bool, previous: str = "") -> bool:
 
 
 def after_glued_dot(entries: Sequence[WordCorrection], space_before: Sequence[bool] | None, i: int) -> bool:
-    """Whether word ``i`` follows a full stop with no space on either side (``user.id``, ``late.its``; by
-    ``space_before``, None: unknown): part of a dotted name, or of two sentences run together, where the
-    words around it say little."""
+    """Whether word ``i`` follows a word and a full stop with no space between them (``user.id``, ``late.its``;
+    by ``space_before``, None: unknown): part of a dotted name, or of two sentences run together, where the
+    words around it say little. After an ellipsis (``...its``) the word is read as usual."""
     return (space_before is not None and i >= 2 and entries[i - 1].word == "." and not space_before[i - 1]
-            and not space_before[i])
+            and not space_before[i] and any(c.isalnum() for c in entries[i - 2].word))
 
 
 def text_lines(texts: Sequence[str], starts: Sequence[bool] | None = None,
