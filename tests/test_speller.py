@@ -361,6 +361,17 @@ def test_real_speller_corrects_real_misspellings(real_speller):
 
 
 @pytest.mark.real
+def test_real_speller_knows_the_contractions_the_dictionaries_lack(real_speller):
+    # a closed class, accepted whatever the dictionaries hold (charwise.speller.lexicon.CONTRACTIONS)
+    assert all(real_speller.lexicon.knows(w) for w in ("where'd", "that'll", "must've", "there'll", "what're"))
+    for text in ("that'll do", "it must've been hard", "where'd you go?"):
+        assert real_speller.correct(text).corrected == text
+    # written without the apostrophe: put back, and never read as another word (whered was read as where)
+    assert real_speller.correct("thatll do").corrected == "that'll do"
+    assert real_speller.correct("whered you go").corrected != "where you go"
+
+
+@pytest.mark.real
 @pytest.mark.slow
 def test_real_speller_leaves_clean_text_names_and_slang(real_speller):
     clean = ["The justices SOUTER and Scalia met in High Wycombe with Fahim.",

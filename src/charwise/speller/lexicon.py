@@ -15,6 +15,8 @@ common misspellings (``definately`` Zipf 2.9, ``recieved`` 2.8, ``teh`` 3.0), so
   ``diciéndole``: 6,204, their accent-less chat spellings then corrected). The table's other forms,
   and other verbs with enclitic pronouns, are accepted as written but never suggested
   (:meth:`Lexicon.accepts`, :mod:`charwise.speller.forms`);
+* English: the contractions of a grammar's closed class that the dictionaries lack (``that'll``,
+  ``must've``, ``where'd``: :data:`CONTRACTIONS`; without them ``whered`` was read as ``where``);
 * the teacher's whole-word rows that are alphabetic and that wordfreq lists in the language
   (``teacher=``): the words the model reads as one token are words it has seen many times;
 * user words: ``extra_words`` and word-list files (one word per line, ``#`` comments), and corpora
@@ -85,9 +87,21 @@ if TYPE_CHECKING:
 LANGUAGES = SPELLER_LANGUAGES
 #: The spelling dictionaries each language can use (the default is all of them).
 DICTIONARIES: dict[str, tuple[str, ...]] = {"en": ("pyspellchecker", "symspell"), "es": ("pyspellchecker", "simplemma")}
-CACHE_FORMAT = 5  # bump when the cache file's layout or the build rules change
+CACHE_FORMAT = 6  # bump when the cache file's layout or the build rules change
 ACCENTED = frozenset({"es"})  # languages whose words lose accents when mistyped
 MAX_WORD_CHARS = 40  # longer "words" of a source are not words a speller should suggest
+
+#: English contractions, a closed class (a pronoun, a wh-word, ``there`` or ``that`` and an auxiliary), accepted
+#: whatever the dictionaries hold: pyspellchecker's list has ``how'd`` but not ``where'd``, ``that'll``, ``must've``
+CONTRACTIONS: dict[str, tuple[str, ...]] = {"en": tuple(
+    f"{head}'{tail}" for heads, tails in (
+        (("i", "you", "he", "she", "it", "we", "they", "that", "there", "who", "what", "where", "when", "why", "how"),
+         ("d", "ll")),
+        (("you", "we", "they", "who", "what", "where", "how"), ("re",)),
+        (("i", "you", "we", "they", "who", "what", "where", "there", "could", "would", "should", "might", "must"),
+         ("ve",)),
+        (("he", "she", "it", "that", "there", "here", "who", "what", "where", "when", "why", "how", "let"), ("s",)),
+    ) for head in heads for tail in tails)}
 
 # per-word source flags
 DICTIONARY, TEACHER, USER, CORPUS = 1, 2, 4, 8
@@ -370,6 +384,8 @@ def _build_entries(language: str, dictionaries: tuple[str, ...], teacher: str | 
     for name in dictionaries:
         for word in _dictionary_words(name, language, freq, lemmas, forms):
             add(word, DICTIONARY, False)
+    for word in CONTRACTIONS.get(language, ()):
+        add(word, DICTIONARY, False)
     if teacher is not None:
         from charwise.teachers import Teacher
 
